@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs every Debian package the build and the tests need, when missing. Idempotent; run as root
+# (or with sudo available). Used by scripts/run.sh, scripts/test.sh and docker/Dockerfile.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git ca-certificates
+  libboost-dev libboost-system-dev nlohmann-json3-dev libspdlog-dev doctest-dev libcli11-dev
+  libsqlite3-dev
+  clang libclang-rt-14-dev
+  emscripten
+  python3 tmux procps
+)
+# Node.js and npm: Debian's, unless a node is already there (e.g. from NodeSource).
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  SUDO=""
+  [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+  echo "setup: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
