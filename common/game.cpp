@@ -6,14 +6,22 @@ namespace tf {
 
 std::string_view end_reason_name(EndReason r) {
     switch (r) {
-        case EndReason::None: return "";
-        case EndReason::Trunks: return "trunks";
-        case EndReason::Herd: return "herd";
-        case EndReason::Quiet: return "quiet";
-        case EndReason::Resign: return "resign";
-        case EndReason::Time: return "time";
-        case EndReason::Agreement: return "agreement";
-        case EndReason::Abandon: return "abandon";
+        case EndReason::None:
+            return "";
+        case EndReason::Trunks:
+            return "trunks";
+        case EndReason::Herd:
+            return "herd";
+        case EndReason::Quiet:
+            return "quiet";
+        case EndReason::Resign:
+            return "resign";
+        case EndReason::Time:
+            return "time";
+        case EndReason::Agreement:
+            return "agreement";
+        case EndReason::Abandon:
+            return "abandon";
     }
     return "";
 }
@@ -77,7 +85,8 @@ std::optional<ElephantInfo> Game::elephant_on(Cell c) const {
 std::optional<GuardianInfo> Game::guardian_on(Cell c) const {
     if (!v_.on_ring(c)) return std::nullopt;
     for (int g = 0; g < 4; ++g)
-        if (gsq_[g] && gsq_[g] == sq_of(c)) return GuardianInfo{g < 2 ? Side::Silver : Side::Bronze, c};
+        if (gsq_[g] && gsq_[g] == sq_of(c))
+            return GuardianInfo{g < 2 ? Side::Silver : Side::Bronze, c};
     return std::nullopt;
 }
 
@@ -227,7 +236,8 @@ std::optional<RuleError> Game::apply_setup(Side s, const Setup& setup) {
     for (size_t i = 0; i < setup.elephants.size(); ++i)
         place_elephant(base + int(i), sq_of(setup.elephants[i]), facing);
     on_field_[idx(s)] = int(setup.elephants.size());
-    for (int g = 0; g < 2; ++g) place_guardian((s == Side::Silver ? 0 : 2) + g, sq_of(setup.guardians[g]));
+    for (int g = 0; g < 2; ++g)
+        place_guardian((s == Side::Silver ? 0 : 2) + g, sq_of(setup.guardians[g]));
     update_crossings();
     phase_ = s == Side::Silver ? Phase::SetupBronze : Phase::Play;
     stm_ = s == Side::Silver ? Side::Bronze : Side::Silver;
@@ -242,39 +252,46 @@ std::optional<RuleError> Game::check_setup(Side s, const Setup& st) const {
     if (over()) return err(ErrorCode::GameOver, "the game is over");
     const Phase want = s == Side::Silver ? Phase::SetupSilver : Phase::SetupBronze;
     if (phase_ != want) {
-        if (phase_ == Phase::Play) return err(ErrorCode::WrongPhase, "both setups are already made");
-        return err(ErrorCode::WrongPhase,
-                   phase_ == Phase::SetupSilver ? "silver sets up first" : "silver's setup is already made");
+        if (phase_ == Phase::Play)
+            return err(ErrorCode::WrongPhase, "both setups are already made");
+        return err(ErrorCode::WrongPhase, phase_ == Phase::SetupSilver
+                                              ? "silver sets up first"
+                                              : "silver's setup is already made");
     }
     if (int(st.elephants.size()) != v_.elephants)
-        return err(ErrorCode::SetupCount, who + "'s setup places " + std::to_string(st.elephants.size()) +
-                                              " elephants; this variant needs " +
-                                              std::to_string(v_.elephants));
+        return err(ErrorCode::SetupCount,
+                   who + "'s setup places " + std::to_string(st.elephants.size()) +
+                       " elephants; this variant needs " + std::to_string(v_.elephants));
     if (st.guardians.size() != 2)
-        return err(ErrorCode::SetupCount, who + "'s setup places " + std::to_string(st.guardians.size()) +
+        return err(ErrorCode::SetupCount, who + "'s setup places " +
+                                              std::to_string(st.guardians.size()) +
                                               " guardians; a setup places exactly 2");
     const std::string zone = s == Side::Silver ? "b1 to " + name({n, 1}) : "a2 to " + name({1, n});
     for (size_t i = 0; i < st.elephants.size(); ++i) {
         const Cell c = st.elephants[i];
         if (!v_.in_start_zone(s, c))
-            return err(ErrorCode::SetupZone, "elephant " + std::to_string(i + 1) + " at " + name(c) +
-                                                 " is outside " + who + "'s start zone (" + zone + ")");
+            return err(ErrorCode::SetupZone, "elephant " + std::to_string(i + 1) + " at " +
+                                                 name(c) + " is outside " + who +
+                                                 "'s start zone (" + zone + ")");
         for (size_t j = 0; j < i; ++j)
             if (st.elephants[j] == c)
-                return err(ErrorCode::SetupDuplicate, "elephants " + std::to_string(j + 1) + " and " +
-                                                          std::to_string(i + 1) + " are both on " + name(c));
+                return err(ErrorCode::SetupDuplicate, "elephants " + std::to_string(j + 1) +
+                                                          " and " + std::to_string(i + 1) +
+                                                          " are both on " + name(c));
     }
     for (int g = 0; g < 2; ++g) {
         const Cell c = st.guardians[g];
         if (!v_.on_ring(c))
-            return err(ErrorCode::SetupRing,
-                       "guardian " + std::to_string(g + 1) + " at " + name(c) + " is not on the ring");
+            return err(ErrorCode::SetupRing, "guardian " + std::to_string(g + 1) + " at " +
+                                                 name(c) + " is not on the ring");
         if (guardian_on(c))
-            return err(ErrorCode::SetupTaken, "guardian " + std::to_string(g + 1) + " at " + name(c) +
+            return err(ErrorCode::SetupTaken, "guardian " + std::to_string(g + 1) + " at " +
+                                                  name(c) +
                                                   " stands where a silver guardian already is");
     }
     if (st.guardians[0] == st.guardians[1])
-        return err(ErrorCode::SetupDuplicate, "guardians 1 and 2 are both on " + name(st.guardians[0]));
+        return err(ErrorCode::SetupDuplicate,
+                   "guardians 1 and 2 are both on " + name(st.guardians[0]));
 
     // Crossings once placed: silver's against its own guardians; bronze's against all four.
     std::vector<Cell> gs = st.guardians;
@@ -295,8 +312,9 @@ std::optional<RuleError> Game::check_setup(Side s, const Setup& st) const {
         if (on_crossing(c))
             return err(ErrorCode::SetupCrossing, "the " + who + " elephant at " + name(c) +
                                                      " would stand on a crossing (column " +
-                                                     std::string(1, char('a' + c.x - 1)) + " and row " +
-                                                     std::to_string(c.y) + " are watched)");
+                                                     std::string(1, char('a' + c.x - 1)) +
+                                                     " and row " + std::to_string(c.y) +
+                                                     " are watched)");
     if (s == Side::Bronze)
         for (const ElephantInfo& e : elephants())
             if (e.side == Side::Silver && on_crossing(e.cell))
@@ -344,7 +362,9 @@ void Game::play(const Move& m) {
     finish_turn(progress);
 }
 
-void Game::play_pass() { finish_turn(false); }
+void Game::play_pass() {
+    finish_turn(false);
+}
 
 ElephantMove Game::to_elephant_move(const Move& m) const {
     ElephantMove em;
@@ -374,7 +394,8 @@ bool Game::is_ok() const {
     for (int s = 0; s < 2; ++s) {
         if (field[s] != on_field_[s]) return false;
         if (phase_ == Phase::Play || phase_ == Phase::Over) {
-            if (on_field_[s] + stats_[s].saved + stats_[1 - s].captured != v_.elephants) return false;
+            if (on_field_[s] + stats_[s].saved + stats_[1 - s].captured != v_.elephants)
+                return false;
         }
     }
     return true;
@@ -404,7 +425,8 @@ Snapshot Game::snapshot() const {
 
 Expected<Game> Game::from_snapshot(const Snapshot& s) {
     auto bad = [](const std::string& m) { return RuleError{ErrorCode::BadFormat, "state: " + m}; };
-    if (auto e = check_variant(s.variant)) return RuleError{ErrorCode::BadVariant, "variant: " + *e};
+    if (auto e = check_variant(s.variant))
+        return RuleError{ErrorCode::BadVariant, "variant: " + *e};
     const Variant& v = s.variant;
     Game g(v);
     for (int y = 1; y <= v.size; ++y)
@@ -412,12 +434,14 @@ Expected<Game> Game::from_snapshot(const Snapshot& s) {
     g.trunks_on_field_ = 0;
     auto name = [&](Cell c) { return cell_name(c, v.size); };
     for (Cell c : s.trunks) {
-        if (!v.in_field(c) || (g.flags_[sq_of(c)] & kTrunk)) return bad("bad trunk cell " + name(c));
+        if (!v.in_field(c) || (g.flags_[sq_of(c)] & kTrunk))
+            return bad("bad trunk cell " + name(c));
         g.flags_[sq_of(c)] |= kTrunk;
         ++g.trunks_on_field_;
     }
     for (Cell c : s.burnt) {
-        if (!v.in_field(c) || (g.flags_[sq_of(c)] & (kTrunk | kBurnt))) return bad("bad burnt trunk cell " + name(c));
+        if (!v.in_field(c) || (g.flags_[sq_of(c)] & (kTrunk | kBurnt)))
+            return bad("bad burnt trunk cell " + name(c));
         g.flags_[sq_of(c)] |= kBurnt;
     }
     int count[2] = {0, 0};
@@ -431,19 +455,22 @@ Expected<Game> Game::from_snapshot(const Snapshot& s) {
     int gcount[2] = {0, 0};
     for (const GuardianInfo& gi : s.guardians) {
         const int side = idx(gi.side);
-        if (!v.on_ring(gi.cell) || (g.flags_[sq_of(gi.cell)] & kGuard)) return bad("bad guardian cell " + name(gi.cell));
+        if (!v.on_ring(gi.cell) || (g.flags_[sq_of(gi.cell)] & kGuard))
+            return bad("bad guardian cell " + name(gi.cell));
         if (gcount[side] >= 2) return bad("too many guardians");
         g.place_guardian(side * 2 + gcount[side]++, sq_of(gi.cell));
     }
     g.update_crossings();
     for (int i = 0; i < g.ncross_; ++i)
-        if (g.flags_[g.cross_[i]] & kElephant) return bad("an elephant stands on the crossing " + name(cell_of(g.cross_[i])));
+        if (g.flags_[g.cross_[i]] & kElephant)
+            return bad("an elephant stands on the crossing " + name(cell_of(g.cross_[i])));
     g.on_field_[0] = count[0];
     g.on_field_[1] = count[1];
     for (int i = 0; i < 2; ++i) {
         const SideStats& st = s.stats[i];
         if (st.trunks < 0 || st.spent < 0 || st.saved < 0 || st.captured < 0 || st.burnt_left < 0 ||
-            st.burnt_left > v.burnt || st.trunks > v.initial_trunks() || st.spent > v.initial_trunks())
+            st.burnt_left > v.burnt || st.trunks > v.initial_trunks() ||
+            st.spent > v.initial_trunks())
             return bad("player counters out of range");
         g.stats_[i] = st;
     }
@@ -458,9 +485,12 @@ Expected<Game> Game::from_snapshot(const Snapshot& s) {
     g.loser_ = s.loser;
     g.drawn_ = s.phase == Phase::Over && s.reason == EndReason::Agreement;
     const bool setup_done = s.phase == Phase::Play || s.phase == Phase::Over;
-    if ((s.phase == Phase::Over) != (s.reason != EndReason::None)) return bad("phase and end reason disagree");
-    if (s.quiet_turns < 0 || s.quiet_turns >= v.quiet + (s.phase == Phase::Over)) return bad("quiet turn count out of range");
-    if (setup_done && (gcount[0] != 2 || gcount[1] != 2)) return bad("each side has 2 guardians in play");
+    if ((s.phase == Phase::Over) != (s.reason != EndReason::None))
+        return bad("phase and end reason disagree");
+    if (s.quiet_turns < 0 || s.quiet_turns >= v.quiet + (s.phase == Phase::Over))
+        return bad("quiet turn count out of range");
+    if (setup_done && (gcount[0] != 2 || gcount[1] != 2))
+        return bad("each side has 2 guardians in play");
     if (setup_done && !g.is_ok()) return bad("trunks or elephants are not conserved");
     return g;
 }

@@ -18,8 +18,12 @@ using Sq = u16;
 inline constexpr int kW = 16;
 inline constexpr int kSqCount = kW * 18;
 inline constexpr int kOffset[4] = {kW, 1, -kW, -1};  // N, E, S, W
-constexpr Sq sq_of(Cell c) { return Sq((c.y + 1) * kW + (c.x + 1)); }
-constexpr Cell cell_of(Sq s) { return {s % kW - 1, s / kW - 1}; }
+constexpr Sq sq_of(Cell c) {
+    return Sq((c.y + 1) * kW + (c.x + 1));
+}
+constexpr Cell cell_of(Sq s) {
+    return {s % kW - 1, s / kW - 1};
+}
 
 // Flags of a square.
 enum : u8 {
@@ -33,13 +37,21 @@ enum : u8 {
 
 // An elephant move in generator form: the start square, the landing square of each of the
 // `len` (1..3) steps, and the chosen facing (0..3 as Dir) or kKeepFacing after a trunk or an exit.
+// Squares are stored in one byte: a move's squares are field or ring cells, and those index
+// below 256 even on the largest board ((13 + 2) * 16 + 13 + 2 = 255).
+// Trivially constructible, so that a MoveList costs nothing to declare; eight bytes, so that
+// the generator writes one as a single 64-bit store (byte i of the little-endian word = field i).
 struct Move {
-    Sq from = 0;
-    Sq path[3] = {0, 0, 0};
-    u8 len = 0;
-    u8 facing = 0;
+    u8 from;
+    u8 path[3];
+    u8 len;
+    u8 facing;
+    u8 pad_[2];
 };
+static_assert(sizeof(Move) == 8);
+static_assert(sq_of({kMaxSize + 1, kMaxSize + 1}) < 256);
 inline constexpr u8 kKeepFacing = 4;
+inline constexpr u8 kAnyFacing = 5;  // generate_paths: a free-cell ending, four moves in one
 
 // Upper bound on legal elephant moves: 52 paths of 1-3 steps, 4 facings each, 11 elephants.
 inline constexpr int kMaxMoves = 52 * 4 * kMaxElephants;
@@ -91,7 +103,7 @@ struct Snapshot {
 };
 
 class Game {
-public:
+  public:
     // Assumes check_variant(v) found nothing wrong.
     explicit Game(const Variant& v);
 
@@ -134,11 +146,15 @@ public:
 
     Snapshot snapshot() const;
     // Builds a game from a snapshot after checking it is a position the rules can reach the
-    // shape of (cells in range, no overlaps, counts within the variant, elephants not on crossings).
+    // shape of (cells in range, no overlaps, counts within the variant, elephants not on
+    // crossings).
     static Expected<Game> from_snapshot(const Snapshot& s);
 
     // Fast path for engines. Moves are legal elephant moves of the side to move.
     void generate(MoveList& out) const;
+    // One entry per path instead of per move: an entry with facing kAnyFacing stands for the
+    // four moves that end on the same free cell with each facing. For engines and playouts.
+    void generate_paths(MoveList& out) const;
     bool has_legal_move() const;
     // Plays a whole turn that is this elephant move alone. Assumes a legal move.
     void play(const Move& m);
@@ -162,7 +178,7 @@ public:
     // Debug self-check of every invariant (counts, flags, conservation); true when consistent.
     bool is_ok() const;
 
-private:
+  private:
     u8 flags_at(Cell c) const { return v_.on_board(c) ? flags_[sq_of(c)] : 0; }
     Cell ring_cell(int pos) const;
     int ring_index(Cell c) const;  // -1 when c is not on the ring
@@ -171,15 +187,17 @@ private:
     void place_guardian(int g, Sq s);
     void update_crossings();  // recompute kCross, capture nothing
     void capture_on_crossings(bool& progress);
-    void check_end();                // trunks / herd, immediately
-    void finish_turn(bool progress); // count the turn, quiet limit, switch sides
+    void check_end();                 // trunks / herd, immediately
+    void finish_turn(bool progress);  // count the turn, quiet limit, switch sides
     std::optional<RuleError> check_setup(Side s, const Setup& setup) const;
     std::optional<RuleError> play_elephant_checked(const ElephantMove& m, bool& progress);
     std::optional<RuleError> play_guardian_checked(const GuardianMove& g, int entry,
                                                    std::vector<Sq>& moved_to, bool& progress);
     void apply_move(const Move& m, bool& progress);
-    template <class Emit>
+    template <bool PerPath, class Emit>
     bool gen_elephant(int id, Emit&& emit) const;
+    template <bool PerPath>
+    void generate_into(MoveList& out) const;
 
     Variant v_;
     Phase phase_ = Phase::SetupSilver;
@@ -193,10 +211,10 @@ private:
     int on_field_[2] = {0, 0};
     SideStats stats_[2];
     u8 flags_[kSqCount] = {};
-    u8 ele_[kSqCount] = {};                  // elephant id + 1, 0 when none
-    Sq esq_[2 * kMaxElephants] = {};         // 0 when saved, captured or not placed
+    u8 ele_[kSqCount] = {};           // elephant id + 1, 0 when none
+    Sq esq_[2 * kMaxElephants] = {};  // 0 when saved, captured or not placed
     u8 efacing_[2 * kMaxElephants] = {};
-    Sq gsq_[4] = {};                         // guardians 0,1 silver's, 2,3 bronze's; 0 = not placed
+    Sq gsq_[4] = {};  // guardians 0,1 silver's, 2,3 bronze's; 0 = not placed
     int ncross_ = 0;
     Sq cross_[4] = {};
 };

@@ -31,7 +31,8 @@ Expected<Cell> cell_from_json(const Json& j, const std::string& where) {
         return bad(where, "a cell is an array of two integers [x, y], got " + brief(j));
     long long v[2];
     for (int i = 0; i < 2; ++i) {
-        if (j[i].is_number_unsigned() && j[i].get<unsigned long long>() > (unsigned long long)kCoordLimit)
+        if (j[i].is_number_unsigned() &&
+            j[i].get<unsigned long long>() > (unsigned long long)kCoordLimit)
             return bad(where, "coordinate " + brief(j[i]) + " is far off the board");
         v[i] = j[i].get<long long>();
         if (v[i] > kCoordLimit || v[i] < -kCoordLimit)
@@ -47,11 +48,13 @@ Expected<Variant> variant_from_json(const Json& j) {
     struct Field {
         const char* key;
         int* out;
-    } fields[] = {{"size", &v.size}, {"elephants", &v.elephants}, {"burnt", &v.burnt}, {"quiet", &v.quiet}};
+    } fields[] = {
+        {"size", &v.size}, {"elephants", &v.elephants}, {"burnt", &v.burnt}, {"quiet", &v.quiet}};
     for (const Field& f : fields) {
         if (is_absent(j, f.key)) continue;
         const Json& x = j.at(f.key);
-        if (!x.is_number_integer() || x.get<long long>() > 1000000 || x.get<long long>() < -1000000 ||
+        if (!x.is_number_integer() || x.get<long long>() > 1000000 ||
+            x.get<long long>() < -1000000 ||
             (x.is_number_unsigned() && x.get<unsigned long long>() > 1000000))
             return bad(std::string("variant.") + f.key, "expected an integer, got " + brief(x));
         *f.out = x.get<int>();
@@ -70,7 +73,8 @@ Expected<Setup> setup_from_json(const Json& j) {
         if (it->size() > 64) return bad(std::string("setup.") + key, "too many cells");
         auto& out = std::string(key) == "elephants" ? s.elephants : s.guardians;
         for (size_t i = 0; i < it->size(); ++i) {
-            auto c = cell_from_json((*it)[i], std::string("setup.") + key + "[" + std::to_string(i) + "]");
+            auto c = cell_from_json((*it)[i],
+                                    std::string("setup.") + key + "[" + std::to_string(i) + "]");
             if (!c) return c.error();
             out.push_back(*c);
         }
@@ -92,7 +96,8 @@ Expected<Turn> turn_from_json(const Json& j) {
         if (!e.contains("path") || !e.at("path").is_array())
             return bad("elephant.path", "expected an array of cells");
         const Json& path = e.at("path");
-        if (path.size() > 1000) return bad("elephant.path", "has " + std::to_string(path.size()) + " cells");
+        if (path.size() > 1000)
+            return bad("elephant.path", "has " + std::to_string(path.size()) + " cells");
         for (size_t i = 0; i < path.size(); ++i) {
             auto c = cell_from_json(path[i], "elephant.path[" + std::to_string(i) + "]");
             if (!c) return c.error();
@@ -102,7 +107,9 @@ Expected<Turn> turn_from_json(const Json& j) {
             const Json& f = e.at("facing");
             std::optional<Dir> d;
             if (f.is_string()) d = parse_dir(f.get_ref<const std::string&>());
-            if (!d) return bad("elephant.facing", "expected \"N\", \"E\", \"S\" or \"W\", got " + brief(f));
+            if (!d)
+                return bad("elephant.facing",
+                           "expected \"N\", \"E\", \"S\" or \"W\", got " + brief(f));
             m.facing = d;
         }
         t.elephant = std::move(m);
@@ -115,7 +122,8 @@ Expected<Turn> turn_from_json(const Json& j) {
     if (!is_absent(j, "guardians")) {
         const Json& gs = j.at("guardians");
         if (!gs.is_array()) return bad("guardians", "expected an array, got " + brief(gs));
-        if (gs.size() > 16) return bad("guardians", "has " + std::to_string(gs.size()) + " entries");
+        if (gs.size() > 16)
+            return bad("guardians", "has " + std::to_string(gs.size()) + " entries");
         for (size_t i = 0; i < gs.size(); ++i) {
             const std::string where = "guardians[" + std::to_string(i) + "]";
             const Json& g = gs[i];
@@ -126,15 +134,18 @@ Expected<Turn> turn_from_json(const Json& j) {
             if (!from) return from.error();
             gm.from = *from;
             std::optional<Rot> r;
-            if (g.contains("dir") && g.at("dir").is_string()) r = parse_rot(g.at("dir").get_ref<const std::string&>());
+            if (g.contains("dir") && g.at("dir").is_string())
+                r = parse_rot(g.at("dir").get_ref<const std::string&>());
             if (!r) return bad(where + ".dir", "expected \"cw\" or \"ccw\"");
             gm.dir = *r;
             if (!g.contains("steps") || !g.at("steps").is_number_integer())
                 return bad(where + ".steps", "expected an integer >= 1");
             const Json& st = g.at("steps");
-            if (st.is_number_unsigned() ? st.get<unsigned long long>() > 1000000000ULL
-                                        : (st.get<long long>() < 1 || st.get<long long>() > 1000000000LL))
-                return bad(where + ".steps", "expected an integer >= 1, got " + brief(st));
+            // An integer >= 1 (nlohmann reads non-negative literals, 0 included, as unsigned).
+            const bool in_range = st.is_number_unsigned()
+                                      ? st.get<unsigned long long>() >= 1 && st.get<unsigned long long>() <= 1000000000ULL
+                                      : st.get<long long>() >= 1 && st.get<long long>() <= 1000000000LL;
+            if (!in_range) return bad(where + ".steps", "expected an integer >= 1, got " + brief(st));
             gm.steps = st.get<long long>();
             t.guardians.push_back(gm);
         }
@@ -142,10 +153,13 @@ Expected<Turn> turn_from_json(const Json& j) {
     return t;
 }
 
-Json to_json(Cell c) { return Json::array({c.x, c.y}); }
+Json to_json(Cell c) {
+    return Json::array({c.x, c.y});
+}
 
 Json to_json(const Variant& v) {
-    return Json{{"size", v.size}, {"elephants", v.elephants}, {"burnt", v.burnt}, {"quiet", v.quiet}};
+    return Json{
+        {"size", v.size}, {"elephants", v.elephants}, {"burnt", v.burnt}, {"quiet", v.quiet}};
 }
 
 Json to_json(const Setup& s) {
@@ -184,10 +198,14 @@ namespace {
 
 const char* phase_name(Phase p) {
     switch (p) {
-        case Phase::SetupSilver: return "setup_silver";
-        case Phase::SetupBronze: return "setup_bronze";
-        case Phase::Play: return "play";
-        case Phase::Over: return "over";
+        case Phase::SetupSilver:
+            return "setup_silver";
+        case Phase::SetupBronze:
+            return "setup_bronze";
+        case Phase::Play:
+            return "play";
+        case Phase::Over:
+            return "over";
     }
     return "";
 }
@@ -220,7 +238,9 @@ Json state_to_json(const Game& g) {
     j["crossings"] = cells(g.crossings());
     Json es = Json::array();
     for (const ElephantInfo& e : g.elephants())
-        es.push_back(Json{{"side", side_name(e.side)}, {"cell", to_json(e.cell)}, {"facing", std::string(1, dir_char(e.facing))}});
+        es.push_back(Json{{"side", side_name(e.side)},
+                          {"cell", to_json(e.cell)},
+                          {"facing", std::string(1, dir_char(e.facing))}});
     j["elephants"] = es;
     Json gs = Json::array();
     for (const GuardianInfo& gi : g.guardians())
@@ -229,10 +249,10 @@ Json state_to_json(const Game& g) {
     Json players = Json::object();
     for (Side s : {Side::Silver, Side::Bronze}) {
         const SideStats& st = g.stats(s);
-        players[std::string(side_name(s))] = Json{{"trunks", st.trunks},       {"spent", st.spent},
-                                                  {"burnt_left", st.burnt_left}, {"saved", st.saved},
-                                                  {"captured", st.captured},   {"on_field", g.elephants_on_field(s)},
-                                                  {"score", g.score(s)}};
+        players[std::string(side_name(s))] = Json{
+            {"trunks", st.trunks}, {"spent", st.spent},       {"burnt_left", st.burnt_left},
+            {"saved", st.saved},   {"captured", st.captured}, {"on_field", g.elephants_on_field(s)},
+            {"score", g.score(s)}};
     }
     j["players"] = players;
     return j;
@@ -257,18 +277,24 @@ Expected<Game> game_from_json(const Json& j) {
         return true;
     };
     const std::string phase = str("phase");
-    if (phase == "setup_silver") s.phase = Phase::SetupSilver;
-    else if (phase == "setup_bronze") s.phase = Phase::SetupBronze;
-    else if (phase == "play") s.phase = Phase::Play;
-    else if (phase == "over") s.phase = Phase::Over;
-    else return bad("state.phase", "expected setup_silver, setup_bronze, play or over");
+    if (phase == "setup_silver")
+        s.phase = Phase::SetupSilver;
+    else if (phase == "setup_bronze")
+        s.phase = Phase::SetupBronze;
+    else if (phase == "play")
+        s.phase = Phase::Play;
+    else if (phase == "over")
+        s.phase = Phase::Over;
+    else
+        return bad("state.phase", "expected setup_silver, setup_bronze, play or over");
     if (s.phase == Phase::Over) {
         const std::string reason = str("reason");
-        for (EndReason r : {EndReason::Trunks, EndReason::Herd, EndReason::Quiet, EndReason::Resign, EndReason::Time,
-                            EndReason::Agreement, EndReason::Abandon})
+        for (EndReason r : {EndReason::Trunks, EndReason::Herd, EndReason::Quiet, EndReason::Resign,
+                            EndReason::Time, EndReason::Agreement, EndReason::Abandon})
             if (end_reason_name(r) == reason) s.reason = r;
         if (s.reason == EndReason::None) return bad("state.reason", "unknown end reason");
-        if (s.reason == EndReason::Resign || s.reason == EndReason::Time || s.reason == EndReason::Abandon) {
+        if (s.reason == EndReason::Resign || s.reason == EndReason::Time ||
+            s.reason == EndReason::Abandon) {
             auto w = parse_side(str("winner"));
             if (!w) return bad("state.winner", "expected silver or bronze");
             s.loser = ~*w;
@@ -284,9 +310,11 @@ Expected<Game> game_from_json(const Json& j) {
         return bad("state", "turns_played and quiet_turns must be integers");
     auto cells = [&](const char* key, std::vector<Cell>& out) -> std::optional<RuleError> {
         auto it = j.find(key);
-        if (it == j.end() || !it->is_array() || it->size() > 400) return bad(std::string("state.") + key, "expected an array of cells");
+        if (it == j.end() || !it->is_array() || it->size() > 400)
+            return bad(std::string("state.") + key, "expected an array of cells");
         for (size_t i = 0; i < it->size(); ++i) {
-            auto c = cell_from_json((*it)[i], std::string("state.") + key + "[" + std::to_string(i) + "]");
+            auto c = cell_from_json((*it)[i],
+                                    std::string("state.") + key + "[" + std::to_string(i) + "]");
             if (!c) return c.error();
             out.push_back(*c);
         }
@@ -296,9 +324,11 @@ Expected<Game> game_from_json(const Json& j) {
     if (auto e = cells("burnt", s.burnt)) return *e;
     for (const char* key : {"elephants", "guardians"}) {
         auto it = j.find(key);
-        if (it == j.end() || !it->is_array() || it->size() > 64) return bad(std::string("state.") + key, "expected an array");
+        if (it == j.end() || !it->is_array() || it->size() > 64)
+            return bad(std::string("state.") + key, "expected an array");
         for (const Json& p : *it) {
-            if (!p.is_object() || !p.contains("side") || !p.at("side").is_string() || !p.contains("cell"))
+            if (!p.is_object() || !p.contains("side") || !p.at("side").is_string() ||
+                !p.contains("cell"))
                 return bad(std::string("state.") + key, "each entry has side and cell");
             auto side = parse_side(p.at("side").get<std::string>());
             auto c = cell_from_json(p.at("cell"), std::string("state.") + key);
@@ -309,7 +339,8 @@ Expected<Game> game_from_json(const Json& j) {
                 continue;
             }
             std::optional<Dir> f;
-            if (p.contains("facing") && p.at("facing").is_string()) f = parse_dir(p.at("facing").get<std::string>());
+            if (p.contains("facing") && p.at("facing").is_string())
+                f = parse_dir(p.at("facing").get<std::string>());
             if (!f) return bad("state.elephants", "facing must be N, E, S or W");
             s.elephants.push_back({*side, *c, *f});
         }
@@ -319,10 +350,11 @@ Expected<Game> game_from_json(const Json& j) {
     for (Side side : {Side::Silver, Side::Bronze}) {
         auto it = pl->find(std::string(side_name(side)));
         SideStats& st = s.stats[idx(side)];
-        if (it == pl->end() || !it->is_object() || !integer(*it, "trunks", st.trunks) || !integer(*it, "spent", st.spent) ||
-            !integer(*it, "burnt_left", st.burnt_left) || !integer(*it, "saved", st.saved) ||
-            !integer(*it, "captured", st.captured))
-            return bad("state.players", "each side has integer trunks, spent, burnt_left, saved, captured");
+        if (it == pl->end() || !it->is_object() || !integer(*it, "trunks", st.trunks) ||
+            !integer(*it, "spent", st.spent) || !integer(*it, "burnt_left", st.burnt_left) ||
+            !integer(*it, "saved", st.saved) || !integer(*it, "captured", st.captured))
+            return bad("state.players",
+                       "each side has integer trunks, spent, burnt_left, saved, captured");
     }
     return Game::from_snapshot(s);
 }

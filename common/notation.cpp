@@ -16,13 +16,16 @@ std::string turn_to_notation(const Turn& t, int n) {
     }
     if (t.burnt) out += " *" + cell_name(*t.burnt, n);
     for (const GuardianMove& g : t.guardians)
-        out += " " + cell_name(g.from, n) + (g.dir == Rot::Cw ? "+" : "-") + std::to_string(g.steps);
+        out +=
+            " " + cell_name(g.from, n) + (g.dir == Rot::Cw ? "+" : "-") + std::to_string(g.steps);
     return out;
 }
 
 namespace {
 
-RuleError bad(const std::string& m) { return RuleError{ErrorCode::BadFormat, m}; }
+RuleError bad(const std::string& m) {
+    return RuleError{ErrorCode::BadFormat, m};
+}
 
 std::vector<std::string_view> split(std::string_view s, char sep) {
     std::vector<std::string_view> out;
@@ -46,8 +49,9 @@ Expected<Turn> turn_from_notation(std::string_view s, int n) {
     Turn t;
     auto cell = [&](std::string_view c) -> Expected<Cell> {
         auto cc = parse_cell_name(c, n);
-        if (!cc) return bad("'" + std::string(c) + "' is not a cell of a " + std::to_string(n) + "x" +
-                            std::to_string(n) + " board");
+        if (!cc)
+            return bad("'" + std::string(c) + "' is not a cell of a " + std::to_string(n) + "x" +
+                       std::to_string(n) + " board");
         return *cc;
     };
     size_t i = 0;
@@ -56,13 +60,16 @@ Expected<Turn> turn_from_notation(std::string_view s, int n) {
         ElephantMove m;
         if (auto colon = e.find(':'); colon != std::string_view::npos) {
             auto d = parse_dir(e.substr(colon + 1));
-            if (!d) return bad("'" + std::string(e.substr(colon + 1)) + "' is not a facing (N, E, S or W)");
+            if (!d)
+                return bad("'" + std::string(e.substr(colon + 1)) +
+                           "' is not a facing (N, E, S or W)");
             m.facing = d;
             e = e.substr(0, colon);
         }
         auto cells = split(e, '-');
         if (cells.size() < 2 || cells.size() > 4)
-            return bad("'" + std::string(tokens[0]) + "' is not an elephant move: write from-to cells like c1-c2-c3");
+            return bad("'" + std::string(tokens[0]) +
+                       "' is not an elephant move: write from-to cells like c1-c2-c3");
         for (size_t k = 0; k < cells.size(); ++k) {
             auto c = cell(cells[k]);
             if (!c) return c.error();
@@ -84,15 +91,18 @@ Expected<Turn> turn_from_notation(std::string_view s, int n) {
         std::string_view g = tokens[i];
         const size_t k = g.find_first_of("+-");
         if (k == std::string_view::npos || k == 0)
-            return bad("'" + std::string(g) + "' is not a guardian move: write the ring cell, + or -, and the cells, like Sc+2");
+            return bad(
+                "'" + std::string(g) +
+                "' is not a guardian move: write the ring cell, + or -, and the cells, like Sc+2");
         auto c = cell(g.substr(0, k));
         if (!c) return c.error();
         long long steps = 0;
         std::string_view digits = g.substr(k + 1);
         auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), steps);
-        if (digits.empty() || ec != std::errc() || p != digits.data() + digits.size() || steps < 1 ||
-            steps > 1000000000)
-            return bad("'" + std::string(g) + "': the guardian's cells must be a whole number >= 1");
+        if (digits.empty() || ec != std::errc() || p != digits.data() + digits.size() ||
+            steps < 1 || steps > 1000000000)
+            return bad("'" + std::string(g) +
+                       "': the guardian's cells must be a whole number >= 1");
         t.guardians.push_back(GuardianMove{*c, g[k] == '+' ? Rot::Cw : Rot::Ccw, steps});
     }
     return t;

@@ -28,17 +28,36 @@ Setup random_setup(const Game& g, Rng& rng) {
     }
 }
 
+bool random_move(const Game& g, Rng& rng, MoveList& scratch, Move& out) {
+    g.generate_paths(scratch);
+    if (scratch.size == 0) return false;
+    // Uniform over moves: a free-cell path stands for four moves (one per facing).
+    std::uint32_t total = 0;
+    for (const Move& m : scratch) total += m.facing == kAnyFacing ? 4 : 1;
+    std::uint32_t r = rng.below(total);
+    for (const Move& m : scratch) {
+        const std::uint32_t w = m.facing == kAnyFacing ? 4 : 1;
+        if (r < w) {
+            out = m;
+            if (m.facing == kAnyFacing) out.facing = u8(r);
+            return true;
+        }
+        r -= w;
+    }
+    return false;  // unreachable
+}
+
 int play_random_game(Game& g, Rng& rng, int max_turns) {
     while (g.phase() == Phase::SetupSilver || g.phase() == Phase::SetupBronze)
         g.apply_setup(g.to_move(), random_setup(g, rng));
     MoveList ml;
+    Move m;
     int played = 0;
     while (!g.over() && played < max_turns) {
-        g.generate(ml);
-        if (ml.size == 0)
-            g.play_pass();
+        if (random_move(g, rng, ml, m))
+            g.play(m);
         else
-            g.play(ml[int(rng.below(std::uint32_t(ml.size)))]);
+            g.play_pass();
         ++played;
     }
     return played;
@@ -46,7 +65,7 @@ int play_random_game(Game& g, Rng& rng, int max_turns) {
 
 std::uint64_t perft(const Game& g, int depth) {
     if (depth == 0) return 1;
-    if (g.over()) return 0;
+    if (g.phase() != Phase::Play) return 0;  // over, or setups still due: no turns
     MoveList ml;
     g.generate(ml);
     if (ml.size == 0) {

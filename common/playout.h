@@ -9,7 +9,7 @@ namespace tf {
 
 // xoshiro-style fast RNG (splitmix64 seeding); deterministic for a seed on every platform.
 class Rng {
-public:
+  public:
     explicit Rng(std::uint64_t seed) : s_(seed) {}
     std::uint64_t next() {
         std::uint64_t z = (s_ += 0x9e3779b97f4a7c15ULL);
@@ -20,12 +20,16 @@ public:
     // Uniform in [0, n), n > 0.
     std::uint32_t below(std::uint32_t n) { return std::uint32_t(((next() >> 32) * n) >> 32); }
 
-private:
+  private:
     std::uint64_t s_;
 };
 
 // A uniformly drawn legal setup for the side whose setup is expected.
 Setup random_setup(const Game& g, Rng& rng);
+
+// A uniformly drawn legal elephant move of the side to move (each (from, path, facing) equally
+// likely); false when there is none. `scratch` is working space.
+bool random_move(const Game& g, Rng& rng, MoveList& scratch, Move& out);
 
 // Plays both setups (if still due) and random elephant-only turns until the game ends or
 // `max_turns` turns were played. Returns the number of turns played.

@@ -10,11 +10,11 @@ namespace tf {
 
 struct Replay {
     Game game;
-    Record record;                     // the parsed setups and the turns that applied
-    int applied = 0;                   // turns applied before the first illegal one
-    std::optional<RuleError> error;    // the illegal setup or turn, if any
-    std::optional<Side> error_setup;   // set when the error is in a setup
-    int error_turn = -1;               // index of the illegal turn, or -1
+    Record record;                    // the parsed setups and the turns that applied
+    int applied = 0;                  // turns applied before the first illegal one
+    std::optional<RuleError> error;   // the illegal setup or turn, if any
+    std::optional<Side> error_setup;  // set when the error is in a setup
+    int error_turn = -1;              // index of the illegal turn, or -1
 };
 
 // Parses and replays a record. Returns an error only when the input is not a record at all

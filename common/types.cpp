@@ -6,7 +6,9 @@
 
 namespace tf {
 
-std::string_view side_name(Side s) { return s == Side::Silver ? "silver" : "bronze"; }
+std::string_view side_name(Side s) {
+    return s == Side::Silver ? "silver" : "bronze";
+}
 
 std::optional<Side> parse_side(std::string_view s) {
     if (s == "silver") return Side::Silver;
@@ -14,16 +16,23 @@ std::optional<Side> parse_side(std::string_view s) {
     return std::nullopt;
 }
 
-char dir_char(Dir d) { return "NESW"[u8(d)]; }
+char dir_char(Dir d) {
+    return "NESW"[u8(d)];
+}
 
 std::optional<Dir> parse_dir(std::string_view s) {
     if (s.size() != 1) return std::nullopt;
     switch (s[0]) {
-        case 'N': return Dir::N;
-        case 'E': return Dir::E;
-        case 'S': return Dir::S;
-        case 'W': return Dir::W;
-        default: return std::nullopt;
+        case 'N':
+            return Dir::N;
+        case 'E':
+            return Dir::E;
+        case 'S':
+            return Dir::S;
+        case 'W':
+            return Dir::W;
+        default:
+            return std::nullopt;
     }
 }
 
@@ -33,12 +42,15 @@ std::optional<Rot> parse_rot(std::string_view s) {
     return std::nullopt;
 }
 
-std::string_view rot_name(Rot r) { return r == Rot::Cw ? "cw" : "ccw"; }
+std::string_view rot_name(Rot r) {
+    return r == Rot::Cw ? "cw" : "ccw";
+}
 
 std::string_view error_code_name(ErrorCode c) {
     switch (c) {
-#define X(id, name) \
-    case ErrorCode::id: return name;
+#define X(id, name)     \
+    case ErrorCode::id: \
+        return name;
         TF_ERROR_CODES(X)
 #undef X
     }

@@ -13,21 +13,33 @@ using u8 = std::uint8_t;
 using u16 = std::uint16_t;
 
 enum class Side : u8 { Silver = 0, Bronze = 1 };
-constexpr Side operator~(Side s) { return Side(u8(s) ^ 1); }
-constexpr int idx(Side s) { return int(s); }
+constexpr Side operator~(Side s) {
+    return Side(u8(s) ^ 1);
+}
+constexpr int idx(Side s) {
+    return int(s);
+}
 std::string_view side_name(Side s);  // "silver" / "bronze"
 std::optional<Side> parse_side(std::string_view s);
 
 // Directions in the order N, E, S, W (clockwise from north).
 enum class Dir : u8 { N = 0, E = 1, S = 2, W = 3 };
-constexpr Dir opposite(Dir d) { return Dir((u8(d) + 2) & 3); }
-constexpr int dx(Dir d) { return d == Dir::E ? 1 : d == Dir::W ? -1 : 0; }
-constexpr int dy(Dir d) { return d == Dir::N ? 1 : d == Dir::S ? -1 : 0; }
+constexpr Dir opposite(Dir d) {
+    return Dir((u8(d) + 2) & 3);
+}
+constexpr int dx(Dir d) {
+    return d == Dir::E ? 1 : d == Dir::W ? -1 : 0;
+}
+constexpr int dy(Dir d) {
+    return d == Dir::N ? 1 : d == Dir::S ? -1 : 0;
+}
 char dir_char(Dir d);  // 'N', 'E', 'S', 'W'
 std::optional<Dir> parse_dir(std::string_view s);
 
 // The direction each side walks to leave the field, and so saves an elephant.
-constexpr Dir goal_dir(Side s) { return s == Side::Silver ? Dir::N : Dir::E; }
+constexpr Dir goal_dir(Side s) {
+    return s == Side::Silver ? Dir::N : Dir::E;
+}
 
 // Guardian movement along the ring. Clockwise is SW -> NW -> NE -> SE -> SW.
 enum class Rot : u8 { Cw = 0, Ccw = 1 };
@@ -42,7 +54,9 @@ struct Cell {
     friend constexpr bool operator==(Cell, Cell) = default;
     friend constexpr auto operator<=>(Cell, Cell) = default;
 };
-constexpr Cell step_cell(Cell c, Dir d, int k = 1) { return {c.x + k * dx(d), c.y + k * dy(d)}; }
+constexpr Cell step_cell(Cell c, Dir d, int k = 1) {
+    return {c.x + k * dx(d), c.y + k * dy(d)};
+}
 
 inline constexpr int kMinSize = 5, kMaxSize = 13;
 inline constexpr int kMaxElephants = kMaxSize - 2;  // per side

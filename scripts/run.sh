@@ -6,5 +6,5 @@ bash scripts/setup.sh
 bash scripts/build.sh
 echo "== a random game of Trunkfield, replayed and checked by the rules library"
 build/bin/trunkfield rules random 1 > build/example-game.json
-build/bin/trunkfield rules notation build/example-game.json | paste -sd' ' | fold -w 100
+build/bin/trunkfield rules notation build/example-game.json | paste -sd' ' | fmt -w 100
 build/bin/trunkfield rules replay build/example-game.json
