@@ -13,9 +13,40 @@ RuleError bad(const std::string& where, const std::string& what) {
 // Coordinates beyond this are rejected as malformed; anything off the board is illegal anyway.
 constexpr long long kCoordLimit = 1000000;
 
+// Appends a shallow rendering of j to out, at most about `room` characters: nested values
+// beyond two levels print as [...] / {...}, so hostile nesting costs nothing.
+void render_brief(const Json& j, std::string& out, int depth) {
+    if (out.size() > 48) return;
+    if (j.is_array() || j.is_object()) {
+        if (depth >= 2 || j.empty()) {
+            out += j.is_array() ? (j.empty() ? "[]" : "[...]") : (j.empty() ? "{}" : "{...}");
+            return;
+        }
+        out += j.is_array() ? '[' : '{';
+        bool first = true;
+        for (auto it = j.begin(); it != j.end() && out.size() <= 48; ++it) {
+            if (!first) out += ',';
+            first = false;
+            if (j.is_object())
+                out += Json(it.key()).dump(-1, ' ', false, Json::error_handler_t::replace) + ':';
+            render_brief(*it, out, depth + 1);
+        }
+        out += j.is_array() ? ']' : '}';
+        return;
+    }
+    out += j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+// A short quotation of a client's value for an error message: shallow, invalid UTF-8 replaced,
+// cut on a character boundary.
 std::string brief(const Json& j) {
-    std::string s = j.dump();
-    if (s.size() > 40) s = s.substr(0, 37) + "...";
+    std::string s;
+    render_brief(j, s, 0);
+    if (s.size() > 40) {
+        size_t cut = 37;
+        while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+        s = s.substr(0, cut) + "...";
+    }
     return s;
 }
 
@@ -142,10 +173,13 @@ Expected<Turn> turn_from_json(const Json& j) {
                 return bad(where + ".steps", "expected an integer >= 1");
             const Json& st = g.at("steps");
             // An integer >= 1 (nlohmann reads non-negative literals, 0 included, as unsigned).
-            const bool in_range = st.is_number_unsigned()
-                                      ? st.get<unsigned long long>() >= 1 && st.get<unsigned long long>() <= 1000000000ULL
-                                      : st.get<long long>() >= 1 && st.get<long long>() <= 1000000000LL;
-            if (!in_range) return bad(where + ".steps", "expected an integer >= 1, got " + brief(st));
+            const bool in_range =
+                st.is_number_unsigned()
+                    ? st.get<unsigned long long>() >= 1 &&
+                          st.get<unsigned long long>() <= 1000000000ULL
+                    : st.get<long long>() >= 1 && st.get<long long>() <= 1000000000LL;
+            if (!in_range)
+                return bad(where + ".steps", "expected an integer >= 1, got " + brief(st));
             gm.steps = st.get<long long>();
             t.guardians.push_back(gm);
         }

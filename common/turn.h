@@ -21,7 +21,6 @@ struct ElephantMove {
     std::vector<Cell> path;     // landing cell of every step; an exit lands on the ring
     std::optional<Dir> facing;  // present exactly when the move ends on a free cell
     friend bool operator==(const ElephantMove&, const ElephantMove&) = default;
-    friend auto operator<=>(const ElephantMove&, const ElephantMove&) = default;
 };
 
 struct GuardianMove {

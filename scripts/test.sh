@@ -8,6 +8,6 @@ bash scripts/build.sh
 (cd build && ctest --output-on-failure -j"$(nproc)")
 
 echo "== ASan+UBSan build"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTF_SANITIZE=ON >/dev/null
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTF_SANITIZE=ON -DTF_WASM=OFF >/dev/null
 cmake --build build-asan -j"$(nproc)"
 (cd build-asan && ctest --output-on-failure -j"$(nproc)" -L sanitize)

@@ -1,0 +1,107 @@
+#include "client/lib/connection.h"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read_until.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+
+namespace tf::client {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+using tcp = net::ip::tcp;
+
+nlohmann::json Connection::recv_type(const std::string& type) {
+    for (;;) {
+        auto j = recv();
+        if (j.value("type", "") == type) return j;
+    }
+}
+
+namespace {
+
+class TcpConnection : public Connection {
+  public:
+    TcpConnection(const std::string& host, unsigned short port) : sock_(ioc_) {
+        tcp::resolver r(ioc_);
+        net::connect(sock_, r.resolve(host, std::to_string(port)));
+        sock_.set_option(tcp::no_delay(true));
+    }
+    void send_text(const std::string& text) override {
+        net::write(sock_, net::buffer(text + "\n"));
+    }
+    void send_binary(const std::string&) override {
+        throw std::logic_error("no binary frames on TCP");
+    }
+    std::string recv_text() override {
+        boost::system::error_code ec;
+        std::size_t n = net::read_until(sock_, net::dynamic_buffer(in_), '\n', ec);
+        if (ec) throw Closed(ec.message());
+        std::string line = in_.substr(0, n - 1);
+        in_.erase(0, n);
+        return line;
+    }
+    void close() override {
+        boost::system::error_code ec;
+        sock_.shutdown(tcp::socket::shutdown_both, ec);
+        sock_.close(ec);
+    }
+
+  private:
+    net::io_context ioc_;
+    tcp::socket sock_;
+    std::string in_;
+};
+
+class WsConnection : public Connection {
+  public:
+    WsConnection(const std::string& host, unsigned short port) : ws_(ioc_) {
+        tcp::resolver r(ioc_);
+        auto ep = net::connect(beast::get_lowest_layer(ws_), r.resolve(host, std::to_string(port)));
+        beast::get_lowest_layer(ws_).set_option(tcp::no_delay(true));
+        ws_.read_message_max(1 << 24);
+        ws_.handshake(host + ":" + std::to_string(ep.port()), "/ws");
+    }
+    void send_text(const std::string& text) override {
+        ws_.text(true);
+        ws_.write(net::buffer(text));
+    }
+    void send_binary(const std::string& data) override {
+        ws_.binary(true);
+        ws_.write(net::buffer(data));
+    }
+    std::string recv_text() override {
+        beast::flat_buffer buf;
+        beast::error_code ec;
+        ws_.read(buf, ec);
+        if (ec) {
+            std::string reason = ec.message();
+            if (ec == websocket::error::closed)
+                reason = std::string(ws_.reason().reason.data(), ws_.reason().reason.size());
+            throw Closed(reason);
+        }
+        return beast::buffers_to_string(buf.data());
+    }
+    void close() override {
+        beast::error_code ec;
+        ws_.close(websocket::close_code::normal, ec);
+    }
+
+  private:
+    net::io_context ioc_;
+    websocket::stream<tcp::socket> ws_;
+};
+
+}  // namespace
+
+std::unique_ptr<Connection> connect_tcp(const std::string& host, unsigned short port) {
+    return std::make_unique<TcpConnection>(host, port);
+}
+std::unique_ptr<Connection> connect_ws(const std::string& host, unsigned short port) {
+    return std::make_unique<WsConnection>(host, port);
+}
+
+}  // namespace tf::client

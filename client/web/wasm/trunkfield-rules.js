@@ -1,0 +1,209 @@
+// Trunkfield rules in the browser and in Node: a thin ES-module API over the WebAssembly build
+// of the C++ rules library (client/web/wasm/bindings.cpp). Same answers as the server.
+//
+//   import { Rules, RulesGame } from "./trunkfield-rules.js";
+//   await Rules.load();                        // once; loads ./trunkfield-rules.mjs next to this file
+//   const game = new RulesGame({ size: 9 });   // or RulesGame.fromState(stateFromServer)
+//   game.applySetup("silver", setup);          // {ok: true} or {error: {code, message}}
+//   game.legalMoves();                         // canonical elephant moves of the side to move
+//   game.legalMovesFrom([3, 1]);               // ... of the elephant on one cell (highlighting)
+//   game.checkTurn(turn);                      // would it apply? the game does not change
+//   game.applyTurn(turn);                      // {ok: true} or {error: {code, message}}
+//   game.state();                              // the state JSON of docs/RULES.md
+//   game.dispose();                            // frees the game in the module
+//   Rules.replay(record);                      // {applied, error, over, reason, score, winner, to_move, moves}
+//   Rules.turnToNotation(turn, 9); Rules.turnFromNotation("c1-c2:N", 9);
+//
+// Rule violations come back as values ({error: {code, message}}, codes as in the wire protocol);
+// exceptions are thrown only for misuse: calling before load(), or a disposed game.
+
+let mod = null;
+let loading = null;
+
+// Calls an exported C function with string arguments copied to the module heap (malloc'd, not
+// on the small wasm stack, so large records are fine) and returns its text result, if any.
+function call(name, returnsText, ...args) {
+  if (!mod) throw new Error("trunkfield-rules: call `await Rules.load()` first");
+  const ptrs = [];
+  try {
+    const cargs = args.map((a) => {
+      if (typeof a !== "string") return a;
+      const n = mod.lengthBytesUTF8(a) + 1;
+      const p = mod._malloc(n);
+      if (!p) throw new Error("trunkfield-rules: out of memory");
+      ptrs.push(p);
+      mod.stringToUTF8(a, p, n);
+      return p;
+    });
+    const r = mod["_" + name](...cargs);
+    return returnsText ? mod.UTF8ToString(r) : r;
+  } finally {
+    for (const p of ptrs) mod._free(p);
+  }
+}
+
+const text = (v) => (typeof v === "string" ? v : JSON.stringify(v));
+
+// A null-or-{code, message} result as {ok: true} or {error: {code, message}}.
+function actionResult(json) {
+  const e = JSON.parse(json);
+  return e === null ? { ok: true } : { error: e };
+}
+
+function lastError() {
+  return JSON.parse(call("tf_last_error", true));
+}
+
+export class Rules {
+  // Loads and instantiates the module once; later calls return the same promise.
+  // `factory`: the emscripten factory to use instead of importing ./trunkfield-rules.mjs, e.g.
+  // when a bundler placed it elsewhere. `moduleArgs` go to the factory (print, locateFile...).
+  static load({ factory, moduleArgs } = {}) {
+    if (!loading) {
+      loading = (async () => {
+        const create = factory ?? (await import("./trunkfield-rules.mjs")).default;
+        mod = await create(moduleArgs ?? {});
+        return Rules;
+      })();
+      loading.catch(() => {
+        loading = null;
+      });
+    }
+    return loading;
+  }
+
+  static get loaded() {
+    return mod !== null;
+  }
+
+  // The raw emscripten module (ccall, cwrap, UTF8ToString, _tf_* functions).
+  static get module() {
+    return mod;
+  }
+
+  // Replays a record (object or JSON text). For a record: {applied, error, over, reason, score,
+  // winner, to_move, moves} where error is null or {turn | setup, code, message} as
+  // `trunkfield rules replay` prints, and moves are the legal moves of the final position.
+  // For input that is not a record at all: {error: {code, message}} and no `applied`.
+  static replay(record) {
+    return JSON.parse(call("tf_replay", true, text(record)));
+  }
+
+  // {notation} or {error: {code, message}}.
+  static turnToNotation(turn, size = 9) {
+    return JSON.parse(call("tf_turn_to_notation", true, text(turn), size));
+  }
+
+  // {turn} (canonical JSON) or {error: {code, message}}.
+  static turnFromNotation(notation, size = 9) {
+    return JSON.parse(call("tf_turn_from_notation", true, String(notation), size));
+  }
+}
+
+// FinalizationRegistry frees games the caller forgot to dispose (best effort; dispose() is sure).
+const registry =
+  typeof FinalizationRegistry === "function"
+    ? new FinalizationRegistry((handle) => {
+        if (mod) mod._tf_game_free(handle);
+      })
+    : null;
+
+export class RulesGame {
+  // A new game in its setup phase. `variant`: {size, elephants, burnt, quiet} (any omitted field
+  // takes its default), null for the default variant. Throws RulesError for a bad variant.
+  constructor(variant = null, _handle = 0) {
+    let h = _handle;
+    if (!h) {
+      h = call("tf_game_new", false, text(variant));
+      if (!h) throw new RulesError(lastError());
+    }
+    this._h = h;
+    registry?.register(this, h, this);
+  }
+
+  // A game rebuilt from a state as state() returns it (and the server sends). Throws RulesError.
+  static fromState(state) {
+    const h = call("tf_game_load", false, text(state));
+    if (!h) throw new RulesError(lastError());
+    return new RulesGame(null, h);
+  }
+
+  get handle() {
+    if (!this._h) throw new Error("trunkfield-rules: game already disposed");
+    return this._h;
+  }
+
+  // An independent copy (previews, undo).
+  clone() {
+    const h = call("tf_game_clone", false, this.handle);
+    if (!h) throw new RulesError(lastError());
+    return new RulesGame(null, h);
+  }
+
+  dispose() {
+    if (!this._h) return;
+    registry?.unregister(this);
+    call("tf_game_free", false, this._h);
+    this._h = 0;
+  }
+
+  // side: "silver" | "bronze"; setup: {elephants: [[x, y]...], guardians: [[x, y], [x, y]]}.
+  applySetup(side, setup) {
+    return actionResult(call("tf_game_apply_setup", true, this.handle, String(side), text(setup)));
+  }
+
+  // turn: canonical turn JSON {elephant, burnt, guardians}. On error the game is unchanged.
+  applyTurn(turn) {
+    return actionResult(call("tf_game_apply_turn", true, this.handle, text(turn)));
+  }
+
+  // Like applyTurn, without changing the game.
+  checkTurn(turn) {
+    return actionResult(call("tf_game_check_turn", true, this.handle, text(turn)));
+  }
+
+  // Every legal elephant move of the side to move, canonical ({from, path, facing?}); [] when
+  // the game is not in play.
+  legalMoves() {
+    return this._read("tf_game_legal_moves");
+  }
+
+  // The legal moves of the elephant on `cell` ([x, y]).
+  legalMovesFrom(cell) {
+    return this.legalMoves().filter((m) => m.from[0] === cell[0] && m.from[1] === cell[1]);
+  }
+
+  state() {
+    return this._read("tf_game_state");
+  }
+
+  turnToNotation(turn) {
+    return Rules.turnToNotation(turn, this._size());
+  }
+
+  turnFromNotation(notation) {
+    return Rules.turnFromNotation(notation, this._size());
+  }
+
+  _size() {
+    if (!this._sizeCache) this._sizeCache = this.state().variant.size;
+    return this._sizeCache;
+  }
+
+  _read(fn) {
+    const r = JSON.parse(call(fn, true, this.handle));
+    if (r === null) throw new RulesError(lastError());
+    return r;
+  }
+}
+
+// A rules error thrown by the constructors: .code and .message as in the protocol.
+export class RulesError extends Error {
+  constructor(err) {
+    super(err?.message ?? "unknown error");
+    this.name = "RulesError";
+    this.code = err?.code ?? "internal";
+  }
+}
+
+export default Rules;

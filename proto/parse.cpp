@@ -1,0 +1,151 @@
+// Strict parsing of client messages: exact JSON types, required fields present, the rules'
+// canonical JSON for setups and turns. Unknown extra fields are ignored (forward compatibility).
+#include <algorithm>
+#include <unordered_map>
+
+#include "common/json.h"
+#include "proto/messages.h"
+
+namespace tf::proto {
+namespace {
+
+struct Fail {
+    Error e;
+};
+[[noreturn]] void bad(const std::string& msg) {
+    throw Fail{{Err::BadMessage, msg}};
+}
+
+const Json& field(const Json& j, const char* k) {
+    auto it = j.find(k);
+    if (it == j.end()) bad(std::string("missing field \"") + k + "\"");
+    return *it;
+}
+// Absent and null both mean "not given".
+const Json* opt_field(const Json& j, const char* k) {
+    auto it = j.find(k);
+    return it == j.end() || it->is_null() ? nullptr : &*it;
+}
+std::string str(const Json& v, const char* k, std::size_t max = 256) {
+    if (!v.is_string()) bad(std::string("field \"") + k + "\" must be a string");
+    auto s = v.get<std::string>();
+    if (s.size() > max) bad(std::string("field \"") + k + "\" is too long");
+    return s;
+}
+std::int64_t integer(const Json& v, const char* k) {
+    if (!v.is_number_integer()) bad(std::string("field \"") + k + "\" must be an integer");
+    return v.get<std::int64_t>();
+}
+std::int64_t non_negative(const Json& v, const char* k) {
+    auto n = integer(v, k);
+    if (n < 0) bad(std::string("field \"") + k + "\" must be >= 0");
+    return n;
+}
+std::optional<std::string> opt_str(const Json& j, const char* k, std::size_t max = 256) {
+    if (auto* v = opt_field(j, k)) return str(*v, k, max);
+    return std::nullopt;
+}
+std::optional<std::int64_t> opt_version(const Json& j, const char* k) {
+    if (auto* v = opt_field(j, k)) return non_negative(*v, k);
+    return std::nullopt;
+}
+std::string code(const Json& j, const char* k) {
+    return str(field(j, k), k, 16);
+}
+
+ClientMsg hello(const Json& j) {
+    Hello m;
+    m.version = int(std::clamp<std::int64_t>(integer(field(j, "version"), "version"), -1, 1 << 20));
+    m.name = opt_str(j, "name", kMaxNameChars);
+    m.token = opt_str(j, "token", 128);
+    return m;
+}
+ClientMsg create_game(const Json& j) {
+    CreateGame m;
+    if (auto* v = opt_field(j, "variant")) {
+        auto var = variant_from_json(*v);
+        if (!var) throw Fail{{Err::BadVariant, var.error().message}};
+        m.variant = *var;
+    }
+    const Json& tc = field(j, "time_control");
+    if (!tc.is_null()) {
+        if (!tc.is_object()) bad("field \"time_control\" must be an object or null");
+        TimeControl t{non_negative(field(tc, "initial_ms"), "initial_ms"),
+                      non_negative(field(tc, "increment_ms"), "increment_ms")};
+        if (t.initial_ms <= 0) bad("time_control.initial_ms must be > 0");
+        m.time_control = t;
+    }
+    auto c = str(field(j, "color"), "color");
+    if (c == "silver")
+        m.color = ColorChoice::Silver;
+    else if (c == "bronze")
+        m.color = ColorChoice::Bronze;
+    else if (c == "random")
+        m.color = ColorChoice::Random;
+    else
+        bad("field \"color\" must be silver, bronze or random");
+    const Json& p = field(j, "public");
+    if (!p.is_boolean()) bad("field \"public\" must be a boolean");
+    m.is_public = p.get<bool>();
+    return m;
+}
+ClientMsg watch(const Json& j) {
+    return Watch{code(j, "code"), opt_version(j, "since_version")};
+}
+ClientMsg setup(const Json& j) {
+    auto s = setup_from_json(field(j, "setup"));
+    if (!s) bad("field \"setup\": " + s.error().message);
+    return SetupMsg{code(j, "game"), *s, opt_version(j, "version"), opt_str(j, "ref", 64)};
+}
+ClientMsg turn(const Json& j) {
+    auto t = turn_from_json(field(j, "turn"));
+    if (!t) bad("field \"turn\": " + t.error().message);
+    return TurnMsg{code(j, "game"), *t, opt_version(j, "version"), opt_str(j, "ref", 64)};
+}
+ClientMsg chat(const Json& j) {
+    std::string text = str(field(j, "text"), "text", kMaxMessageBytes);
+    if (text.size() > kMaxChatChars) throw Fail{{Err::ChatTooLong, "chat text too long"}};
+    return Chat{code(j, "game"), std::move(text)};
+}
+
+using Parser = ClientMsg (*)(const Json&);
+const std::unordered_map<std::string, Parser>& parsers() {
+    static const std::unordered_map<std::string, Parser> m = {
+        {"hello", hello},
+        {"create_game", create_game},
+        {"join_game", [](const Json& j) -> ClientMsg { return JoinGame{code(j, "code")}; }},
+        {"cancel_game", [](const Json& j) -> ClientMsg { return CancelGame{code(j, "code")}; }},
+        {"list_games", [](const Json&) -> ClientMsg { return ListGames{}; }},
+        {"watch", watch},
+        {"setup", setup},
+        {"turn", turn},
+        {"resign", [](const Json& j) -> ClientMsg { return Resign{code(j, "game")}; }},
+        {"chat", chat},
+        {"ping", [](const Json&) -> ClientMsg { return Ping{}; }},
+    };
+    return m;
+}
+
+}  // namespace
+
+std::variant<ClientMsg, Error> parse_client(const Json& j) {
+    if (!j.is_object()) return Error{Err::BadJson, "a message must be a JSON object"};
+    auto t = j.find("type");
+    if (t == j.end() || !t->is_string())
+        return Error{Err::UnknownType, "missing string field \"type\""};
+    auto it = parsers().find(t->get<std::string>());
+    if (it == parsers().end()) return Error{Err::UnknownType, "unknown message type"};
+    try {
+        return it->second(j);
+    } catch (const Fail& f) {
+        return f.e;
+    }
+}
+
+std::variant<ClientMsg, Error> parse_client(std::string_view text) {
+    Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return Error{Err::BadJson, "malformed JSON"};
+    return parse_client(j);
+}
+
+}  // namespace tf::proto

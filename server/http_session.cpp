@@ -1,0 +1,78 @@
+// HTTP on the first port: GET /healthz, the WebSocket upgrade at /ws, 404 for anything else.
+#include <spdlog/spdlog.h>
+
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+#include <optional>
+
+#include "proto/messages.h"
+#include "server/transports.h"
+#include "server/ws_session.h"
+
+namespace tf::server {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+
+namespace {
+
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+  public:
+    HttpSession(boost::asio::ip::tcp::socket s, Hub& hub) : stream_(std::move(s)), hub_(hub) {}
+    void read() {
+        parser_.emplace();
+        parser_->body_limit(proto::kMaxMessageBytes);
+        parser_->header_limit(8 * 1024);
+        stream_.expires_after(std::chrono::seconds(30));
+        http::async_read(
+            stream_, buf_, *parser_,
+            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+    }
+
+  private:
+    void on_read(beast::error_code ec) {
+        if (ec == http::error::end_of_stream) return close();
+        if (ec) return;  // timeout, reset or a request over the limits: drop the connection
+        auto req = parser_->release();
+        if (beast::websocket::is_upgrade(req)) {
+            if (req.target() == "/ws")
+                return start_ws_session(std::move(stream_), std::move(req), hub_);
+            return respond(req, http::status::not_found, "not found\n");
+        }
+        if (req.method() == http::verb::get && req.target() == "/healthz")
+            return respond(req, http::status::ok, "ok");
+        respond(req, http::status::not_found, "not found\n");
+    }
+    void respond(const http::request<http::string_body>& req, http::status st, const char* body) {
+        auto res = std::make_shared<http::response<http::string_body>>(st, req.version());
+        res->set(http::field::server, "trunkfield");
+        res->set(http::field::content_type, "text/plain");
+        res->keep_alive(req.keep_alive());
+        res->body() = body;
+        res->prepare_payload();
+        http::async_write(stream_, *res,
+                          [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
+                              if (ec) return;
+                              if (!res->keep_alive()) return self->close();
+                              self->read();
+                          });
+    }
+    void close() {
+        beast::error_code ec;
+        stream_.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_send, ec);
+    }
+
+    beast::tcp_stream stream_;
+    beast::flat_buffer buf_;
+    std::optional<http::request_parser<http::string_body>> parser_;
+    Hub& hub_;
+};
+
+}  // namespace
+
+void start_http_session(boost::asio::ip::tcp::socket s, Hub& hub) {
+    std::make_shared<HttpSession>(std::move(s), hub)->read();
+}
+
+}  // namespace tf::server

@@ -1,0 +1,52 @@
+#include "server/identity.h"
+
+#include <sys/random.h>
+
+#include <stdexcept>
+
+namespace tf::server {
+
+std::string random_hex(std::size_t bytes) {
+    std::string raw(bytes, '\0');
+    std::size_t got = 0;
+    while (got < bytes) {
+        ssize_t r = getrandom(raw.data() + got, bytes - got, 0);
+        if (r < 0) throw std::runtime_error("getrandom failed");
+        got += std::size_t(r);
+    }
+    static const char* hex = "0123456789abcdef";
+    std::string out;
+    for (unsigned char c : raw) {
+        out += hex[c >> 4];
+        out += hex[c & 15];
+    }
+    return out;
+}
+
+namespace {
+bool constant_time_equal(const std::string& a, const std::string& b) {
+    if (a.size() != b.size()) return false;
+    unsigned char diff = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) diff |= (unsigned char)(a[i] ^ b[i]);
+    return diff == 0;
+}
+}  // namespace
+
+Identity::Issued Identity::create(std::string name) {
+    auto player = std::make_shared<const Player>(Player{"p" + random_hex(8), std::move(name)});
+    std::string selector = random_hex(8), secret = random_hex(16);
+    std::lock_guard lock(m_);
+    by_selector_[selector] = Entry{secret, player};
+    return {player, selector + secret};
+}
+
+std::shared_ptr<const Player> Identity::restore(const std::string& token) {
+    if (token.size() != 48) return nullptr;
+    std::string selector = token.substr(0, 16), secret = token.substr(16);
+    std::lock_guard lock(m_);
+    auto it = by_selector_.find(selector);
+    if (it == by_selector_.end() || !constant_time_equal(it->second.secret, secret)) return nullptr;
+    return it->second.player;
+}
+
+}  // namespace tf::server

@@ -1,0 +1,38 @@
+// Guest identities: player id, display name and session token.
+// A token is 48 hex digits: a 64-bit selector (the lookup key) followed by a 128-bit secret
+// from the OS (getrandom), compared in constant time. Thread-safe (one mutex).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "server/participant.h"
+
+namespace tf::server {
+
+class Identity {
+  public:
+    struct Issued {
+        std::shared_ptr<const Player> player;
+        std::string token;
+    };
+    Issued create(std::string name);
+    // The player the token belongs to, or nullptr for an unknown or forged token.
+    std::shared_ptr<const Player> restore(const std::string& token);
+
+  private:
+    struct Entry {
+        std::string secret;
+        std::shared_ptr<const Player> player;
+    };
+    std::mutex m_;
+    std::unordered_map<std::string, Entry> by_selector_;
+};
+
+// n random bytes from the OS as lowercase hex.
+std::string random_hex(std::size_t bytes);
+
+}  // namespace tf::server

@@ -1,0 +1,25 @@
+// What a room or the lobby needs of a connection: a way to hand it a serialized message.
+// Implemented by Session; tests of the room logic can implement it with a fake.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace tf::server {
+
+// A message serialized once and shared by every recipient of a broadcast.
+using Msg = std::shared_ptr<const std::string>;
+
+class Participant {
+  public:
+    virtual ~Participant() = default;
+    // Thread-safe; never blocks. A participant whose queue is full disconnects itself.
+    virtual void deliver(Msg m) = 0;
+};
+
+struct Player {
+    std::string id;
+    std::string name;
+};
+
+}  // namespace tf::server

@@ -1,0 +1,158 @@
+#include "server/session.h"
+
+#include <spdlog/spdlog.h>
+
+#include <random>
+
+#include "server/room.h"
+
+namespace tf::server {
+
+using proto::Err;
+
+Session::Session(Hub& hub)
+    : hub_(hub), credits_(hub.cfg.rate_burst), refilled_(std::chrono::steady_clock::now()) {}
+
+void Session::send(const nlohmann::json& j) {
+    deliver(std::make_shared<const std::string>(j.dump()));
+}
+
+void Session::send_error(Err code, std::string message) {
+    send(proto::to_json(proto::ErrorMsg{code, std::move(message), {}, {}, {}}));
+}
+
+// Token bucket, checked before parsing. A client that keeps sending while out of credits
+// is disconnected.
+bool Session::take_credit() {
+    auto now = std::chrono::steady_clock::now();
+    double dt = std::chrono::duration<double>(now - refilled_).count();
+    refilled_ = now;
+    credits_ = std::min(hub_.cfg.rate_burst, credits_ + dt * hub_.cfg.rate_per_second);
+    if (credits_ >= 1) {
+        credits_ -= 1;
+        floods_ = 0;
+        return true;
+    }
+    return false;
+}
+
+void Session::on_text(std::string_view text) {
+    if (!take_credit()) {
+        spdlog::warn("{}: rate limited", transport());
+        send_error(Err::RateLimited, "too many messages; slow down");
+        if (++floods_ > hub_.cfg.rate_burst) close("flood", false);
+        return;
+    }
+    auto parsed = proto::parse_client(text);
+    if (auto* e = std::get_if<proto::Error>(&parsed)) {
+        spdlog::warn("{}: bad message ({}): {}", transport(), proto::err_name(e->code), e->message);
+        return send_error(e->code, e->message);
+    }
+    auto& msg = std::get<proto::ClientMsg>(parsed);
+    if (!player_ && !std::holds_alternative<proto::Hello>(msg) &&
+        !std::holds_alternative<proto::Ping>(msg))
+        return send_error(Err::HelloRequired, "send hello first");
+    std::visit([this](auto& m) { handle(m); }, msg);
+}
+
+void Session::on_closed() {
+    if (lobby_sub_) hub_.lobby.unsubscribe(this);
+    for (auto& w : rooms_)
+        if (auto r = w.lock()) r->leave(this);
+    rooms_.clear();
+}
+
+void Session::handle(proto::Hello& m) {
+    if (player_) return send_error(Err::AlreadyHello, "hello was already accepted");
+    if (m.version != proto::kProtocolVersion)
+        return send_error(Err::UnsupportedVersion,
+                          "unsupported protocol version; supported versions: [1]");
+    std::string token;
+    if (m.token) {
+        auto p = hub_.identity.restore(*m.token);
+        if (!p) {
+            spdlog::warn("{}: bad token", transport());
+            return send_error(Err::BadToken, "unknown or expired session token");
+        }
+        player_ = *p;
+        token = *m.token;
+    } else {
+        auto issued = hub_.identity.create(m.name && !m.name->empty() ? *m.name : "guest");
+        player_ = *issued.player;
+        token = issued.token;
+    }
+    send(proto::to_json(
+        proto::Welcome{player_->id, token, player_->name, hub_.lobby.games_of(player_->id)}));
+}
+
+std::shared_ptr<Room> Session::find_room(const std::string& code) {
+    auto room = hub_.lobby.find(code);
+    if (!room) send_error(Err::NoSuchGame, "no game with code " + code);
+    return room;
+}
+
+void Session::remember(const std::shared_ptr<Room>& room) {
+    for (auto& w : rooms_)
+        if (w.lock() == room) return;
+    rooms_.push_back(room);
+}
+
+void Session::handle(proto::CreateGame& m) {
+    RoomParams params{m.variant, m.time_control, m.is_public, Side::Silver};
+    if (m.color == proto::ColorChoice::Bronze) params.creator_side = Side::Bronze;
+    if (m.color == proto::ColorChoice::Random)
+        params.creator_side = std::random_device{}() & 1 ? Side::Bronze : Side::Silver;
+    auto room = hub_.lobby.add([&](const std::string& code) {
+        return std::make_shared<Room>(boost::asio::make_strand(hub_.ioc), code, params, *player_,
+                                      hub_.lobby, hub_.cfg.history);
+    });
+    send(proto::to_json(proto::GameCreated{room->code(), "/g/" + room->code()}));
+    room->open();
+    remember(room);
+    room->watch(*player_, weak_from_this(), std::nullopt);
+}
+
+void Session::handle(proto::JoinGame& m) {
+    if (auto room = find_room(m.code)) {
+        remember(room);
+        room->join(*player_, weak_from_this());
+    }
+}
+
+void Session::handle(proto::CancelGame& m) {
+    if (auto room = find_room(m.code)) room->cancel(*player_, weak_from_this());
+}
+
+void Session::handle(proto::ListGames&) {
+    lobby_sub_ = true;
+    hub_.lobby.subscribe(shared_from_this());
+}
+
+void Session::handle(proto::Watch& m) {
+    if (auto room = find_room(m.code)) {
+        remember(room);
+        room->watch(*player_, weak_from_this(), m.since_version);
+    }
+}
+
+void Session::handle(proto::SetupMsg& m) {
+    if (auto room = find_room(m.game)) room->setup(*player_, weak_from_this(), std::move(m));
+}
+
+void Session::handle(proto::TurnMsg& m) {
+    if (auto room = find_room(m.game)) room->turn(*player_, weak_from_this(), std::move(m));
+}
+
+void Session::handle(proto::Resign& m) {
+    if (auto room = find_room(m.game)) room->resign(*player_, weak_from_this());
+}
+
+void Session::handle(proto::Chat& m) {
+    if (auto room = find_room(m.game)) room->chat(*player_, weak_from_this(), std::move(m.text));
+}
+
+void Session::handle(proto::Ping&) {
+    send(proto::to_json(proto::Pong{}));
+}
+
+}  // namespace tf::server

@@ -1,0 +1,61 @@
+// The transport-independent half of a connection: message credits, strict parsing and the
+// dispatch of each client message to the lobby or a room. WebSocket and TCP sessions derive
+// from it; they call on_text() on their strand with every complete text message and
+// on_closed() once when the connection ends.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "proto/messages.h"
+#include "server/hub.h"
+#include "server/participant.h"
+
+namespace tf::server {
+
+class Room;
+
+class Session : public Participant, public std::enable_shared_from_this<Session> {
+  public:
+    explicit Session(Hub& hub);
+    // Thread-safe: ends the connection after the queued messages (or at once when `now`).
+    virtual void close(std::string reason, bool now) = 0;
+
+  protected:
+    void on_text(std::string_view text);
+    void on_closed();
+    void send(const nlohmann::json& j);
+    void send_error(proto::Err code, std::string message);
+    virtual const char* transport() const = 0;
+    Hub& hub_;
+
+  private:
+    bool take_credit();
+    std::shared_ptr<Room> find_room(const std::string& code);
+    void remember(const std::shared_ptr<Room>& room);
+
+    void handle(proto::Hello& m);
+    void handle(proto::CreateGame& m);
+    void handle(proto::JoinGame& m);
+    void handle(proto::CancelGame& m);
+    void handle(proto::ListGames& m);
+    void handle(proto::Watch& m);
+    void handle(proto::SetupMsg& m);
+    void handle(proto::TurnMsg& m);
+    void handle(proto::Resign& m);
+    void handle(proto::Chat& m);
+    void handle(proto::Ping& m);
+
+    std::optional<Player> player_;
+    double credits_;
+    std::chrono::steady_clock::time_point refilled_;
+    int floods_ = 0;
+    bool lobby_sub_ = false;
+    std::vector<std::weak_ptr<Room>> rooms_;  // rooms this connection watches
+};
+
+}  // namespace tf::server

@@ -1,0 +1,16 @@
+// Internal to the transports: hands an upgraded HTTP connection to the WebSocket session.
+// Included only by http_session.cpp and ws_session.cpp (it pulls in Beast).
+#pragma once
+
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include "server/hub.h"
+
+namespace tf::server {
+
+void start_ws_session(boost::beast::tcp_stream stream,
+                      boost::beast::http::request<boost::beast::http::string_body> req, Hub& hub);
+
+}  // namespace tf::server
