@@ -66,7 +66,10 @@ bool Game::gen_elephant(int id, Emit&& emit) const {
         const u64 b1 = b0 | u64(t1) << 8;
         if (out(b1 | u64(1) << 32, k1)) return true;
         if (k1 != kFree) continue;
+        // Turning straight back always fails: a plain step lands on the square just left, and a
+        // jump back over the elephant just jumped lands there too. So d2 != d1 ^ 2, d3 != d2 ^ 2.
         for (int d2 = 0; d2 < 4; ++d2) {
+            if (d2 == (d1 ^ 2)) continue;
             Sq t2;
             const Landing k2 = land(t1, d2, t2);
             if (k2 == kBlocked) continue;  // t2 != t1 always; t2 == from is blocked by land
@@ -74,9 +77,10 @@ bool Game::gen_elephant(int id, Emit&& emit) const {
             if (out(b2 | u64(2) << 32, k2)) return true;
             if (k2 != kFree) continue;
             for (int d3 = 0; d3 < 4; ++d3) {
+                if (d3 == (d2 ^ 2)) continue;  // the only way back onto t1
                 Sq t3;
                 const Landing k3 = land(t2, d3, t3);
-                if (k3 == kBlocked || t3 == t1) continue;
+                if (k3 == kBlocked) continue;
                 if (out(b2 | u64(t3) << 24 | u64(3) << 32, k3)) return true;
             }
         }
