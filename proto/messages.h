@@ -75,9 +75,30 @@ struct Chat {
     std::string text;
 };
 struct Ping {};
+// Quick match: pair with another waiting player asking for the same time control and variant.
+struct QuickMatch {
+    Variant variant;
+    std::optional<TimeControl> time_control;  // nullopt: untimed
+};
+struct QuickMatchCancel {};
+struct ListLive {};  // subscribe to the list of live games
+// Draw offers (an offer lapses with the offerer's next turn) and claiming an abandoned game.
+struct DrawOffer {
+    std::string game;
+};
+struct DrawAccept {
+    std::string game;
+};
+struct DrawDecline {
+    std::string game;
+};
+struct ClaimWin {
+    std::string game;
+};
 
 using ClientMsg = std::variant<Hello, CreateGame, JoinGame, CancelGame, ListGames, Watch, SetupMsg,
-                               TurnMsg, Resign, Chat, Ping>;
+                               TurnMsg, Resign, Chat, Ping, QuickMatch, QuickMatchCancel, ListLive,
+                               DrawOffer, DrawAccept, DrawDecline, ClaimWin>;
 
 // Parses one client message; the error is bad_json, unknown_type or bad_message.
 std::variant<ClientMsg, Error> parse_client(std::string_view text);
@@ -98,8 +119,9 @@ struct SnapshotMsg {
     Json state;          // tf::state_to_json
     Json record;         // {"variant", "setup": {"silver", "bronze"}, "turns"}
     Json players;        // {"silver": {"id","name"} | null, "bronze": ...}
-    Json clocks;         // null while clocks are not implemented
+    Json clocks;         // null when untimed; else {"silver_ms","bronze_ms","running","at"}
     int spectators = 0;
+    Json draw_offer = nullptr;  // the side whose draw offer stands, or null
 };
 struct Event {
     std::string game;
@@ -123,6 +145,18 @@ struct Lobby {
     Json games;  // array of open public games
 };
 struct Pong {};
+struct QuickMatchWaiting {  // the quick-match request is queued (or replaced the previous one)
+    Variant variant;
+    std::optional<TimeControl> time_control;
+};
+struct QuickMatchCancelled {};
+struct Matched {  // paired by quick match; the game's snapshot follows
+    std::string code, link;
+    Side side;
+};
+struct Live {
+    Json games;  // array of live games (PROTOCOL.md "live")
+};
 
 Json to_json(const TimeControl& t);
 Json to_json(const Hello& m);
@@ -136,6 +170,13 @@ Json to_json(const TurnMsg& m);
 Json to_json(const Resign& m);
 Json to_json(const Chat& m);
 Json to_json(const Ping& m);
+Json to_json(const QuickMatch& m);
+Json to_json(const QuickMatchCancel& m);
+Json to_json(const ListLive& m);
+Json to_json(const DrawOffer& m);
+Json to_json(const DrawAccept& m);
+Json to_json(const DrawDecline& m);
+Json to_json(const ClaimWin& m);
 Json to_json(const ClientMsg& m);
 
 Json to_json(const Welcome& m);
@@ -146,6 +187,10 @@ Json to_json(const Ack& m);
 Json to_json(const ErrorMsg& m);
 Json to_json(const Lobby& m);
 Json to_json(const Pong& m);
+Json to_json(const QuickMatchWaiting& m);
+Json to_json(const QuickMatchCancelled& m);
+Json to_json(const Matched& m);
+Json to_json(const Live& m);
 
 std::string_view color_name(ColorChoice c);
 

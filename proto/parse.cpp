@@ -89,6 +89,24 @@ ClientMsg create_game(const Json& j) {
     m.is_public = p.get<bool>();
     return m;
 }
+// quick_match: "variant" optional (default), "time_control" required, an object or null.
+ClientMsg quick_match(const Json& j) {
+    QuickMatch m;
+    if (auto* v = opt_field(j, "variant")) {
+        auto var = variant_from_json(*v);
+        if (!var) throw Fail{{Err::BadVariant, var.error().message}};
+        m.variant = *var;
+    }
+    const Json& tc = field(j, "time_control");
+    if (!tc.is_null()) {
+        if (!tc.is_object()) bad("field \"time_control\" must be an object or null");
+        TimeControl t{non_negative(field(tc, "initial_ms"), "initial_ms"),
+                      non_negative(field(tc, "increment_ms"), "increment_ms")};
+        if (t.initial_ms <= 0) bad("time_control.initial_ms must be > 0");
+        m.time_control = t;
+    }
+    return m;
+}
 ClientMsg watch(const Json& j) {
     return Watch{code(j, "code"), opt_version(j, "since_version")};
 }
@@ -122,6 +140,13 @@ const std::unordered_map<std::string, Parser>& parsers() {
         {"resign", [](const Json& j) -> ClientMsg { return Resign{code(j, "game")}; }},
         {"chat", chat},
         {"ping", [](const Json&) -> ClientMsg { return Ping{}; }},
+        {"quick_match", quick_match},
+        {"quick_match_cancel", [](const Json&) -> ClientMsg { return QuickMatchCancel{}; }},
+        {"list_live", [](const Json&) -> ClientMsg { return ListLive{}; }},
+        {"draw_offer", [](const Json& j) -> ClientMsg { return DrawOffer{code(j, "game")}; }},
+        {"draw_accept", [](const Json& j) -> ClientMsg { return DrawAccept{code(j, "game")}; }},
+        {"draw_decline", [](const Json& j) -> ClientMsg { return DrawDecline{code(j, "game")}; }},
+        {"claim_win", [](const Json& j) -> ClientMsg { return ClaimWin{code(j, "game")}; }},
     };
     return m;
 }

@@ -68,6 +68,29 @@ Json to_json(const Chat& m) {
 Json to_json(const Ping&) {
     return {{"type", "ping"}};
 }
+Json to_json(const QuickMatch& m) {
+    return {{"type", "quick_match"},
+            {"variant", tf::to_json(m.variant)},
+            {"time_control", m.time_control ? to_json(*m.time_control) : Json(nullptr)}};
+}
+Json to_json(const QuickMatchCancel&) {
+    return {{"type", "quick_match_cancel"}};
+}
+Json to_json(const ListLive&) {
+    return {{"type", "list_live"}};
+}
+Json to_json(const DrawOffer& m) {
+    return {{"type", "draw_offer"}, {"game", m.game}};
+}
+Json to_json(const DrawAccept& m) {
+    return {{"type", "draw_accept"}, {"game", m.game}};
+}
+Json to_json(const DrawDecline& m) {
+    return {{"type", "draw_decline"}, {"game", m.game}};
+}
+Json to_json(const ClaimWin& m) {
+    return {{"type", "claim_win"}, {"game", m.game}};
+}
 Json to_json(const ClientMsg& m) {
     return std::visit([](const auto& x) { return to_json(x); }, m);
 }
@@ -80,9 +103,10 @@ Json to_json(const GameCreated& m) {
     return {{"type", "game_created"}, {"code", m.code}, {"link", m.link}};
 }
 Json to_json(const SnapshotMsg& m) {
-    return {{"type", "snapshot"},   {"game", m.game},     {"version", m.version},
-            {"status", m.status},   {"state", m.state},   {"record", m.record},
-            {"players", m.players}, {"clocks", m.clocks}, {"spectators", m.spectators}};
+    return {{"type", "snapshot"},        {"game", m.game},     {"version", m.version},
+            {"status", m.status},        {"state", m.state},   {"record", m.record},
+            {"players", m.players},      {"clocks", m.clocks}, {"spectators", m.spectators},
+            {"draw_offer", m.draw_offer}};
 }
 Json to_json(const Event& m) {
     return {{"type", "event"}, {"game", m.game},       {"version", m.version},
@@ -105,6 +129,20 @@ Json to_json(const Lobby& m) {
 }
 Json to_json(const Pong&) {
     return {{"type", "pong"}};
+}
+Json to_json(const QuickMatchWaiting& m) {
+    return {{"type", "quick_match_waiting"},
+            {"variant", tf::to_json(m.variant)},
+            {"time_control", m.time_control ? to_json(*m.time_control) : Json(nullptr)}};
+}
+Json to_json(const QuickMatchCancelled&) {
+    return {{"type", "quick_match_cancelled"}};
+}
+Json to_json(const Matched& m) {
+    return {{"type", "matched"}, {"code", m.code}, {"link", m.link}, {"side", side_name(m.side)}};
+}
+Json to_json(const Live& m) {
+    return {{"type", "live"}, {"games", m.games}};
 }
 
 }  // namespace tf::proto

@@ -9,7 +9,8 @@ packages=(
   libsqlite3-dev
   clang libclang-rt-14-dev
   emscripten
-  python3 tmux procps
+  chromium
+  python3 python3-jsonschema tmux procps
 )
 # Node.js and npm: Debian's, unless a node is already there (e.g. from NodeSource).
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
@@ -27,4 +28,11 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -q
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# The browser test's npm packages (playwright-core drives the Debian chromium above; it never
+# downloads a browser), from the committed lock file.
+browser_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/browser"
+if [[ ! -d "$browser_dir/node_modules" ]]; then
+  (cd "$browser_dir" && npm ci --no-audit --no-fund)
 fi

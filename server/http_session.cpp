@@ -1,4 +1,5 @@
-// HTTP on the first port: GET /healthz, the WebSocket upgrade at /ws, 404 for anything else.
+// HTTP on the first port: GET /healthz, the WebSocket upgrade at /ws, and the web client's static
+// files (GET/HEAD; "/" and "/g/CODE" give index.html; server/static_files.h), 404 otherwise.
 #include <spdlog/spdlog.h>
 
 #include <boost/beast/core.hpp>
@@ -7,6 +8,7 @@
 #include <optional>
 
 #include "proto/messages.h"
+#include "server/static_files.h"
 #include "server/transports.h"
 #include "server/ws_session.h"
 
@@ -42,7 +44,33 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         }
         if (req.method() == http::verb::get && req.target() == "/healthz")
             return respond(req, http::status::ok, "ok");
+        if (req.method() == http::verb::get || req.method() == http::verb::head)
+            return serve_static(req);
         respond(req, http::status::not_found, "not found\n");
+    }
+    void serve_static(const http::request<http::string_body>& req) {
+        const auto target = req.target();
+        auto file =
+            load_static_file(hub_.cfg.web_root, std::string_view(target.data(), target.size()));
+        if (!file) return respond(req, http::status::not_found, "not found\n");
+        auto res =
+            std::make_shared<http::response<http::string_body>>(http::status::ok, req.version());
+        res->set(http::field::server, "trunkfield");
+        res->set(http::field::content_type, file->content_type);
+        res->set(http::field::cache_control, file->cache_control);
+        res->set(http::field::etag, file->etag);
+        res->set("X-Content-Type-Options", "nosniff");
+        res->keep_alive(req.keep_alive());
+        if (req[http::field::if_none_match] == file->etag) {
+            res->result(http::status::not_modified);
+        } else if (req.method() == http::verb::head) {
+            res->content_length(file->body.size());
+        } else {
+            res->body() = std::move(file->body);
+        }
+        if (req.method() != http::verb::head && res->result() == http::status::ok)
+            res->prepare_payload();
+        send(std::move(res));
     }
     void respond(const http::request<http::string_body>& req, http::status st, const char* body) {
         auto res = std::make_shared<http::response<http::string_body>>(st, req.version());
@@ -51,6 +79,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         res->keep_alive(req.keep_alive());
         res->body() = body;
         res->prepare_payload();
+        send(std::move(res));
+    }
+    void send(std::shared_ptr<http::response<http::string_body>> res) {
         http::async_write(stream_, *res,
                           [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
                               if (ec) return;

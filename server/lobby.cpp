@@ -32,6 +32,7 @@ void Lobby::remove(const std::string& code) {
     {
         std::lock_guard lock(m_);
         rooms_.erase(code);
+        live_.erase(code);
         if (open_.erase(code)) publish_locked(to, msg);
     }
     for (auto& p : to) p->deliver(msg);
@@ -43,17 +44,28 @@ Msg Lobby::list_locked() const {
     return std::make_shared<const std::string>(proto::to_json(proto::Lobby{games}).dump());
 }
 
-// Collects live subscribers and the serialized list; the caller delivers after unlocking.
-void Lobby::publish_locked(std::vector<std::shared_ptr<Participant>>& to, Msg& msg) {
-    msg = list_locked();
-    for (auto it = subs_.begin(); it != subs_.end();) {
+Msg Lobby::live_locked() const {
+    nlohmann::json games = nlohmann::json::array();
+    for (auto& [code, entry] : live_) games.push_back(entry);
+    return std::make_shared<const std::string>(proto::to_json(proto::Live{games}).dump());
+}
+
+// Copies the subscribers still alive into `to`, forgetting the dead ones.
+void Lobby::collect(Subs& subs, std::vector<std::shared_ptr<Participant>>& to) {
+    for (auto it = subs.begin(); it != subs.end();) {
         if (auto p = it->second.lock()) {
             to.push_back(std::move(p));
             ++it;
         } else {
-            it = subs_.erase(it);
+            it = subs.erase(it);
         }
     }
+}
+
+// Collects live subscribers and the serialized list; the caller delivers after unlocking.
+void Lobby::publish_locked(std::vector<std::shared_ptr<Participant>>& to, Msg& msg) {
+    msg = list_locked();
+    collect(subs_, to);
 }
 
 void Lobby::set_open(const std::string& code, nlohmann::json entry) {
@@ -84,6 +96,41 @@ void Lobby::subscribe(const std::shared_ptr<Participant>& p) {
 void Lobby::unsubscribe(const Participant* p) {
     std::lock_guard lock(m_);
     subs_.erase(p);
+    live_subs_.erase(p);
+}
+
+void Lobby::set_live(const std::string& code, nlohmann::json entry, bool urgent) {
+    std::vector<std::shared_ptr<Participant>> to;
+    Msg msg;
+    {
+        std::lock_guard lock(m_);
+        if (entry.is_null()) {
+            if (!live_.erase(code)) return;
+        } else {
+            live_[code] = std::move(entry);
+        }
+        auto now = std::chrono::steady_clock::now();
+        if (!urgent && now - live_sent_ < live_interval_) return;  // sent with a later change
+        live_sent_ = now;
+        msg = live_locked();
+        collect(live_subs_, to);
+    }
+    for (auto& p : to) p->deliver(msg);
+}
+
+void Lobby::subscribe_live(const std::shared_ptr<Participant>& p) {
+    Msg msg;
+    {
+        std::lock_guard lock(m_);
+        live_subs_[p.get()] = p;
+        msg = live_locked();
+    }
+    p->deliver(msg);
+}
+
+void Lobby::set_live_interval(std::chrono::milliseconds ms) {
+    std::lock_guard lock(m_);
+    live_interval_ = ms;
 }
 
 void Lobby::seat(const std::string& player_id, const std::string& code) {

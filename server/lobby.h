@@ -1,12 +1,15 @@
-// The directory of rooms by code, the list of open public games and its subscribers.
-// Everything is under one mutex that is never held while delivering to connections: the
-// list is serialized once under the lock and handed out after it is released.
+// The directory of rooms by code, the list of open public games, the list of live games,
+// quick-match requests and the connections of each player. Everything is under one mutex that
+// is never held while delivering to connections: lists are serialized once under the lock and
+// handed out after it is released.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,6 +22,21 @@ namespace tf::server {
 
 class Room;
 
+// A connection as the lobby sees it: a participant that can also be told it now holds a seat
+// in a room it did not ask for by code (quick match), so that it leaves the room on close.
+class Member : public Participant {
+  public:
+    // Thread-safe.
+    virtual void adopt(const std::shared_ptr<Room>& room) = 0;
+};
+
+// A waiting quick-match request. `key` identifies the pool (time control and variant).
+struct Seek {
+    Player player;
+    std::string key;
+    std::weak_ptr<Member> who;  // the connection told about the match
+};
+
 class Lobby {
   public:
     // Registers a new room under a fresh short code; `make` builds it given the code.
@@ -30,22 +48,54 @@ class Lobby {
     void set_open(const std::string& code, nlohmann::json entry);
     // Sends the list now and on every change until unsubscribed.
     void subscribe(const std::shared_ptr<Participant>& p);
+    // Ends both the open-games and the live-games subscriptions of `p`.
     void unsubscribe(const Participant* p);
+
+    // Live games: `entry` is the listing, or null when the game ended. `urgent` publishes at
+    // once; other changes (turns) are coalesced to one broadcast per live interval.
+    void set_live(const std::string& code, nlohmann::json entry, bool urgent);
+    // Sends the live list now and its changes until unsubscribed.
+    void subscribe_live(const std::shared_ptr<Participant>& p);
+    void set_live_interval(std::chrono::milliseconds ms);
 
     // Which live games a player holds a seat in (for welcome after a token restore).
     void seat(const std::string& player_id, const std::string& code);
     void unseat(const std::string& player_id, const std::string& code);
     std::vector<std::string> games_of(const std::string& player_id);
 
+    // Connections per player (a player may use several): quick-match requests die with the
+    // last one.
+    void connected(const std::string& player_id, const std::shared_ptr<Member>& who);
+    void disconnected(const std::string& player_id, const Member* who);
+
+    // Quick match: pairs `p` with the oldest waiting request of another player in the same
+    // pool and returns it (removed), or files (or replaces) p's own request and returns null.
+    // A player has at most one request.
+    std::optional<Seek> quick_match(const Player& p, const std::string& key,
+                                    const std::shared_ptr<Member>& who);
+    // Withdraws p's request; false when there was none.
+    bool withdraw(const std::string& player_id);
+
   private:
+    using Subs = std::map<const Participant*, std::weak_ptr<Participant>>;
     Msg list_locked() const;
+    Msg live_locked() const;
+    static void collect(Subs& subs, std::vector<std::shared_ptr<Participant>>& to);
     void publish_locked(std::vector<std::shared_ptr<Participant>>& to, Msg& msg);
 
     std::mutex m_;
     std::map<std::string, std::shared_ptr<Room>> rooms_;
     std::map<std::string, nlohmann::json> open_;
-    std::map<const Participant*, std::weak_ptr<Participant>> subs_;
+    Subs subs_;
     std::map<std::string, std::set<std::string>> seats_;
+
+    std::map<std::string, nlohmann::json> live_;
+    Subs live_subs_;
+    std::chrono::milliseconds live_interval_{1000};
+    std::chrono::steady_clock::time_point live_sent_{};
+
+    std::map<std::string, std::map<const Member*, std::weak_ptr<Member>>> conns_;
+    std::vector<Seek> seeks_;  // oldest first, at most one per player
 };
 
 }  // namespace tf::server

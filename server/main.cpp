@@ -4,11 +4,13 @@
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <filesystem>
 #include <thread>
 #include <vector>
 
 #include "server/hub.h"
 #include "server/listener.h"
+#include "server/static_files.h"
 #include "server/transports.h"
 
 namespace net = boost::asio;
@@ -22,17 +24,40 @@ int main(int argc, char** argv) {
     app.add_option("--tcp-port", cfg.tcp_port, "newline-delimited JSON port, 0 = any free");
     app.add_option("--bind", cfg.bind, "address to listen on");
     app.add_option("--data", cfg.data_dir, "data directory (reserved; nothing is stored yet)");
+    cfg.web_root = tf::server::default_web_root();
+    app.add_option("--web-root", cfg.web_root,
+                   "folder of the web client served at / (default: <exe dir>/../web)");
     app.add_option("--log-level", level, "trace, debug, info, warn, error, critical or off");
     app.add_option("--threads", cfg.threads, "threads running the io_context")
         ->check(CLI::Range(1, 256));
     app.add_option("--grace-seconds", cfg.grace_seconds,
-                   "grace period for a disconnected player (reserved)");
+                   "grace period for a disconnected player before the opponent may claim the "
+                   "win (awarded after twice this); fractions allowed")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--award-seconds", cfg.award_seconds,
+                   "after the grace period, award the win unclaimed this much later "
+                   "(default: one more grace period)");
+    app.add_option("--start-timeout-seconds", cfg.start_timeout_seconds,
+                   "abort a game whose setups and silver's first turn are not done this long "
+                   "after both seats are filled; fractions allowed")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--retention-seconds", cfg.retention_seconds,
+                   "keep a finished game in memory this long; fractions allowed")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--chat-lines", cfg.chat_lines, "chat lines per player per game per window")
+        ->check(CLI::Range(1, 1000));
+    app.add_option("--chat-window-seconds", cfg.chat_window_seconds,
+                   "chat rate window; fractions allowed")
+        ->check(CLI::PositiveNumber);
     app.add_option("--rate", cfg.rate_per_second, "message credits per second per connection")
         ->check(CLI::PositiveNumber);
     app.add_option("--burst", cfg.rate_burst, "message credit bucket size")
         ->check(CLI::PositiveNumber);
     app.add_option("--history", cfg.history, "events kept per game for reconnection")
         ->check(CLI::Range(1, 1 << 20));
+    app.add_option("--live-interval-ms", cfg.live_interval_ms,
+                   "live-games list: at most one turn update per interval (0 = every turn)")
+        ->check(CLI::Range(0, 3600000));
     CLI11_PARSE(app, argc, argv);
 
     auto lvl = spdlog::level::from_str(level);
@@ -45,6 +70,7 @@ int main(int argc, char** argv) {
 
     net::io_context ioc(cfg.threads);
     auto hub = std::make_unique<tf::server::Hub>(ioc, cfg);
+    hub->lobby.set_live_interval(std::chrono::milliseconds(cfg.live_interval_ms));
     std::shared_ptr<tf::server::Listener> http, tcp;
     try {
         auto addr = net::ip::make_address(cfg.bind);
@@ -69,6 +95,9 @@ int main(int argc, char** argv) {
         spdlog::info("signal {}: stopping", sig);
         ioc.stop();
     });
+    if (!cfg.web_root.empty() &&
+        !std::filesystem::is_regular_file(std::filesystem::path(cfg.web_root) / "index.html"))
+        spdlog::warn("web root {} has no index.html: the web client is not served", cfg.web_root);
     spdlog::info("listening http={}:{} tcp={}:{}", cfg.bind, http->port(), cfg.bind, tcp->port());
 
     std::vector<std::thread> threads;

@@ -12,26 +12,35 @@ namespace tf::server {
 using nlohmann::json;
 using proto::Err;
 
+namespace {
+SteadyClock::duration seconds(double s) {
+    return std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(s));
+}
+}  // namespace
+
 Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Lobby& lobby,
-           std::size_t history_limit)
+           const Config& cfg)
     : ex_(std::move(ex)),
       code_(std::move(code)),
       params_(std::move(params)),
       lobby_(lobby),
-      history_limit_(history_limit),
-      game_(params_.variant) {
+      history_limit_(cfg.history),
+      grace_(seconds(cfg.grace_seconds)),
+      award_(seconds(cfg.award_seconds < 0 ? cfg.grace_seconds : cfg.award_seconds)),
+      start_timeout_(seconds(cfg.start_timeout_seconds)),
+      retention_(seconds(cfg.retention_seconds)),
+      chat_window_(seconds(cfg.chat_window_seconds)),
+      chat_lines_(cfg.chat_lines),
+      game_(params_.variant),
+      timer_(ex_) {
     seats_[idx(params_.creator_side)] = std::move(creator);
-}
-
-template <class F>
-void Room::on_strand(F&& f) {
-    boost::asio::post(ex_, [self = shared_from_this(), f = std::forward<F>(f)]() mutable { f(); });
+    if (params_.time_control) clock_.emplace(*params_.time_control);
 }
 
 void Room::open() {
     on_strand([this] {
         lobby_.seat(seats_[idx(params_.creator_side)]->id, code_);
-        if (params_.is_public) lobby_.set_open(code_, lobby_entry());
+        if (params_.is_public && !params_.quick_match) lobby_.set_open(code_, lobby_entry());
     });
 }
 
@@ -61,7 +70,9 @@ void Room::emit(const char* kind, json payload, bool changes_state) {
     ++version_;
     if (changes_state) state_version_ = version_;
     auto msg = std::make_shared<const std::string>(
-        proto::to_json(proto::Event{code_, version_, kind, std::move(payload), nullptr}).dump());
+        proto::to_json(proto::Event{code_, version_, kind, std::move(payload),
+                                    clocks_json(SteadyClock::now())})
+            .dump());
     history_.emplace_back(version_, msg);
     while (history_.size() > history_limit_) history_.pop_front();
     for (auto it = subs_.begin(); it != subs_.end();) {
@@ -72,6 +83,7 @@ void Room::emit(const char* kind, json payload, bool changes_state) {
             it = subs_.erase(it);
         }
     }
+    update_live(kind);
 }
 
 void Room::join(Player p, Who who) {
@@ -81,11 +93,13 @@ void Room::join(Player p, Who who) {
         Side s = ~params_.creator_side;
         seats_[idx(s)] = p;
         status_ = Status::Playing;
+        start_deadline_ = SteadyClock::now() + start_timeout_;
         lobby_.seat(p.id, code_);
         if (params_.is_public) lobby_.set_open(code_, nullptr);
         emit("join", {{"side", side_name(s)}, {"player", {{"id", p.id}, {"name", p.name}}}});
         subscribe(p, who);
         reply(who, proto::to_json(snapshot()));
+        update_presence();  // the creator may have left while the game was open
     });
 }
 
@@ -97,15 +111,23 @@ void Room::watch(Player p, Who who, std::optional<std::int64_t> since) {
         bool can_replay =
             since && *since <= version_ &&
             (*since == version_ || (!history_.empty() && history_.front().first <= *since + 1));
-        if (!can_replay) return reply(who, proto::to_json(snapshot()));
-        if (auto sp = who.lock())
+        if (!can_replay) {
+            reply(who, proto::to_json(snapshot()));
+        } else if (auto sp = who.lock()) {
             for (auto& [v, msg] : history_)
                 if (v > *since) sp->deliver(msg);
+        }
+        update_presence();  // after the catch-up, so player_back follows it
+        update_live("watch");
     });
 }
 
 void Room::leave(const Participant* who) {
-    on_strand([this, who] { subs_.erase(who); });
+    on_strand([this, who] {
+        subs_.erase(who);
+        update_presence();
+        update_live("leave");
+    });
 }
 
 void Room::cancel(Player p, Who who) {
@@ -121,15 +143,23 @@ void Room::cancel(Player p, Who who) {
     });
 }
 
-std::optional<Side> Room::check_mover(const Player& p, const Who& who,
-                                      const std::optional<std::string>& ref,
-                                      std::optional<std::int64_t> version) {
+std::optional<Side> Room::check_seated(const Player& p, const Who& who,
+                                       const std::optional<std::string>& ref) {
+    tick();  // a flag or an abort that is due takes effect before the request
     auto side = seat_of(p.id);
     if (!side) return fail(who, Err::NotSeated, "you hold no seat in this game", ref), std::nullopt;
     if (status_ == Status::Open)
         return fail(who, Err::NotStarted, "waiting for an opponent", ref), std::nullopt;
     if (status_ != Status::Playing)
         return fail(who, Err::GameOver, "the game is over", ref), std::nullopt;
+    return side;
+}
+
+std::optional<Side> Room::check_mover(const Player& p, const Who& who,
+                                      const std::optional<std::string>& ref,
+                                      std::optional<std::int64_t> version) {
+    auto side = check_seated(p, who, ref);
+    if (!side) return std::nullopt;
     if (game_.to_move() != *side)
         return fail(who, Err::NotYourTurn, "it is the opponent's turn", ref), std::nullopt;
     if (version && *version < state_version_)
@@ -153,6 +183,9 @@ void Room::setup(Player p, Who who, proto::SetupMsg m) {
     });
 }
 
+// Silver's first turn ends the no-start period and starts bronze's time; every later turn
+// presses the clock (the mover's time is deducted and the increment added). A turn that
+// arrives after the mover's time ran out is refused by check_mover's tick().
 void Room::turn(Player p, Who who, proto::TurnMsg m) {
     on_strand([this, p = std::move(p), who = std::move(who), m = std::move(m)] {
         auto side = check_mover(p, who, m.ref, m.version);
@@ -162,37 +195,37 @@ void Room::turn(Player p, Who who, proto::TurnMsg m) {
         if (auto e = game_.apply_turn(m.turn))
             return fail(who, Err::IllegalTurn, e->message, m.ref,
                         std::string(error_code_name(e->code)));
+        auto now = SteadyClock::now();
+        if (clock_) {
+            if (started())
+                clock_->press(now);
+            else
+                clock_->start(~*side, now);
+        }
         turns_.push_back(m.turn);
+        start_deadline_.reset();
+        offered_[idx(*side)] = false;
+        if (draw_offer_ == *side) draw_offer_.reset();  // the offer lapses with this turn
         reply(who, proto::to_json(proto::Ack{m.ref, version_ + 1}));
+        if (game_.over()) conclude();
         emit("turn", {{"side", side_name(*side)}, {"turn", to_json(m.turn)}});
-        if (game_.over()) finish();
+        if (game_.over()) return finish();
+        schedule();
     });
 }
 
-void Room::resign(Player p, Who who) {
-    on_strand([this, p = std::move(p), who = std::move(who)] {
-        auto side = seat_of(p.id);
-        if (!side) return fail(who, Err::NotSeated, "you hold no seat in this game");
-        if (status_ == Status::Open) return fail(who, Err::NotStarted, "cancel an open game");
-        if (status_ != Status::Playing) return fail(who, Err::GameOver, "the game is over");
-        game_.resign(*side);
-        emit("resign", {{"side", side_name(*side)}});
-        finish();
-    });
-}
-
-void Room::finish() {
-    status_ = Status::Over;
-    emit("game_over", result_to_json(game_));
-    for (auto& s : seats_)
-        if (s) lobby_.unseat(s->id, code_);
-}
-
+// Players and watchers; at most chat_lines_ lines per player per chat_window_.
 void Room::chat(Player p, Who who, std::string text) {
     on_strand([this, p = std::move(p), who = std::move(who), text = std::move(text)] {
         auto sp = who.lock();
         if (!seat_of(p.id) && (!sp || !subs_.count(sp.get())))
             return fail(who, Err::NotSeated, "watch the game before chatting in it");
+        auto now = SteadyClock::now();
+        auto& times = chat_times_[p.id];
+        while (!times.empty() && times.front() <= now - chat_window_) times.pop_front();
+        if (int(times.size()) >= chat_lines_)
+            return fail(who, Err::ChatRate, "too many chat lines; wait a few seconds");
+        times.push_back(now);
         emit("chat", {{"from", {{"id", p.id}, {"name", p.name}}}, {"text", text}}, false);
     });
 }

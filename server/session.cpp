@@ -38,9 +38,14 @@ bool Session::take_credit() {
 
 void Session::on_text(std::string_view text) {
     if (!take_credit()) {
+        if (++floods_ > int(hub_.cfg.rate_burst) + 1) return;  // closing: read and dropped
         spdlog::warn("{}: rate limited", transport());
         send_error(Err::RateLimited, "too many messages; slow down");
-        if (++floods_ > hub_.cfg.rate_burst) close("flood", false);
+        if (floods_ > hub_.cfg.rate_burst) {
+            spdlog::warn("{}: flooding, disconnecting", transport());
+            send_error(Err::Flooding, "kept sending without credits; disconnecting");
+            close("flood", false);
+        }
         return;
     }
     auto parsed = proto::parse_client(text);
@@ -57,9 +62,15 @@ void Session::on_text(std::string_view text) {
 
 void Session::on_closed() {
     if (lobby_sub_) hub_.lobby.unsubscribe(this);
-    for (auto& w : rooms_)
+    if (player_) hub_.lobby.disconnected(player_->id, this);
+    std::vector<std::weak_ptr<Room>> rooms;
+    {
+        std::lock_guard lock(rooms_m_);
+        gone_ = true;
+        rooms.swap(rooms_);
+    }
+    for (auto& w : rooms)
         if (auto r = w.lock()) r->leave(this);
-    rooms_.clear();
 }
 
 void Session::handle(proto::Hello& m) {
@@ -81,6 +92,7 @@ void Session::handle(proto::Hello& m) {
         player_ = *issued.player;
         token = issued.token;
     }
+    hub_.lobby.connected(player_->id, std::static_pointer_cast<Session>(shared_from_this()));
     send(proto::to_json(
         proto::Welcome{player_->id, token, player_->name, hub_.lobby.games_of(player_->id)}));
 }
@@ -92,6 +104,7 @@ std::shared_ptr<Room> Session::find_room(const std::string& code) {
 }
 
 void Session::remember(const std::shared_ptr<Room>& room) {
+    std::lock_guard lock(rooms_m_);
     for (auto& w : rooms_)
         if (w.lock() == room) return;
     rooms_.push_back(room);
@@ -104,7 +117,7 @@ void Session::handle(proto::CreateGame& m) {
         params.creator_side = std::random_device{}() & 1 ? Side::Bronze : Side::Silver;
     auto room = hub_.lobby.add([&](const std::string& code) {
         return std::make_shared<Room>(boost::asio::make_strand(hub_.ioc), code, params, *player_,
-                                      hub_.lobby, hub_.cfg.history);
+                                      hub_.lobby, hub_.cfg);
     });
     send(proto::to_json(proto::GameCreated{room->code(), "/g/" + room->code()}));
     room->open();
@@ -149,6 +162,24 @@ void Session::handle(proto::Resign& m) {
 
 void Session::handle(proto::Chat& m) {
     if (auto room = find_room(m.game)) room->chat(*player_, weak_from_this(), std::move(m.text));
+}
+
+void Session::handle(proto::DrawOffer& m) {
+    if (auto room = find_room(m.game)) room->draw(*player_, weak_from_this(), Room::DrawAct::Offer);
+}
+
+void Session::handle(proto::DrawAccept& m) {
+    if (auto room = find_room(m.game))
+        room->draw(*player_, weak_from_this(), Room::DrawAct::Accept);
+}
+
+void Session::handle(proto::DrawDecline& m) {
+    if (auto room = find_room(m.game))
+        room->draw(*player_, weak_from_this(), Room::DrawAct::Decline);
+}
+
+void Session::handle(proto::ClaimWin& m) {
+    if (auto room = find_room(m.game)) room->claim_win(*player_, weak_from_this());
 }
 
 void Session::handle(proto::Ping&) {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,11 +20,13 @@ namespace tf::server {
 
 class Room;
 
-class Session : public Participant, public std::enable_shared_from_this<Session> {
+class Session : public Member, public std::enable_shared_from_this<Session> {
   public:
     explicit Session(Hub& hub);
     // Thread-safe: ends the connection after the queued messages (or at once when `now`).
     virtual void close(std::string reason, bool now) = 0;
+    // Thread-safe: remembers a room this connection was seated in by quick match.
+    void adopt(const std::shared_ptr<Room>& room) override;
 
   protected:
     void on_text(std::string_view text);
@@ -49,12 +52,21 @@ class Session : public Participant, public std::enable_shared_from_this<Session>
     void handle(proto::Resign& m);
     void handle(proto::Chat& m);
     void handle(proto::Ping& m);
+    void handle(proto::QuickMatch& m);  // session_match.cpp
+    void handle(proto::QuickMatchCancel& m);
+    void handle(proto::ListLive& m);
+    void handle(proto::DrawOffer& m);
+    void handle(proto::DrawAccept& m);
+    void handle(proto::DrawDecline& m);
+    void handle(proto::ClaimWin& m);
 
     std::optional<Player> player_;
     double credits_;
     std::chrono::steady_clock::time_point refilled_;
     int floods_ = 0;
     bool lobby_sub_ = false;
+    std::mutex rooms_m_;  // rooms_ and gone_: adopt() comes from other connections' strands
+    bool gone_ = false;
     std::vector<std::weak_ptr<Room>> rooms_;  // rooms this connection watches
 };
 

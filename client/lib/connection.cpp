@@ -1,5 +1,7 @@
 #include "client/lib/connection.h"
 
+#include "client/lib/traffic_log.h"
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read_until.hpp>
@@ -31,6 +33,7 @@ class TcpConnection : public Connection {
         sock_.set_option(tcp::no_delay(true));
     }
     void send_text(const std::string& text) override {
+        traffic::record("sent", "tcp", text);
         net::write(sock_, net::buffer(text + "\n"));
     }
     void send_binary(const std::string&) override {
@@ -42,6 +45,7 @@ class TcpConnection : public Connection {
         if (ec) throw Closed(ec.message());
         std::string line = in_.substr(0, n - 1);
         in_.erase(0, n);
+        traffic::record("recv", "tcp", line);
         return line;
     }
     void close() override {
@@ -66,10 +70,12 @@ class WsConnection : public Connection {
         ws_.handshake(host + ":" + std::to_string(ep.port()), "/ws");
     }
     void send_text(const std::string& text) override {
+        traffic::record("sent", "ws", text);
         ws_.text(true);
         ws_.write(net::buffer(text));
     }
     void send_binary(const std::string& data) override {
+        traffic::record("sent", "ws", data, true);
         ws_.binary(true);
         ws_.write(net::buffer(data));
     }
@@ -83,7 +89,9 @@ class WsConnection : public Connection {
                 reason = std::string(ws_.reason().reason.data(), ws_.reason().reason.size());
             throw Closed(reason);
         }
-        return beast::buffers_to_string(buf.data());
+        std::string text = beast::buffers_to_string(buf.data());
+        traffic::record("recv", "ws", text, !ws_.got_text());
+        return text;
     }
     void close() override {
         beast::error_code ec;

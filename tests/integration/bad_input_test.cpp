@@ -2,6 +2,7 @@
 // reconnection with a token; message credits.
 #include <doctest/doctest.h>
 
+#include "client/lib/traffic_log.h"
 #include "common/json.h"
 #include "game_client.h"
 
@@ -11,8 +12,12 @@ namespace {
 using nlohmann::json;
 const std::vector<std::string> kFast = {"--rate", "1000000", "--burst", "1000000"};
 
+// Sends deliberately bad input (not schema-checked: a traffic "probe"), returns the error.
 json error_for(client::Connection& c, const std::string& text) {
-    c.send_text(text);
+    {
+        client::traffic::Probe probe;
+        c.send_text(text);
+    }
     json e = c.recv_type("error");
     INFO(text);
     return e;
@@ -103,7 +108,10 @@ TEST_CASE("bad_input") {
     auto big_tcp = client::connect_tcp("127.0.0.1", server.tcp_port());
     CHECK(error_for(*big_tcp, std::string(20000, ' '))["code"] == "too_large");
     CHECK_THROWS_AS(big_tcp->recv_text(), client::Closed);
-    w->send_text(R"({"type":"ping","pad":")" + std::string(17000, 'x') + "\"}");
+    {
+        client::traffic::Probe probe;
+        w->send_text(R"({"type":"ping","pad":")" + std::string(17000, 'x') + "\"}");
+    }
     CHECK_THROWS_AS(w->recv_text(), client::Closed);
 
     // Chat: length-limited, seen by everyone watching.
@@ -143,7 +151,7 @@ TEST_CASE("reconnect") {
     GameClient a3 = GameClient::connect(server, Transport::Ws, "", gone.token);
     a3.conn->send({{"type", "watch"}, {"code", a2.code}, {"since_version", 0}});
     auto snap = a3.recv_until("snapshot");
-    CHECK(snap["version"] == b.version);
+    CHECK(snap["version"] == b.version + 1);  // + player_back (a2's watch), unread by bob
     CHECK(a3.side == a2.side);
     CHECK(state_to_json(*a3.game) == state_to_json(*b.game));
     a3.conn->close();

@@ -54,10 +54,21 @@ bool GameClient::apply(const json& m) {
         CHECK(!game->apply_turn(*t));
     } else if (kind == "resign") {
         game->resign(*parse_side(p["side"].get<std::string>()));
+    } else if (kind == "timeout") {
+        game->resign(*parse_side(p["side"].get<std::string>()), EndReason::Time);
+    } else if (kind == "abandon") {
+        game->resign(*parse_side(p["side"].get<std::string>()), EndReason::Abandon);
+    } else if (kind == "draw_accept") {
+        game->agree_draw();
+    } else if (kind == "abort") {
+        aborted = true;
     } else if (kind == "game_over") {
         over = true;
         result = p;
-        CHECK(result == result_to_json(*game));
+        if (aborted)
+            CHECK(result["reason"] == "aborted");
+        else
+            CHECK(result == result_to_json(*game));
     }
     return true;
 }

@@ -23,6 +23,7 @@ struct GameClient {
     std::optional<Game> game;
     std::int64_t version = -1;
     bool over = false;
+    bool aborted = false;  // an "abort" event: game_over then has no rules result
     nlohmann::json result;
 
     // Connects and says hello (with a token when given); checks the welcome.

@@ -1,0 +1,68 @@
+#include "server/clock.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace tf::server {
+
+using std::chrono::duration_cast;
+using std::chrono::milliseconds;
+
+std::int64_t epoch_ms(TimePoint t, TimePoint now) {
+    auto wall = std::chrono::system_clock::now() +
+                duration_cast<std::chrono::system_clock::duration>(t - now);
+    return duration_cast<milliseconds>(wall.time_since_epoch()).count();
+}
+
+Clock::Clock(const proto::TimeControl& tc)
+    : left_{milliseconds(tc.initial_ms), milliseconds(tc.initial_ms)},
+      increment_(milliseconds(tc.increment_ms)) {}
+
+void Clock::start(Side s, TimePoint now) {
+    assert(!running_);
+    running_ = s;
+    since_ = now;
+}
+
+void Clock::press(TimePoint now) {
+    assert(running_);
+    Side s = *running_;
+    stop(now);
+    left_[idx(s)] += increment_;
+    start(~s, now);
+}
+
+void Clock::stop(TimePoint now) {
+    if (!running_) return;
+    auto& l = left_[idx(*running_)];
+    l = std::max(SteadyClock::duration::zero(), l - (now - since_));
+    running_.reset();
+}
+
+void Clock::flag(Side s) {
+    running_.reset();
+    left_[idx(s)] = SteadyClock::duration::zero();
+}
+
+SteadyClock::duration Clock::left(Side s, TimePoint now) const {
+    auto l = left_[idx(s)];
+    if (running_ == s) l -= now - since_;
+    return l;
+}
+
+std::optional<TimePoint> Clock::deadline() const {
+    if (!running_) return std::nullopt;
+    return since_ + left_[idx(*running_)];
+}
+
+nlohmann::json Clock::to_json(TimePoint now) const {
+    auto ms = [&](Side s) {
+        return std::max<std::int64_t>(0, duration_cast<milliseconds>(left(s, now)).count());
+    };
+    return {{"silver_ms", ms(Side::Silver)},
+            {"bronze_ms", ms(Side::Bronze)},
+            {"running", running_ ? nlohmann::json(side_name(*running_)) : nlohmann::json(nullptr)},
+            {"at", epoch_ms(now, now)}};
+}
+
+}  // namespace tf::server

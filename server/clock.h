@@ -1,0 +1,54 @@
+// A Fischer game clock kept on the server's steady clock: time left per side, which side's
+// time is running, and the increment added after each timed turn. Plain value type with no
+// I/O and no timers; the room reads deadline() to arm its timer.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "common/types.h"
+#include "proto/messages.h"
+
+namespace tf::server {
+
+using SteadyClock = std::chrono::steady_clock;
+using TimePoint = SteadyClock::time_point;
+
+// Server epoch milliseconds (system clock) of a steady-clock instant, for the wire.
+std::int64_t epoch_ms(TimePoint t, TimePoint now);
+
+class Clock {
+  public:
+    explicit Clock(const proto::TimeControl& tc);
+
+    // Starts `s`'s time at `now`; nobody's time may be running.
+    void start(Side s, TimePoint now);
+    // The running side completed a turn at `now`: its elapsed time is deducted, the increment
+    // added, and the other side's time starts.
+    void press(TimePoint now);
+    // Deducts the running side's elapsed time; nobody's time runs afterwards.
+    void stop(TimePoint now);
+    // Sets `s`'s time to zero and stops the clock (a loss on time).
+    void flag(Side s);
+
+    std::optional<Side> running() const { return running_; }
+    SteadyClock::duration left(Side s, TimePoint now) const;
+    // True when the running side has no time left at `now`.
+    bool expired(TimePoint now) const { return running_ && left(*running_, now).count() <= 0; }
+    // When the running side's time runs out; nullopt when no time is running.
+    std::optional<TimePoint> deadline() const;
+
+    // {"silver_ms","bronze_ms","running","at"}: the reading at `now` (proto/PROTOCOL.md).
+    nlohmann::json to_json(TimePoint now) const;
+
+  private:
+    SteadyClock::duration left_[2];
+    SteadyClock::duration increment_;
+    std::optional<Side> running_;
+    TimePoint since_;  // when the running side's time started
+};
+
+}  // namespace tf::server

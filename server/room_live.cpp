@@ -1,0 +1,39 @@
+// The room's entry in the lobby's list of live games (PROTOCOL.md "live"): public games being
+// played, with players, turns played, score and spectators. Runs on the room's strand.
+#include "common/json.h"
+#include "server/lobby.h"
+#include "server/room.h"
+
+namespace tf::server {
+
+using nlohmann::json;
+
+json Room::live_entry() const {
+    json players = json::object(), score = json::object();
+    for (Side s : {Side::Silver, Side::Bronze}) {
+        const auto& seat = seats_[idx(s)];
+        std::string name(side_name(s));
+        players[name] = seat ? json{{"id", seat->id}, {"name", seat->name}} : json(nullptr);
+        score[name] = game_.score(s);
+    }
+    return {{"code", code_},
+            {"variant", to_json(params_.variant)},
+            {"time_control",
+             params_.time_control ? proto::to_json(*params_.time_control) : json(nullptr)},
+            {"players", std::move(players)},
+            {"turns", game_.turns_played()},
+            {"to_move", side_name(game_.to_move())},
+            {"score", std::move(score)},
+            {"spectators", spectators()}};
+}
+
+void Room::update_live(std::string_view what) {
+    if (!params_.is_public || status_ != Status::Playing) {
+        lobby_.set_live(code_, nullptr, true);  // not (or no longer) live: a no-op if unlisted
+        return;
+    }
+    bool urgent = what != "turn" && what != "setup" && what != "chat";
+    lobby_.set_live(code_, live_entry(), urgent);
+}
+
+}  // namespace tf::server

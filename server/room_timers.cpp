@@ -1,0 +1,139 @@
+// What happens to a room with time or presence (proto/PROTOCOL.md "Time"):
+// - the clock: the side to move loses on time when its time runs out;
+// - the no-start limit: from both seats filled until silver's first turn, else aborted;
+// - disconnect grace: a seat with no connection may be claimed by the opponent after one
+//   grace period and is awarded to it after a further award period; both seats away: nobody is
+//   awarded, the clock (if any) keeps running, an untimed game is aborted at the award time;
+// - retention: a finished game leaves the directory after the retention period.
+// One steady_timer on the room's strand is armed for the earliest of these deadlines; every
+// deadline is also checked when a request arrives (tick), so a late turn is never accepted.
+#include <spdlog/spdlog.h>
+
+#include "common/json.h"
+#include "server/lobby.h"
+#include "server/room.h"
+
+namespace tf::server {
+
+using nlohmann::json;
+using proto::Err;
+
+void Room::tick() {
+    check_deadlines(SteadyClock::now());
+    schedule();
+}
+
+void Room::check_deadlines(TimePoint now) {
+    if (status_ == Status::Playing && clock_ && clock_->expired(now))
+        end_timeout(*clock_->running());
+    if (status_ == Status::Playing && start_deadline_ && now >= *start_deadline_)
+        end_abort("no_start");
+    for (Side s : {Side::Silver, Side::Bronze}) {
+        if (status_ != Status::Playing || !started() || !away_since_[idx(s)]) continue;
+        if (now < *away_since_[idx(s)] + grace_ + award_) continue;
+        if (present(~s))
+            end_abandon(s, false);
+        else if (!clock_)
+            end_abort("abandoned");
+    }
+    if (remove_at_ && now >= *remove_at_) {
+        remove_at_.reset();
+        spdlog::debug("room {}: removed after the retention period", code_);
+        lobby_.remove(code_);
+    }
+}
+
+// Arms the timer for the earliest deadline that can act; cancels it when there is none.
+void Room::schedule() {
+    std::optional<TimePoint> next;
+    auto consider = [&](std::optional<TimePoint> t) {
+        if (t && (!next || *t < *next)) next = t;
+    };
+    if (status_ == Status::Playing) {
+        if (clock_) consider(clock_->deadline());
+        consider(start_deadline_);
+        for (Side s : {Side::Silver, Side::Bronze})
+            if (started() && away_since_[idx(s)] && (present(~s) || !clock_))
+                consider(*away_since_[idx(s)] + grace_ + award_);
+    }
+    consider(remove_at_);
+    if (!next) {
+        timer_.cancel();
+        return;
+    }
+    timer_.expires_at(*next);
+    timer_.async_wait([w = weak_from_this()](boost::system::error_code ec) {
+        if (ec) return;  // cancelled or re-armed
+        if (auto self = w.lock()) self->tick();
+    });
+}
+
+bool Room::present(Side s) const {
+    if (!seats_[idx(s)]) return false;
+    for (auto& [p, sub] : subs_)
+        if (sub.player_id == seats_[idx(s)]->id && !sub.who.expired()) return true;
+    return false;
+}
+
+void Room::update_presence() {
+    if (status_ != Status::Playing) return;
+    auto now = SteadyClock::now();
+    for (Side s : {Side::Silver, Side::Bronze}) {
+        auto& away = away_since_[idx(s)];
+        bool here = present(s);
+        if (!here && !away) {
+            away = now;
+            emit("player_left",
+                 {{"side", side_name(s)},
+                  {"claim_at", epoch_ms(now + grace_, now)},
+                  {"award_at", epoch_ms(now + grace_ + award_, now)}},
+                 false);
+        } else if (here && away) {
+            away.reset();
+            emit("player_back", {{"side", side_name(s)}}, false);
+        }
+    }
+    schedule();
+}
+
+void Room::conclude() {
+    if (clock_) clock_->stop(SteadyClock::now());
+    start_deadline_.reset();
+    draw_offer_.reset();
+    away_since_[0].reset();
+    away_since_[1].reset();
+}
+
+void Room::end_timeout(Side loser) {
+    conclude();
+    clock_->flag(loser);
+    game_.resign(loser, EndReason::Time);
+    emit("timeout", {{"side", side_name(loser)}});
+    finish();
+}
+
+void Room::end_abandon(Side loser, bool claimed) {
+    conclude();
+    game_.resign(loser, EndReason::Abandon);
+    emit("abandon", {{"side", side_name(loser)}, {"claimed", claimed}});
+    finish();
+}
+
+void Room::end_abort(const char* why) {
+    conclude();
+    status_ = Status::Aborted;
+    emit("abort", {{"reason", why}});
+    finish();
+}
+
+void Room::finish() {
+    if (status_ != Status::Aborted) status_ = Status::Over;
+    emit("game_over", result_json());
+    for (auto& s : seats_)
+        if (s) lobby_.unseat(s->id, code_);
+    chat_times_.clear();
+    remove_at_ = SteadyClock::now() + retention_;
+    schedule();
+}
+
+}  // namespace tf::server

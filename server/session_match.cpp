@@ -1,0 +1,63 @@
+// Session handlers for the lobby's quick match and live-games list (lobby.h, lobby_match.cpp).
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/strand.hpp>
+#include <random>
+
+#include "server/room.h"
+#include "server/session.h"
+
+namespace tf::server {
+
+// Pairs with a waiting player of the same pool, or files this player's request. The player who
+// completes a pair builds the room and tells both: `matched`, then the game's snapshot.
+void Session::handle(proto::QuickMatch& m) {
+    auto self = std::static_pointer_cast<Session>(shared_from_this());
+    std::string pool = proto::to_json(m).dump();  // canonical variant and time control
+    auto opponent = hub_.lobby.quick_match(*player_, pool, self);
+    if (!opponent) return send(proto::to_json(proto::QuickMatchWaiting{m.variant, m.time_control}));
+
+    RoomParams params{m.variant, m.time_control, true, Side::Silver, true};
+    if (std::random_device{}() & 1) params.creator_side = Side::Bronze;
+    auto room = hub_.lobby.add([&](const std::string& code) {
+        return std::make_shared<Room>(boost::asio::make_strand(hub_.ioc), code, params, *player_,
+                                      hub_.lobby, hub_.cfg);
+    });
+    const std::string link = "/g/" + room->code();
+    spdlog::info("quick match: {} vs {} in {}", player_->id, opponent->player.id, room->code());
+    send(proto::to_json(proto::Matched{room->code(), link, params.creator_side}));
+    remember(room);
+    room->open();
+    room->watch(*player_, weak_from_this(), std::nullopt);
+    if (auto them = opponent->who.lock()) {
+        them->deliver(std::make_shared<const std::string>(
+            proto::to_json(proto::Matched{room->code(), link, ~params.creator_side}).dump()));
+        them->adopt(room);
+    }
+    room->join(opponent->player, opponent->who);
+}
+
+void Session::handle(proto::QuickMatchCancel&) {
+    hub_.lobby.withdraw(player_->id);
+    send(proto::to_json(proto::QuickMatchCancelled{}));
+}
+
+void Session::handle(proto::ListLive&) {
+    lobby_sub_ = true;
+    hub_.lobby.subscribe_live(shared_from_this());
+}
+
+void Session::adopt(const std::shared_ptr<Room>& room) {
+    {
+        std::lock_guard lock(rooms_m_);
+        if (!gone_) {
+            for (auto& w : rooms_)
+                if (w.lock() == room) return;
+            rooms_.push_back(room);
+            return;
+        }
+    }
+    room->leave(this);  // closed meanwhile: the room must not count this connection
+}
+
+}  // namespace tf::server

@@ -1,0 +1,166 @@
+// A Room driven through the Participant interface with fake participants and no sockets: seat
+// checks, out-of-turn, wrong phase, stale versions, illegal turns, spectators who cannot act.
+#include <doctest/doctest.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/strand.hpp>
+
+#include "common/json.h"
+#include "common/playout.h"
+#include "server/lobby.h"
+#include "server/room.h"
+
+namespace tf::server {
+namespace {
+
+using nlohmann::json;
+
+struct Fake : Participant {
+    std::vector<json> got;
+    void deliver(Msg m) override { got.push_back(json::parse(*m)); }
+    // The last message received, which must be of `type`; clears the inbox.
+    json last(const std::string& type) {
+        REQUIRE(!got.empty());
+        json m = got.back();
+        CHECK(m["type"] == type);
+        got.clear();
+        return m;
+    }
+};
+
+struct Fixture {
+    Lobby lobby;
+    boost::asio::io_context ioc;
+    Config cfg;
+    Player ann{"p-ann", "ann"}, bob{"p-bob", "bob"}, cat{"p-cat", "cat"};
+    std::shared_ptr<Fake> a = std::make_shared<Fake>(), b = std::make_shared<Fake>(),
+                          c = std::make_shared<Fake>();
+    std::shared_ptr<Room> room;
+    Game mirror{Variant{}};
+    Rng rng{5};
+
+    Fixture() {
+        RoomParams params{Variant{}, std::nullopt, true, Side::Silver};
+        room = std::make_shared<Room>(boost::asio::make_strand(ioc), "abc234", params, ann, lobby,
+                                      cfg);
+        room->open();
+        room->watch(ann, a, std::nullopt);
+        run();
+    }
+    void run() {
+        ioc.restart();
+        ioc.poll();
+    }
+    json error_of(Fake& f) {
+        run();
+        return f.last("error");
+    }
+    proto::SetupMsg setup_msg(std::optional<std::int64_t> version = {}) {
+        return proto::SetupMsg{"abc234", random_setup(mirror, rng), version, "s"};
+    }
+    proto::TurnMsg turn_msg(std::optional<std::int64_t> version = {}) {
+        MoveList ml;
+        mirror.generate(ml);
+        Turn t = ml.size == 0 ? Turn{} : mirror.to_turn(ml[0]);
+        return proto::TurnMsg{"abc234", t, version, "t"};
+    }
+};
+
+}  // namespace
+
+TEST_CASE("room: seats, turns and versions through fake participants") {
+    Fixture f;
+    CHECK(f.a->last("snapshot")["status"] == "open");
+
+    // Waiting for an opponent.
+    f.room->setup(f.ann, f.a, f.setup_msg());
+    CHECK(f.error_of(*f.a)["code"] == "not_started");
+
+    f.room->join(f.bob, f.b);
+    f.run();
+    CHECK(f.b->last("snapshot")["status"] == "playing");
+    CHECK(f.a->last("event")["kind"] == "join");
+
+    // A third player cannot join; a spectator cannot act.
+    f.room->join(f.cat, f.c);
+    CHECK(f.error_of(*f.c)["code"] == "game_full");
+    f.room->watch(f.cat, f.c, std::nullopt);
+    f.run();
+    CHECK(f.c->last("snapshot")["spectators"] == 1);
+    f.room->setup(f.cat, f.c, f.setup_msg());
+    CHECK(f.error_of(*f.c)["code"] == "not_seated");
+    f.room->resign(f.cat, f.c);
+    CHECK(f.error_of(*f.c)["code"] == "not_seated");
+
+    // Silver sets up first; bronze is out of turn; a turn is the wrong phase.
+    f.room->setup(f.bob, f.b, f.setup_msg());
+    json e = f.error_of(*f.b);
+    CHECK(e["code"] == "not_your_turn");
+    CHECK(e["version"] == 1);
+    f.room->turn(f.ann, f.a, f.turn_msg());
+    CHECK(f.error_of(*f.a)["code"] == "wrong_phase");
+
+    auto s = f.setup_msg(1);
+    REQUIRE(!f.mirror.apply_setup(Side::Silver, s.setup));
+    f.room->setup(f.ann, f.a, s);
+    f.run();
+    CHECK(f.a->got.at(0)["type"] == "ack");
+    CHECK(f.a->got.at(0)["version"] == 2);
+    CHECK(f.a->last("event")["kind"] == "setup");
+    CHECK(f.c->last("event")["version"] == 2);  // the spectator sees it too
+    f.b->got.clear();
+
+    // Bronze based on version 1 is stale now; with the right version it is accepted.
+    f.room->setup(f.bob, f.b, f.setup_msg(1));
+    e = f.error_of(*f.b);
+    CHECK(e["code"] == "stale_version");
+    CHECK(e["version"] == 2);
+    s = f.setup_msg(2);
+    REQUIRE(!f.mirror.apply_setup(Side::Bronze, s.setup));
+    f.room->setup(f.bob, f.b, s);
+    f.run();
+    CHECK(f.b->last("event")["kind"] == "setup");
+    f.a->got.clear();
+
+    // Play: an illegal turn carries the rules' code and changes nothing.
+    proto::TurnMsg bad{"abc234",
+                       Turn{ElephantMove{Cell{0, 0}, {Cell{0, 1}}, std::nullopt}, std::nullopt, {}},
+                       3, "x"};
+    f.room->turn(f.ann, f.a, bad);
+    e = f.error_of(*f.a);
+    CHECK(e["code"] == "illegal_turn");
+    CHECK(e["ref"] == "x");
+    CHECK(e["rule"].is_string());
+    CHECK(e["version"] == 3);
+
+    auto t = f.turn_msg(3);
+    REQUIRE(!f.mirror.apply_turn(t.turn));
+    f.room->turn(f.ann, f.a, t);
+    f.run();
+    CHECK(f.a->last("event")["kind"] == "turn");
+    f.room->turn(f.ann, f.a, f.turn_msg(4));
+    CHECK(f.error_of(*f.a)["code"] == "not_your_turn");
+
+    // Chat from the spectator reaches everyone and does not make bronze's version stale.
+    f.room->chat(f.cat, f.c, "hi");
+    f.run();
+    CHECK(f.b->last("event")["kind"] == "chat");
+    t = f.turn_msg(4);
+    REQUIRE(!f.mirror.apply_turn(t.turn));
+    f.room->turn(f.bob, f.b, t);
+    f.run();
+    CHECK(f.b->last("event")["version"] == 6);
+
+    // Cancel after the start; resign ends the game for everyone.
+    f.room->cancel(f.ann, f.a);
+    CHECK(f.error_of(*f.a)["code"] == "already_started");
+    f.room->resign(f.bob, f.b);
+    f.run();
+    json over = f.c->last("event");
+    CHECK(over["kind"] == "game_over");
+    CHECK(over["payload"]["winner"] == "silver");
+    f.room->turn(f.ann, f.a, f.turn_msg());
+    CHECK(f.error_of(*f.a)["code"] == "game_over");
+}
+
+}  // namespace tf::server
