@@ -60,21 +60,28 @@ ClientMsg hello(const Json& j) {
     m.token = opt_str(j, "token", 128);
     return m;
 }
+// "variant": optional, the default variant when absent.
+Variant variant_field(const Json& j) {
+    const Json* v = opt_field(j, "variant");
+    if (!v) return Variant{};
+    auto var = variant_from_json(*v);
+    if (!var) throw Fail{{Err::BadVariant, var.error().message}};
+    return *var;
+}
+// "time_control": required, an object {initial_ms > 0, increment_ms >= 0} or null (untimed).
+std::optional<TimeControl> time_control_field(const Json& j) {
+    const Json& tc = field(j, "time_control");
+    if (tc.is_null()) return std::nullopt;
+    if (!tc.is_object()) bad("field \"time_control\" must be an object or null");
+    TimeControl t{non_negative(field(tc, "initial_ms"), "initial_ms"),
+                  non_negative(field(tc, "increment_ms"), "increment_ms")};
+    if (t.initial_ms <= 0) bad("time_control.initial_ms must be > 0");
+    return t;
+}
 ClientMsg create_game(const Json& j) {
     CreateGame m;
-    if (auto* v = opt_field(j, "variant")) {
-        auto var = variant_from_json(*v);
-        if (!var) throw Fail{{Err::BadVariant, var.error().message}};
-        m.variant = *var;
-    }
-    const Json& tc = field(j, "time_control");
-    if (!tc.is_null()) {
-        if (!tc.is_object()) bad("field \"time_control\" must be an object or null");
-        TimeControl t{non_negative(field(tc, "initial_ms"), "initial_ms"),
-                      non_negative(field(tc, "increment_ms"), "increment_ms")};
-        if (t.initial_ms <= 0) bad("time_control.initial_ms must be > 0");
-        m.time_control = t;
-    }
+    m.variant = variant_field(j);
+    m.time_control = time_control_field(j);
     auto c = str(field(j, "color"), "color");
     if (c == "silver")
         m.color = ColorChoice::Silver;
@@ -92,19 +99,8 @@ ClientMsg create_game(const Json& j) {
 // quick_match: "variant" optional (default), "time_control" required, an object or null.
 ClientMsg quick_match(const Json& j) {
     QuickMatch m;
-    if (auto* v = opt_field(j, "variant")) {
-        auto var = variant_from_json(*v);
-        if (!var) throw Fail{{Err::BadVariant, var.error().message}};
-        m.variant = *var;
-    }
-    const Json& tc = field(j, "time_control");
-    if (!tc.is_null()) {
-        if (!tc.is_object()) bad("field \"time_control\" must be an object or null");
-        TimeControl t{non_negative(field(tc, "initial_ms"), "initial_ms"),
-                      non_negative(field(tc, "increment_ms"), "increment_ms")};
-        if (t.initial_ms <= 0) bad("time_control.initial_ms must be > 0");
-        m.time_control = t;
-    }
+    m.variant = variant_field(j);
+    m.time_control = time_control_field(j);
     return m;
 }
 ClientMsg watch(const Json& j) {
