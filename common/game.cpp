@@ -126,23 +126,28 @@ std::vector<Cell> Game::burnt_cells() const {
     return out;
 }
 
+namespace {
+
+// Spec §2: a guardian on [x, 0] or [x, N+1] (1 <= x <= N) watches column x; on [0, y] or
+// [N+1, y] it watches row y; corners watch nothing. The one place this rule is written.
+bool guardian_watches_column(Cell g, int x, int n) {
+    return x >= 1 && x <= n && g.x == x && (g.y == 0 || g.y == n + 1);
+}
+bool guardian_watches_row(Cell g, int y, int n) {
+    return y >= 1 && y <= n && g.y == y && (g.x == 0 || g.x == n + 1);
+}
+
+}  // namespace
+
 bool Game::watches_column(int x) const {
-    if (x < 1 || x > v_.size) return false;
     for (Sq g : gsq_)
-        if (g) {
-            Cell c = cell_of(g);
-            if (c.x == x && (c.y == 0 || c.y == v_.size + 1)) return true;
-        }
+        if (g && guardian_watches_column(cell_of(g), x, v_.size)) return true;
     return false;
 }
 
 bool Game::watches_row(int y) const {
-    if (y < 1 || y > v_.size) return false;
     for (Sq g : gsq_)
-        if (g) {
-            Cell c = cell_of(g);
-            if (c.y == y && (c.x == 0 || c.x == v_.size + 1)) return true;
-        }
+        if (g && guardian_watches_row(cell_of(g), y, v_.size)) return true;
     return false;
 }
 
@@ -299,12 +304,12 @@ std::optional<RuleError> Game::check_setup(Side s, const Setup& st) const {
         for (const GuardianInfo& g : guardians()) gs.push_back(g.cell);
     auto watched_col = [&](int x) {
         for (Cell g : gs)
-            if (g.x == x && (g.y == 0 || g.y == n + 1)) return true;
+            if (guardian_watches_column(g, x, n)) return true;
         return false;
     };
     auto watched_row = [&](int y) {
         for (Cell g : gs)
-            if (g.y == y && (g.x == 0 || g.x == n + 1)) return true;
+            if (guardian_watches_row(g, y, n)) return true;
         return false;
     };
     auto on_crossing = [&](Cell c) { return watched_col(c.x) && watched_row(c.y); };
