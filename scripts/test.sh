@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quick start, command 2: install what is missing, build, and run every test.
-#   release tree (build/): all tests;  sanitizer tree (build-asan/): unit and integration tests.
+#   release tree (build/): all tests;  sanitizer tree (build-asan/): unit and integration tests;
+#   clang tree (build-fuzz/): the fuzz targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -11,3 +12,11 @@ echo "== ASan+UBSan build"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTF_SANITIZE=ON -DTF_WASM=OFF >/dev/null
 cmake --build build-asan -j"$(nproc)"
 (cd build-asan && ctest --output-on-failure -j"$(nproc)" -L sanitize)
+
+# Third tree: the libFuzzer targets (tests/fuzz, docs/FUZZING.md) need clang; each runs
+# TF_FUZZ_SECONDS (default 30) from its committed corpus, and any crash fails.
+echo "== libFuzzer targets (clang, ASan+UBSan), ${TF_FUZZ_SECONDS:-30} s each"
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
+  -DTF_WASM=OFF -DTF_FUZZ=ON -DTF_FUZZ_SECONDS="${TF_FUZZ_SECONDS:-30}" >/dev/null
+cmake --build build-fuzz -j"$(nproc)" --target fuzz
+(cd build-fuzz && ctest --output-on-failure -j"$(nproc)" -L fuzz)
