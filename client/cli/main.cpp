@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "bot_cmd.h"
+#include "play_cmd.h"
 #include "rules_cmd.h"
 
 namespace {
@@ -10,6 +12,8 @@ namespace {
 constexpr const char* kUsage = R"(usage: trunkfield <command> [args]
 commands:
   rules    replay, moves, perft, notation, bench on game records (trunkfield rules --help)
+  play     play on a server in the terminal (trunkfield play --help)
+  bot      play on a server as the computer opponent (trunkfield bot --help)
 )";
 
 }  // namespace
@@ -23,6 +27,8 @@ int main(int argc, char** argv) {
     const std::string cmd = args[0];
     args.erase(args.begin());
     if (cmd == "rules") return tf::cli::rules_command(args);
+    if (cmd == "play") return tf::cli::play_command(args);
+    if (cmd == "bot") return tf::cli::bot_command(args);
     std::cerr << "trunkfield: unknown command '" << cmd << "'\n" << kUsage;
     return 2;
 }

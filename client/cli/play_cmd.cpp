@@ -1,0 +1,345 @@
+// `trunkfield play`: options, the token file, and the poll() loop that joins the keyboard, the
+// server connection (with reconnection) and the clock display. The game logic is Session's.
+#include "play_cmd.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "play_input.h"
+#include "play_net.h"
+#include "play_session.h"
+#include "play_term.h"
+
+namespace tf::cli {
+
+namespace {
+
+using namespace tf::play;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kUsage = R"(usage: trunkfield play [options]
+  --server HOST:PORT   the server's TCP port (default 127.0.0.1:8081)
+  --name NAME          your display name for a new identity (default: $USER)
+  --token-file PATH    where your identity token is kept (default:
+                       $XDG_CONFIG_HOME/trunkfield/token or ~/.config/trunkfield/token)
+  --no-color           no colours (also when NO_COLOR is set);  --color forces them
+  --ascii              ASCII pieces (^ > v <) instead of arrows; --unicode forces arrows
+Once connected, type  help  for the commands.
+)";
+
+volatile sig_atomic_t g_stop = 0;
+
+void on_signal(int) {
+    g_stop = 1;
+}
+
+// ---- token file: one "SERVER TOKEN" line per server ------------------------------------------
+
+std::string default_token_path() {
+    const char* xdg = std::getenv("XDG_CONFIG_HOME");
+    if (xdg && *xdg) return std::string(xdg) + "/trunkfield/token";
+    const char* home = std::getenv("HOME");
+    if (home && *home) return std::string(home) + "/.config/trunkfield/token";
+    return "";
+}
+
+std::string read_token(const std::string& path, const std::string& server) {
+    if (path.empty()) return "";
+    std::ifstream in(path);
+    std::string line, any;
+    while (std::getline(in, line)) {
+        std::istringstream ls(line);
+        std::string a, b;
+        ls >> a >> b;
+        if (a.empty()) continue;
+        if (b.empty()) {
+            any = a;  // a bare token: good for any server
+        } else if (a == server) {
+            return b;
+        }
+    }
+    return any;
+}
+
+bool make_dirs(const std::string& dir) {
+    if (dir.empty()) return true;
+    struct stat st {};
+    if (stat(dir.c_str(), &st) == 0) return S_ISDIR(st.st_mode);
+    std::size_t slash = dir.find_last_of('/');
+    if (slash != std::string::npos && slash > 0 && !make_dirs(dir.substr(0, slash))) return false;
+    return mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST;
+}
+
+// Replaces this server's line (keeping the others) by writing a new file and renaming it.
+std::string write_token(const std::string& path, const std::string& server,
+                        const std::string& token) {
+    if (path.empty()) return "no place for the token file (set HOME or --token-file)";
+    std::vector<std::string> keep;
+    {
+        std::ifstream in(path);
+        std::string line;
+        while (std::getline(in, line) && keep.size() < 1000) {
+            std::istringstream ls(line);
+            std::string a, b;
+            ls >> a >> b;
+            if (!a.empty() && !b.empty() && a != server) keep.push_back(a + " " + b);
+        }
+    }
+    keep.push_back(server + " " + token);
+    std::size_t slash = path.find_last_of('/');
+    if (slash != std::string::npos && !make_dirs(path.substr(0, slash)))
+        return "cannot create the folder of " + path;
+    const std::string tmp = path + ".tmp";
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) return "cannot write " + tmp + ": " + std::strerror(errno);
+    std::string text;
+    for (auto& l : keep) text += l + "\n";
+    bool ok = ::write(fd, text.data(), text.size()) == ssize_t(text.size());
+    ok = ::close(fd) == 0 && ok;
+    if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+        ::unlink(tmp.c_str());
+        return "cannot write " + path;
+    }
+    return "";
+}
+
+// ---- the terminal and the connection, as the session sees them -----------------------------
+
+struct App : Session::Io {
+    Term& term;
+    LineSocket sock;
+    std::string token_path, server_key;
+    bool stop = false;
+    Clock::time_point last_send{};
+
+    explicit App(Term& t) : term(t) {}
+    bool send(const nlohmann::json& msg) override {
+        if (!sock.is_connected()) return false;
+        last_send = Clock::now();
+        return sock.send_line(msg.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
+    void print(const std::string& text) override { term.print(text); }
+    void save_token(const std::string& token) override {
+        std::string err = write_token(token_path, server_key, token);
+        if (!err.empty()) term.print("(could not save your token: " + err + ")");
+    }
+    void quit() override { stop = true; }
+};
+
+bool utf8_locale() {
+    for (const char* var : {"LC_ALL", "LC_CTYPE", "LANG"}) {
+        const char* v = std::getenv(var);
+        if (!v || !*v) continue;
+        std::string s = v;
+        std::transform(s.begin(), s.end(), s.begin(),
+                       [](unsigned char c) { return std::tolower(c); });
+        return s.find("utf-8") != std::string::npos || s.find("utf8") != std::string::npos;
+    }
+    return false;
+}
+
+}  // namespace
+
+int play_command(const std::vector<std::string>& args) {
+    std::string server = "127.0.0.1:8081", name, token_path = default_token_path();
+    int color = -1, unicode = -1;  // -1: decide from the environment
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string a = args[i], val;
+        const bool has_eq = a.rfind("--", 0) == 0 && a.find('=') != std::string::npos;
+        if (has_eq) {
+            val = a.substr(a.find('=') + 1);
+            a = a.substr(0, a.find('='));
+        }
+        auto value = [&](std::string& out) {
+            if (has_eq) {
+                out = val;
+                return true;
+            }
+            if (i + 1 >= args.size()) return false;
+            out = args[++i];
+            return true;
+        };
+        if (a == "-h" || a == "--help") {
+            std::cout << kUsage;
+            return 0;
+        } else if (a == "--server") {
+            if (!value(server))
+                return std::cerr << "trunkfield play: --server needs HOST:PORT\n", 2;
+        } else if (a == "--name") {
+            if (!value(name)) return std::cerr << "trunkfield play: --name needs a value\n", 2;
+        } else if (a == "--token-file") {
+            if (!value(token_path))
+                return std::cerr << "trunkfield play: --token-file needs a path\n", 2;
+        } else if (a == "--no-color" || a == "--no-colour") {
+            color = 0;
+        } else if (a == "--color" || a == "--colour") {
+            color = 1;
+        } else if (a == "--ascii") {
+            unicode = 0;
+        } else if (a == "--unicode") {
+            unicode = 1;
+        } else {
+            std::cerr << "trunkfield play: unknown option '" << args[i] << "'\n" << kUsage;
+            return 2;
+        }
+    }
+    std::string host;
+    unsigned short port = 8081;
+    if (!parse_server(server, host, port)) {
+        std::cerr << "trunkfield play: --server: expected HOST:PORT, got '" << server << "'\n";
+        return 2;
+    }
+    if (name.empty()) {
+        const char* user = std::getenv("USER");
+        if (user) name = user;
+    }
+    if (name.size() > 32) name.resize(32);
+    name = clean_text(name, 32);
+
+    const bool tty_in = isatty(STDIN_FILENO), tty_out = isatty(STDOUT_FILENO);
+    const char* no_color = std::getenv("NO_COLOR");
+    const char* term_env = std::getenv("TERM");
+    Style style;
+    style.color = color == 1 || (color == -1 && tty_out && !(no_color && *no_color) &&
+                                 !(term_env && std::string(term_env) == "dumb"));
+    style.unicode = unicode == 1 || (unicode == -1 && utf8_locale());
+
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    sigaction(SIGHUP, &sa, nullptr);
+    signal(SIGPIPE, SIG_IGN);
+
+    Term term(tty_in && tty_out);
+    App app(term);
+    app.token_path = token_path;
+    app.server_key = host + ":" + std::to_string(port);
+    Session::Options opts;
+    opts.name = name;
+    opts.token = read_token(token_path, app.server_key);
+    opts.style = style;
+    opts.seed = std::random_device{}();
+    Session session(app, opts);
+
+    term.print("trunkfield play: connecting to " + app.server_key + " (type help for commands)");
+    int attempt = 0;
+    bool was_welcomed = false;
+    Clock::time_point next_connect = Clock::now(), last_recv = Clock::now();
+    bool stdin_open = true;
+
+    auto schedule_reconnect = [&](const std::string& why, bool was_connected) {
+        if (was_connected) {
+            session.on_disconnected(why);
+        }
+        const int ms = std::min(15000, 500 << std::min(attempt, 5));
+        const bool quiet = attempt >= 3 && attempt % 10 != 0;  // a long outage: say it less often
+        ++attempt;
+        next_connect = Clock::now() + std::chrono::milliseconds(ms);
+        if (!quiet)
+            term.print((was_connected ? std::string("")
+                                      : "cannot connect to " + app.server_key + ": " + why + "; ") +
+                       "retrying in " + std::to_string((ms + 999) / 1000) + " s (quit to give up)");
+    };
+
+    while (!app.stop && !g_stop) {
+        Clock::time_point now = Clock::now();
+        if (!app.sock.is_open() && now >= next_connect) {
+            if (auto err = app.sock.start(host, port)) schedule_reconnect(*err, false);
+        }
+        pollfd fds[2];
+        int nfds = 0;
+        int in_idx = -1, sock_idx = -1;
+        if (stdin_open) {
+            fds[nfds] = {STDIN_FILENO, POLLIN, 0};
+            in_idx = nfds++;
+        }
+        if (app.sock.is_open()) {
+            fds[nfds] = {app.sock.fd(), app.sock.poll_events(), 0};
+            sock_idx = nfds++;
+        }
+        int timeout = 1000;
+        if (session.clock_running()) timeout = 200;
+        if (app.sock.is_connecting()) timeout = 200;
+        if (!app.sock.is_open()) {
+            auto until =
+                std::chrono::duration_cast<std::chrono::milliseconds>(next_connect - now).count();
+            timeout = int(std::clamp<long long>(until, 0, 1000));
+        }
+        term.set_prompt(session.prompt(now, app.sock.is_connected() && session.welcomed()));
+        int rc = poll(fds, nfds_t(nfds), timeout);
+        if (rc < 0 && errno != EINTR) {
+            term.print(std::string("poll failed: ") + std::strerror(errno));
+            break;
+        }
+        now = Clock::now();
+        if (rc > 0 && in_idx >= 0 && fds[in_idx].revents) {
+            char buf[4096];
+            ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+            auto on_line = [&](const std::string& line) {
+                if (app.stop) return;
+                session.on_command(line);
+                term.set_prompt(
+                    session.prompt(Clock::now(), app.sock.is_connected() && session.welcomed()));
+            };
+            Term::Input in;
+            if (n > 0) {
+                in = term.feed(std::string_view(buf, std::size_t(n)), on_line);
+            } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+                in = term.end_of_input(on_line);
+                stdin_open = false;
+            }
+            if (in.redraw) session.print_game();
+            if (in.eof) app.stop = true;
+        }
+        if (app.stop) break;
+        if (app.sock.is_open()) {
+            short rev = rc > 0 && sock_idx >= 0 ? fds[sock_idx].revents : 0;
+            const bool was_connected = app.sock.is_connected();
+            LineSocket::Result r = app.sock.on_ready(rev, now);
+            if (r.connected_now) {
+                last_recv = now;
+                session.on_connected();
+            }
+            for (const std::string& line : r.lines) {
+                last_recv = now;
+                session.on_message(line);
+            }
+            if (session.welcomed() && !was_welcomed) attempt = 0;
+            was_welcomed = session.welcomed();
+            if (r.closed) {
+                schedule_reconnect(*r.closed, was_connected);
+                was_welcomed = false;
+            }
+        }
+        // Keep-alive: a ping after 20 s of silence; nothing at all for 60 s means a dead link.
+        if (app.sock.is_connected()) {
+            if (now - last_recv > std::chrono::seconds(20) &&
+                now - app.last_send > std::chrono::seconds(20))
+                app.send(nlohmann::json{{"type", "ping"}});
+            if (now - last_recv > std::chrono::seconds(60)) {
+                app.sock.close();
+                was_welcomed = false;
+                schedule_reconnect("no answer from the server for 60 s", true);
+            }
+        }
+    }
+    term.restore();
+    app.sock.close();
+    return 0;
+}
+
+}  // namespace tf::cli

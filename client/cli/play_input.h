@@ -1,0 +1,49 @@
+// Parsing what the player types into `trunkfield play` (command arguments, setups, time
+// controls) and making server text safe to print. No I/O.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/game.h"
+#include "proto/messages.h"
+
+namespace tf::play {
+
+std::vector<std::string> split_words(std::string_view s);
+// A game code as the protocol writes them, checked loosely (the server has the last word).
+bool is_game_code(std::string_view c);
+
+// `create`/`quick` arguments: size=N elephants=E burnt=B quiet=Q time=MIN+INC side=S private.
+struct GameOptions {
+    Variant variant;
+    std::optional<proto::TimeControl> time_control;  // nullopt: untimed
+    proto::ColorChoice color = proto::ColorChoice::Random;
+    bool is_public = true;
+};
+// Parses `words` (the command's arguments). `with_seat`: side= and private are allowed.
+// On error returns nullopt and sets `err`.
+std::optional<GameOptions> parse_game_options(const std::vector<std::string>& words, bool with_seat,
+                                              std::string& err);
+// "5+3" (minutes + seconds of increment), "0.5+0", "untimed"/"none" -> nullopt time control.
+// Returns false on a malformed value.
+bool parse_time_control(std::string_view s, std::optional<proto::TimeControl>& out,
+                        std::string& err);
+std::string describe_time_control(const std::optional<proto::TimeControl>& tc);
+
+// `setup a1 c1 e1 g1 i1 | Sa Nd`: field cells are elephants, ring cells guardians; `|` and
+// commas are optional separators. Returns nullopt and sets `err` on a word that is not a cell.
+std::optional<Setup> parse_setup_words(const std::vector<std::string>& words, int size,
+                                       std::string& err);
+std::string setup_to_text(const Setup& s, int size);
+
+// Server-supplied text made safe for a terminal: control characters (escape sequences
+// included) become '?', invalid UTF-8 becomes '?', and the result is at most `max` bytes.
+std::string clean_text(std::string_view s, std::size_t max = 600);
+
+// "HOST:PORT", "[v6addr]:PORT" or "HOST" (default port). False when malformed.
+bool parse_server(std::string_view s, std::string& host, unsigned short& port);
+
+}  // namespace tf::play

@@ -1,0 +1,119 @@
+// The logic of `trunkfield play`: what the server says (welcome, snapshots, events, lobby
+// lists, errors) and what the player types (lobby commands, setups, turns in notation, chat,
+// resign, draw). It talks to the world only through Io, so tests can drive it without sockets
+// or a terminal. Nothing a server or a player sends makes it throw. play_session.cpp holds the
+// server side, play_commands.cpp the commands.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/playout.h"
+#include "play_view.h"
+
+namespace tf::play {
+
+class Session {
+  public:
+    struct Io {
+        virtual ~Io() = default;
+        // Sends one protocol message; false when not connected.
+        virtual bool send(const nlohmann::json& msg) = 0;
+        virtual void print(const std::string& text) = 0;
+        virtual void save_token(const std::string& token) = 0;
+        virtual void quit() = 0;
+    };
+    struct Options {
+        std::string name;
+        std::string token;  // saved identity, may be empty
+        Style style;
+        unsigned seed = 0;  // for `setup auto`
+    };
+
+    Session(Io& io, Options opts);
+
+    // The connection is up: say hello.
+    void on_connected();
+    void on_disconnected(const std::string& why);
+    // One line from the server.
+    void on_message(std::string_view line);
+    // One line typed by the player.
+    void on_command(std::string_view line);
+
+    bool welcomed() const { return welcomed_; }
+    bool clock_running() const;
+    // The prompt: game code, whose turn, clocks.
+    std::string prompt(SteadyClock::time_point now, bool online) const;
+    const GameView& view() const { return view_; }
+    void print_game();
+
+    static std::string help_text(std::string_view topic);
+
+  private:
+    using Json = nlohmann::json;
+    using Handler = void (Session::*)(const std::vector<std::string>& words, std::string_view rest);
+
+    // server messages
+    void dispatch(const Json& j);
+    void on_welcome(const Json& j);
+    void on_error(const Json& j);
+    void on_snapshot(const Json& j);
+    void on_event(const Json& j);
+    void on_lobby(const Json& j);
+    void on_live(const Json& j);
+    void apply_event(const std::string& kind, const Json& payload);
+    void read_clocks(const Json& clocks);
+    void resync(bool full);
+
+    // commands
+    void cmd_help(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_quit(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_create(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_join(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_quick(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_list(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_live(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_watch(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_leave(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_cancel(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_setup(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_moves(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_board(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_history(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_chat(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_resign(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_draw(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_claim(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_turn(const std::vector<std::string>& w, std::string_view rest);
+    void try_turn(std::string_view text);
+    static const std::map<std::string, Handler>& commands();
+
+    bool send(const Json& j);
+    void say(const std::string& text) { io_.print(text); }
+    void note(const std::string& text);  // a dim informational line
+    void fail(const std::string& text);  // an error line
+    bool need_game(bool seated);
+    std::string next_ref(const std::string& what);
+    std::string hint() const;
+    void start_view(const std::string& code);
+
+    Io& io_;
+    Options opts_;
+    Rng rng_;
+    bool welcomed_ = false;
+    bool hello_with_token_ = false;
+    std::string player_id_, name_;
+    GameView view_;
+    std::map<std::string, std::string> pending_;  // ref -> what was sent
+    int ref_counter_ = 0;
+    bool want_lobby_ = false, want_live_ = false;
+    bool quick_waiting_ = false;
+    std::string confirm_resign_;  // the game a `resign` waits for a "yes" for
+};
+
+}  // namespace tf::play

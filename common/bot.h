@@ -1,0 +1,50 @@
+// The computer opponent: chooses whole setups and turns (elephant move, burnt trunk, guardian
+// moves) for the side to move. No I/O and no global mutable state: every call builds its own
+// search, so any number of threads may call it at once on their own (or shared const) games.
+//
+// The search is alpha-beta (negamax, iterative deepening, transposition table) over whole turns
+// with a static evaluation, bounded per level by a depth and a node budget, never by wall time:
+// the same position, level and seed give the same answer on every machine. Level 5 visits at
+// most 300,000 positions (well under a second on one core). See common/bot.cpp for the design
+// and docs/BENCHMARKS.md "Bot strength" for the measured strength and time of every level.
+#pragma once
+
+#include <cstdint>
+
+#include "error.h"
+#include "game.h"
+#include "turn.h"
+
+namespace tf {
+
+inline constexpr int kMinBotLevel = 1, kMaxBotLevel = 5;
+
+struct BotOptions {
+    int level = 3;            // 1 (weakest) .. 5 (strongest)
+    std::uint64_t seed = 1;   // varies the choice among equal setups and equally good turns
+    std::uint64_t nodes = 0;  // when non-zero, this node budget replaces the level's
+};
+
+// What a search did, for benchmarks and logs.
+struct BotInfo {
+    std::uint64_t nodes = 0;  // positions visited (the budget counts these)
+    int depth = 0;            // deepest iteration completed, in whole turns
+    int candidates = 0;       // whole-turn candidates at the root
+    int score = 0;            // evaluation of the chosen turn, centipoints for the mover
+};
+
+// The node budget of a level (0 for levels outside 1..5). When it is smaller than the number of
+// candidate turns (level 1), the bot judges a seeded random sample of that many.
+std::uint64_t bot_node_budget(int level);
+
+// A legal setup for the side whose setup is expected. Errors: the game is not in a setup
+// phase (wrong_phase / game_over), or the level is out of range (bad_format).
+Expected<Setup> bot_setup(const Game& g, const BotOptions& opt);
+
+// A legal turn for the side to move; its elephant part is empty exactly when that side has no
+// legal elephant move (it may still place a burnt trunk or move guardians). Errors: the game
+// is not being played (wrong_phase / game_over), or the level is out of range (bad_format).
+// The turn is checked with Game::apply_turn on a copy before it is returned.
+Expected<Turn> bot_turn(const Game& g, const BotOptions& opt, BotInfo* info = nullptr);
+
+}  // namespace tf
