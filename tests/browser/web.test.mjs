@@ -1,12 +1,21 @@
 // End-to-end test of the web client in headless Debian chromium (playwright-core, never a
-// downloaded browser): static serving, then two players create, join and play a small game to
-// the end by clicking on the board, a spectator joins mid-game, a player reloads mid-game.
+// downloaded browser), against the real trunkfield-server:
+// - static serving;
+// - two players create (one shares the link) and join a small game and play it to the end by
+//   clicking on the board, choosing among the moves the page offers; on the way: an illegal
+//   click explained, keyboard selection and Escape, a guardian move with its cost shown first,
+//   a burnt trunk, a refused turn rolled back, a connection drop, a reload, names and chat
+//   that look like HTML; a third player on a phone viewport watches from the live list and sees
+//   the same final score;
+// - the spectator count reaches the players; the finished game opens in the replay viewer and
+//   in the player's finished-games list; quick match; a game against the computer.
 // Env: TF_SERVER_BIN (trunkfield-server), TF_WEB_ROOT (the build's web/), TF_ARTIFACTS (screenshots).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
 
@@ -15,12 +24,20 @@ const WEB_ROOT = process.env.TF_WEB_ROOT;
 const ART = process.env.TF_ARTIFACTS ?? path.resolve("artifacts");
 const CHROMIUM = process.env.TF_CHROMIUM ?? "/usr/bin/chromium";
 mkdirSync(ART, { recursive: true });
+const DATA = mkdtempSync(path.join(os.tmpdir(), "tf-browser-"));
+
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const XSS_NAME = "<img src=x onerror=__xss=1>";
+const XSS_CHAT = "<img src=x onerror=__xss=2> <b>bold?</b>";
 
 let server, base, browser;
+const pageErrors = [];
 
 function startServer() {
   return new Promise((resolve, reject) => {
-    const args = ["--http-port", "0", "--tcp-port", "0", "--bind", "127.0.0.1", "--log-level", "info"];
+    const args = ["--http-port", "0", "--tcp-port", "0", "--bind", "127.0.0.1", "--log-level", "info",
+      "--data", DATA, "--live-interval-ms", "0"];
     if (WEB_ROOT) args.push("--web-root", WEB_ROOT);
     const p = spawn(SERVER, args, { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
@@ -65,6 +82,8 @@ before(async () => {
 after(async () => {
   await browser?.close();
   server?.kill("SIGTERM");
+  rmSync(DATA, { recursive: true, force: true });
+  assert.deepEqual(pageErrors, [], "no uncaught errors in the pages");
 });
 
 test("static files: content types, game links, no traversal", async () => {
@@ -102,27 +121,34 @@ const rnd = (n) => {
   seed = (seed * 1103515245 + 12345) & 0x7fffffff;
   return seed % n;
 };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function newPlayer(name, viewport = { width: 1280, height: 800 }) {
+async function newPlayer(name, viewport = DESKTOP) {
   const ctx = await browser.newContext({ viewport });
   const page = await ctx.newPage();
-  page.on("pageerror", (e) => console.error(`[${name}] page error:`, e));
+  page.on("pageerror", (e) => {
+    console.error(`[${name}] page error:`, e);
+    pageErrors.push(`${name}: ${e.message}`);
+  });
   await page.goto(base + "/");
+  await page.waitForSelector(".conn-online");
   await page.fill("#name-input", name);
   await page.click("#name-save");
-  await page.waitForSelector("#me:has-text('" + name + "')");
+  await page.waitForFunction((n) => window.trunkfield.S.me?.name === n, name);
   await page.waitForSelector(".conn-online");
   return page;
 }
 
-const version = (page, code) => page.evaluate((c) => window.trunkfield.S.games.get(c)?.version ?? -1, code);
-const phaseOf = (page) => page.evaluate(() => {
+const gameOf = (page) => page.evaluate(() => {
   const S = window.trunkfield.S;
-  const G = S.games.get(S.current);
+  const G = S.games.get(S.route.code);
   if (!G?.state) return null;
-  const side = ["silver", "bronze"].find((s) => G.players[s]?.id === S.me.player_id);
-  return { side, phase: G.state.phase, toMove: G.state.to_move, over: !!G.result, pending: !!G.pending };
+  const side = ["silver", "bronze"].find((s) => G.players[s]?.id === S.me?.player_id) ?? null;
+  return { side, version: G.version, phase: G.state.phase, toMove: G.state.to_move, over: !!G.result,
+    pending: !!G.pending, burnt: G.state.burnt.length, score: G.state.score,
+    trunks: side ? G.state.players[side].trunks : 0 };
 });
+const version = (page, code) => page.evaluate((c) => window.trunkfield.S.games.get(c)?.version ?? -1, code);
 
 // Waits until both pages have seen the same last event of the game (the server may add events
 // of its own, e.g. a player's connection leaving and coming back).
@@ -130,49 +156,62 @@ async function synced(a, b, code) {
   for (let i = 0; i < 200; i++) {
     const [va, vb] = [await version(a, code), await version(b, code)];
     if (va === vb && va > 0) return;
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   assert.fail("the two pages did not reach the same game version");
 }
 
-async function clickCell(page, name) {
-  await page.click(`#board [data-name="${name}"]`);
-}
+const cell = (page, name) => page.locator(`#board [data-name="${name}"]`);
 
 async function doSetup(page, elephants, guardians) {
-  await page.waitForFunction(() => document.querySelector("#send-btn") && !document.querySelector("#send-btn").hidden);
-  for (const c of [...elephants, ...guardians]) await clickCell(page, c);
+  await page.waitForSelector("#send-btn:not([hidden])");
+  for (const c of [...elephants, ...guardians]) await cell(page, c).click();
   await page.waitForSelector("#send-btn:not([disabled])");
   await page.click("#send-btn");
 }
 
-// One turn, elephant move only, chosen among the candidates the page offers.
-async function playTurn(page, onSelect = null) {
-  const cands = await page.$$("#board .cand");
-  if (cands.length === 0) {
-    // no elephant move: pass
-    await page.click("#send-btn");
-    return;
-  }
-  await cands[rnd(cands.length)].click();
+async function waitMyTurn(page) {
+  await page.waitForFunction(() => {
+    const S = window.trunkfield.S;
+    const G = S.games.get(S.route.code);
+    return G?.result || (G?.state?.phase === "play" && !G.pending &&
+      G.players[G.state.to_move]?.id === S.me.player_id && G.draft && !G.draft.from && !G.history.length);
+  });
+}
+
+// The elephant part of a turn, chosen among the cells and facings the page offers.
+async function chooseElephantMove(page, onSelect = null) {
+  const movable = await page.$$("#board .cand.movable");
+  if (movable.length === 0) return false; // no elephant move: the turn is a pass
+  await movable[rnd(movable.length)].click();
   if (onSelect) await onSelect();
-  for (let i = 0; i < 8; i++) {
-    if (!(await page.isDisabled("#send-btn"))) break;
-    const faces = await page.$$("#facing button:not([hidden])");
+  for (let i = 0; i < 8 && (await page.isDisabled("#send-btn")); i++) {
     const facingVisible = await page.isVisible("#facing");
+    const faces = facingVisible ? await page.$$("#facing button:not([hidden])") : [];
     const next = await page.$$("#board .cand:not(.movable)");
-    const options = (facingVisible ? faces.length : 0) + next.length;
+    const options = faces.length + next.length;
     assert.ok(options > 0, "the page offers a way to continue the move");
     const k = rnd(options);
-    if (facingVisible && k < faces.length) await faces[k].click();
-    else await next[k - (facingVisible ? faces.length : 0)].click();
+    if (k < faces.length) await faces[k].click();
+    else await next[k - faces.length].click();
   }
+  assert.ok(!(await page.isDisabled("#send-btn")), "the move is complete");
+  return true;
+}
+
+async function playTurn(page, onSelect = null) {
+  await chooseElephantMove(page, onSelect);
   await page.click("#send-btn");
 }
 
-test("two players play a game to the end; a spectator and a reload follow", async () => {
+// --- the main game ---------------------------------------------------------------------------
+const shared = { code: null, score: null, turns: 0, spectatorCountSeen: null, ann: null, bob: null, spectator: null };
+
+test("two players play a game to the end; a spectator, a drop and a reload follow", async () => {
   const ann = await newPlayer("Ann");
-  const bob = await newPlayer("Bob <b>&amp;</b>");
+  const bob = await newPlayer(XSS_NAME);
+  shared.ann = ann;
+  shared.bob = bob;
   // create: 5x5, 2 elephants, 1 burnt, quiet 6, Ann plays silver
   await ann.selectOption("#cv-size", "5");
   await ann.selectOption("#cv-elephants", "2");
@@ -182,35 +221,72 @@ test("two players play a game to the end; a spectator and a reload follow", asyn
   await ann.click("#create-btn");
   await ann.waitForURL(/\/g\/[A-Za-z0-9_-]+$/);
   const code = new URL(ann.url()).pathname.split("/")[2];
+  shared.code = code;
   await ann.waitForSelector("#status:has-text('Waiting for an opponent')");
+  const link = await ann.inputValue("#share-link");
+  assert.equal(link, `${base}/g/${code}`);
 
-  // Bob sees the open game in the lobby (pushed update) and joins from the list
+  // Bob sees the open game in the lobby (a pushed update); the creator's name is text
   await bob.waitForSelector(`#open-games li[data-code="${code}"]`);
-  // the name is shown as text, never as HTML
   assert.equal(await bob.textContent(`#open-games li[data-code="${code}"] .who`), "Ann");
   await bob.screenshot({ path: path.join(ART, "lobby.png") });
-  await bob.click(`#open-games li[data-code="${code}"] button.join`);
+  // The shared link opens the game with a Join button; the link also works pasted in the lobby.
+  await bob.goto(link);
+  await bob.waitForSelector("#join-seat:not([hidden])");
+  assert.equal(await bob.textContent("#game-role"), "You are watching");
+  await bob.click("#back-btn");
+  await bob.fill("#join-code", link);
+  await bob.click("#join-btn");
   await bob.waitForURL(new RegExp(`/g/${code}$`));
+  await bob.waitForSelector("#game-role:has-text('You play bronze')");
 
   await doSetup(ann, ["b1", "d1"], ["Se", "SW"]);
   await bob.waitForFunction(() => document.querySelector("#status").textContent.startsWith("Your setup"));
   await doSetup(bob, ["a2", "a4"], ["NE", "E5"]);
-  assert.equal(await bob.locator(".player.bronze .name").textContent(), "Bob <b>&amp;</b>");
+  // the name that looks like HTML is shown as text
+  await ann.waitForSelector(".player.bronze .name");
+  assert.equal(await ann.locator(".player.bronze .name").textContent(), XSS_NAME);
 
   const players = { silver: ann, bronze: bob };
-  let spectator = null, reloaded = false, turns = 0, midShot = false, rolledBack = false;
+  let spectator = null, reloaded = false, dropped = false, rolledBack = false, midShot = false;
+  let explained = false, keyboard = false, guardianCost = false, burnt = false, chatted = false, lastSeen = false;
+  let turns = 0;
   for (; turns < 300; turns++) {
-    const st = await phaseOf(ann);
+    const st = await gameOf(ann);
     if (st.over) break;
     const page = players[st.toMove];
-    await page.waitForFunction(() => {
-      const S = window.trunkfield.S;
-      const G = S.games.get(S.current);
-      return G?.result || (G?.state?.phase === "play" && !G.pending &&
-        G.players[G.state.to_move]?.id === S.me.player_id && G.draft && !G.draft.from);
-    });
-    if ((await phaseOf(page)).over) break;
-    const before = await version(page, code);
+    const other = page === ann ? bob : ann;
+    await waitMyTurn(page);
+    const me = await gameOf(page);
+    if (me.over) break;
+    const before = me.version;
+
+    if (!explained && page === ann) {
+      // A click the rules refuse is explained in the rules library's words.
+      await cell(ann, "a2").click(); // a bronze elephant
+      await ann.waitForSelector("#error:not([hidden])");
+      assert.match(await ann.textContent("#error"), /^Not allowed: there is no silver elephant at a2/);
+      explained = true;
+    }
+    if (!keyboard && page === ann && (await ann.$$("#board .cand.movable")).length) {
+      // Keyboard: Enter chooses the focused cell, the arrows move the focus, Escape undoes.
+      const name = await ann.getAttribute("#board .cand.movable", "data-name");
+      await cell(ann, name).focus();
+      await ann.keyboard.press("Enter");
+      await ann.waitForFunction(() => window.trunkfield.S.games.get(window.trunkfield.S.route.code).draft.from);
+      await ann.keyboard.press("ArrowUp");
+      assert.notEqual(await ann.evaluate(() => document.activeElement.getAttribute("data-name")), name);
+      await ann.keyboard.press("Escape");
+      await ann.waitForFunction(() => !window.trunkfield.S.games.get(window.trunkfield.S.route.code).draft.from);
+      keyboard = true;
+    }
+    if (!lastSeen && turns > 0) {
+      // the opponent's last turn is highlighted
+      assert.ok((await page.$$("#board .last")).length > 0, "last turn highlighted");
+      assert.equal(await page.locator("#turn-log li.last").count(), 1);
+      lastSeen = true;
+    }
+
     if (turns === 6) {
       // The server refuses a turn (here: a stale version forced into the message): the page
       // rolls its prediction back to the server's position and says why; then play goes on.
@@ -226,63 +302,243 @@ test("two players play a game to the end; a spectator and a reload follow", asyn
         };
       });
       await playTurn(page);
-      await page.waitForSelector("#error:not([hidden])");
-      assert.match(await page.textContent("#error"), /refused/);
+      await page.waitForSelector("#error:has-text('refused')");
       await page.waitForFunction(() => {
         const S = window.trunkfield.S;
-        const G = S.games.get(S.current);
+        const G = S.games.get(S.route.code);
         return !G.pending && !G.shown && G.draft && !G.draft.from;
       });
       assert.equal(await version(page, code), before);
       rolledBack = true;
     }
+
     const shoot = !midShot && turns >= 4 && page === ann;
-    await playTurn(page, shoot ? async () => {
-      // the legal landing cells of the selected elephant, from the WebAssembly rules
+    const moved = await chooseElephantMove(page, shoot ? async () => {
+      // the legal landing cells of the chosen elephant, from the WebAssembly rules
       assert.ok((await ann.$$("#board .cand:not(.movable)")).length > 0);
       await ann.screenshot({ path: path.join(ART, "midgame.png") });
       midShot = true;
     } : null);
+    const after = await gameOf(page);
+    if (!guardianCost && moved && !(await page.isVisible("#draft-captures")) && (await page.$$("#board .cand")).length) {
+      // A guardian: its reachable ring cells show their cost; the draft shows the total before
+      // sending; Undo takes the guardian move back.
+      const held = await page.evaluate(() => {
+        const S = window.trunkfield.S;
+        const G = S.games.get(S.route.code);
+        const side = ["silver", "bronze"].find((s) => G.players[s]?.id === S.me.player_id);
+        return G.draftCache?.v?.state.players[side].trunks ?? 0;
+      });
+      if (held > 0) {
+        const guardian = await page.getAttribute("#board .cand", "data-name");
+        await cell(page, guardian).click();
+        await page.waitForSelector("#status:has-text('cost in trunks')");
+      }
+      if (held > 0 && (await page.locator("#board .cand").count()) === 0) {
+        await page.click("#undo-btn"); // this guardian is boxed in: take the choice back
+      } else if (held > 0) {
+        const labelled = page.locator("#board .cand").first();
+        const target = await labelled.getAttribute("aria-label");
+        assert.match(target, /costs \d+/);
+        await labelled.click();
+        await page.waitForSelector("#draft-cost");
+        assert.match(await page.textContent("#draft-cost"), /^Guardian moves cost \d+ trunks?/);
+        assert.match(await page.textContent("#draft-notation"), /[+-]\d/);
+        await page.screenshot({ path: path.join(ART, "guardian-cost.png") });
+        await page.click("#undo-btn"); // takes the guardian move back
+        await page.waitForSelector("#draft-cost", { state: "detached" });
+        await page.click("#undo-btn"); // and the choice of the guardian
+        await page.waitForSelector("#send-btn:not([disabled])");
+        guardianCost = true;
+      }
+    }
+    if (!burnt && turns >= 2 && (await page.isVisible("#burnt-btn"))) {
+      await page.click("#burnt-btn");
+      const free = await page.$$("#board .cand");
+      await free[rnd(free.length)].click();
+      assert.match(await page.textContent("#draft-notation"), /\*[a-e][1-5]/);
+      burnt = true;
+      await page.click("#send-btn");
+      await page.waitForFunction(([c, v]) => (window.trunkfield.S.games.get(c)?.version ?? 0) > v, [code, before]);
+      assert.equal((await gameOf(page)).burnt, after.burnt + 1);
+    } else {
+      await page.click("#send-btn");
+    }
     await ann.waitForFunction(([c, v]) => (window.trunkfield.S.games.get(c)?.version ?? 0) > v, [code, before]);
     await bob.waitForFunction(([c, v]) => (window.trunkfield.S.games.get(c)?.version ?? 0) > v, [code, before]);
+    void other;
 
-    if (turns === 2 && !spectator) {
-      // a third player opens the shared link mid-game and watches
-      const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
-      spectator = await ctx.newPage();
-      await spectator.goto(`${base}/g/${code}`);
-      await spectator.waitForSelector("#spectators:has-text('watching')");
+    if (turns === 1 && !spectator) {
+      // a third player, on a phone, finds the game in the live list and watches it
+      spectator = await newPlayer("Sam", PHONE);
+      shared.spectator = spectator;
+      await spectator.waitForSelector(`#live-games li[data-code="${code}"]`);
+      assert.equal(await spectator.textContent(`#live-games li[data-code="${code}"] .who`), `Ann – ${XSS_NAME}`);
+      await spectator.screenshot({ path: path.join(ART, "phone-lobby.png"), fullPage: true });
+      await spectator.click(`#live-games li[data-code="${code}"] button.watch`);
+      await spectator.waitForURL(new RegExp(`/g/${code}$`));
       await spectator.waitForSelector("#board svg");
-      await spectator.screenshot({ path: path.join(ART, "spectator-phone.png"), fullPage: true });
+      await spectator.waitForSelector("#game-role:has-text('You are watching')");
+      assert.ok(Number(await spectator.getAttribute("#spectators", "data-count")) >= 1);
+      await spectator.screenshot({ path: path.join(ART, "phone-game.png"), fullPage: true });
+      // the players hear about the spectator (server event "spectators"); checked in its own test
+      shared.spectatorCountSeen = await ann.waitForSelector('#spectators[data-count="1"]', { timeout: 3000 })
+        .then(() => true, () => false);
     }
-    if (turns === 5) {
+    if (turns === 2 && !chatted) {
+      await ann.fill("#chat-input", XSS_CHAT);
+      await ann.click("#chat-form button[type=submit]");
+      for (const p of [bob, spectator]) {
+        await p.waitForSelector("#chat-log .chat-line");
+        assert.equal(await p.locator("#chat-log .chat-text").last().textContent(), XSS_CHAT);
+        assert.equal(await p.locator("#chat-log .chat-name").last().textContent(), "Ann: ");
+        assert.equal(await p.locator("#chat-log img, #chat-log b:not(.chat-name)").count(), 0);
+      }
+      chatted = true;
+    }
+    if (turns === 5 && !dropped) {
       // Ann's connection drops: the page reconnects with its token and catches up (since_version)
       await ann.evaluate(() => window.trunkfield.conn.drop());
       await ann.waitForSelector(".conn-offline, .conn-connecting");
       await ann.waitForSelector(".conn-online");
       await synced(ann, bob, code);
+      dropped = true;
     }
     if (turns === 3 && !reloaded) {
       // Bob reloads the page: same token, the game resumes where it was
       await bob.reload();
       await bob.waitForFunction((c) => window.trunkfield?.S.games.get(c)?.state, code);
       await synced(ann, bob, code);
-      assert.equal((await phaseOf(bob)).side, "bronze");
+      assert.equal((await gameOf(bob)).side, "bronze");
       reloaded = true;
     }
   }
+  shared.turns = turns;
   await ann.waitForSelector("#banner:not([hidden])");
   await bob.waitForSelector("#banner:not([hidden])");
-  assert.ok(spectator, "the game lasted long enough for a spectator");
-  assert.ok(reloaded, "the game lasted long enough for a reload");
-  assert.ok(rolledBack, "the game lasted long enough for a refused turn");
-  assert.ok(midShot, "a mid-game screenshot was taken");
+  for (const [what, done] of Object.entries({ spectator, reloaded, dropped, rolledBack, midShot, explained, keyboard, chatted, lastSeen }))
+    assert.ok(done, `the game lasted long enough for: ${what}`);
   await spectator.waitForSelector("#banner:not([hidden])");
   const score = await ann.getAttribute("#banner", "data-score");
   assert.match(score, /^silver:\d+ bronze:\d+$/);
   assert.equal(await bob.getAttribute("#banner", "data-score"), score);
   assert.equal(await spectator.getAttribute("#banner", "data-score"), score);
+  shared.score = score;
+  for (const p of [ann, bob, spectator]) assert.equal(await p.evaluate(() => window.__xss), undefined, "no injected script ran");
   await ann.screenshot({ path: path.join(ART, "gameover.png") });
-  await bob.screenshot({ path: path.join(ART, "gameover-bronze.png") });
-  console.log(`game ${code}: ${turns} turns, ${score}`);
+  await spectator.screenshot({ path: path.join(ART, "phone-gameover.png") });
+  console.log(`game ${code}: ${turns} turns, ${score}; guardian cost shown: ${guardianCost}, burnt trunk: ${burnt}`);
+});
+
+test("the players see the spectator count (server event 'spectators')", () => {
+  assert.ok(shared.code, "needs the game above");
+  assert.equal(shared.spectatorCountSeen, true, "the player's page did not show 1 watching within 3 s of the spectator joining");
+});
+
+test("the finished game opens in the replay viewer and in the finished-games list", async () => {
+  assert.ok(shared.score, "needs the finished game above");
+  const { ann, code } = shared;
+  await ann.click("#banner-replay");
+  await ann.waitForURL(new RegExp(`/#replay/${code}$`));
+  await ann.waitForSelector("#rp-body:not([hidden]), #rp-error:not([hidden])");
+  assert.ok(await ann.isHidden("#rp-error"), `replay error: ${await ann.textContent("#rp-error")}`);
+  // positions from the record with the WebAssembly rules: start + one per turn
+  assert.equal(Number(await ann.getAttribute("#rp-range", "max")), shared.turns);
+  assert.equal(await ann.locator("#rp-turns li").count(), shared.turns + 1);
+  await ann.click("#rp-last");
+  await ann.waitForSelector("#rp-result:not([hidden])");
+  assert.equal(await ann.getAttribute("#rp-result", "data-score"), shared.score);
+  await ann.screenshot({ path: path.join(ART, "replay.png") });
+  await ann.click("#rp-first");
+  assert.equal(await ann.getAttribute("#rp-pos", "data-index"), "0");
+  await ann.click("#rp-next");
+  await ann.click("#rp-next");
+  assert.equal(await ann.getAttribute("#rp-pos", "data-index"), "2");
+  await ann.click("#rp-prev");
+  assert.equal(await ann.getAttribute("#rp-pos", "data-index"), "1");
+  await ann.locator("#rp-range").fill(String(shared.turns - 1)); // scrub
+  assert.equal(await ann.getAttribute("#rp-pos", "data-index"), String(shared.turns - 1));
+  await ann.keyboard.press("Home"); // the focused range input goes back to the start
+  assert.equal(await ann.getAttribute("#rp-pos", "data-index"), "0");
+  await ann.selectOption("#rp-speed", "400");
+  await ann.click("#rp-play"); // autoplay
+  await ann.waitForFunction(() => Number(document.querySelector("#rp-pos").dataset.index) >= 2);
+  await ann.click("#rp-play"); // pause
+  // the download is the server's record of this game
+  const href = await ann.getAttribute("#rp-download", "href");
+  assert.equal(href, `/api/games/${code}/record`);
+  const rec = await (await fetch(base + href)).json();
+  assert.equal(rec.turns.length, shared.turns);
+  assert.equal(rec.variant.size, 5);
+  // the player's finished games list it, with a Replay button
+  await ann.click(".nav a[data-view=lobby]");
+  await ann.waitForSelector(`#recent-games li[data-code="${code}"] button.replay`);
+  assert.match(await ann.textContent(`#recent-games li[data-code="${code}"] .who`), /^vs /);
+});
+
+test("an open game can be cancelled by its creator", async () => {
+  const { ann, bob } = shared;
+  assert.ok(ann && bob, "needs the players above");
+  await ann.goto(base + "/");
+  await ann.waitForSelector(".conn-online");
+  await ann.click("#create-btn");
+  await ann.waitForURL(/\/g\/[A-Za-z0-9_-]+$/);
+  const code = new URL(ann.url()).pathname.split("/")[2];
+  await bob.goto(base + "/");
+  await bob.waitForSelector(`#open-games li[data-code="${code}"]`);
+  await ann.click("#cancel-game");
+  await ann.waitForSelector("#banner-text:has-text('cancelled')");
+  await bob.waitForSelector(`#open-games li[data-code="${code}"]`, { state: "detached" });
+});
+
+test("quick match pairs two players", async () => {
+  const { ann, bob } = shared;
+  assert.ok(ann && bob, "needs the players above");
+  for (const p of [ann, bob]) {
+    await p.goto(base + "/");
+    await p.waitForSelector(".conn-online");
+    await p.selectOption("#qm-variant", "tiny");
+    await p.selectOption("#qm-time", "");
+  }
+  await ann.click("#qm-btn");
+  await ann.waitForSelector("#qm-wait-text:has-text('Looking for an opponent')");
+  await bob.click("#qm-btn");
+  await ann.waitForURL(/\/g\/[A-Za-z0-9_-]+$/);
+  await bob.waitForURL(/\/g\/[A-Za-z0-9_-]+$/);
+  assert.equal(new URL(ann.url()).pathname, new URL(bob.url()).pathname);
+  await ann.waitForSelector("#game-role:has-text('You play')");
+  await bob.waitForSelector("#game-role:has-text('You play')");
+  assert.notEqual(await ann.textContent("#game-role"), await bob.textContent("#game-role"));
+  // a draw offer declined, then a resignation (asked twice)
+  await ann.click("#draw-btn");
+  await bob.waitForSelector("#draw-answer:not([hidden])");
+  await bob.click("#draw-decline");
+  await ann.waitForSelector("#turn-log li:has-text('declines the draw')");
+  await bob.click("#resign-btn");
+  await bob.waitForSelector("#resign-btn:has-text('Really resign')");
+  await bob.click("#resign-btn");
+  await ann.waitForSelector("#banner:not([hidden])");
+  assert.match(await ann.textContent("#banner-text"), /wins, .*A player resigned\. You win!/);
+});
+
+test("a game against the computer starts at once", async () => {
+  const { bob } = shared;
+  assert.ok(bob, "needs a player above");
+  await bob.goto(base + "/");
+  await bob.waitForSelector(".conn-online");
+  await bob.selectOption("#cv-opponent", "1");
+  await bob.selectOption("#cv-size", "5");
+  await bob.selectOption("#cv-elephants", "2");
+  await bob.selectOption("#cv-color", "bronze");
+  await bob.click("#create-btn");
+  // Either the computer takes the other seat and plays silver's setup, or the page says why not.
+  await bob.waitForSelector("#status:has-text('Your setup'), #lobby-error:not([hidden])", { timeout: 15000 });
+  assert.ok(await bob.isHidden("#lobby-error"), `no computer opponent: ${await bob.textContent("#lobby-error")}`);
+  await doSetup(bob, ["a2", "a4"], ["NE", "E5"]);
+  // the computer (silver) answers with a turn; then it is Bob's turn
+  await bob.waitForSelector("#turn-log li.last", { timeout: 15000 });
+  await waitMyTurn(bob);
+  await playTurn(bob);
+  await bob.waitForFunction(() => document.querySelectorAll("#turn-log li .num").length >= 3, null, { timeout: 15000 });
+  await bob.screenshot({ path: path.join(ART, "computer.png") });
 });

@@ -65,12 +65,21 @@ export class Connection {
       this.ready = false;
       this.onStatus("offline");
       const delay = Math.min(5000, 300 * 2 ** this.retry++);
-      setTimeout(() => this.connect(), delay);
+      clearTimeout(this.retryTimer);
+      this.retryTimer = setTimeout(() => this.connect(), delay);
     };
     clearInterval(this.pingTimer);
     this.pingTimer = setInterval(() => {
       if (this.ready) this.ws.send('{"type":"ping"}');
     }, 20000);
+  }
+
+  // The browser says the network is back: try at once instead of waiting for the backoff.
+  retryNow() {
+    const st = this.ws?.readyState;
+    if (st === WebSocket.CONNECTING || st === WebSocket.OPEN) return;
+    clearTimeout(this.retryTimer);
+    this.connect();
   }
 
   // Sends now when welcomed, else after the next welcome.

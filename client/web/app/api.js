@@ -1,0 +1,55 @@
+// The server's history API on the HTTP port (JSON): finished and live games, one game with its
+// record, and the record/notation downloads.
+//   GET /api/games?status=&player=&limit=&before=  -> {games: [summary], next: cursor | null}
+//   GET /api/games/CODE                            -> summary + {record: {variant, setup, turns}}
+//   GET /api/games/CODE/record | /notation          -> downloads
+// Failures are thrown as ApiError with a message fit to show (HTTP status and the server's words).
+export class ApiError extends Error {
+  constructor(message, status) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+  }
+}
+
+async function getJson(path) {
+  let res;
+  try {
+    res = await fetch(path, { headers: { Accept: "application/json" } });
+  } catch (e) {
+    throw new ApiError(`the server could not be reached (${e.message})`, 0);
+  }
+  const body = await res.text();
+  let data = null;
+  try {
+    data = JSON.parse(body);
+  } catch {
+    data = null;
+  }
+  if (!res.ok) {
+    const why = data?.message ?? (res.status === 404 ? "not found" : res.statusText);
+    throw new ApiError(`HTTP ${res.status}: ${why}`, res.status);
+  }
+  if (data === null || typeof data !== "object") throw new ApiError("the server answered something that is not JSON", res.status);
+  return data;
+}
+
+export function listGames({ status, player, limit, before } = {}) {
+  const q = new URLSearchParams();
+  if (status) q.set("status", status);
+  if (player) q.set("player", player);
+  if (limit) q.set("limit", String(limit));
+  if (before) q.set("before", String(before));
+  const qs = q.toString();
+  return getJson(`/api/games${qs ? `?${qs}` : ""}`).then((d) => {
+    if (!Array.isArray(d.games)) throw new ApiError("the game list has no games array", 200);
+    return { games: d.games, next: d.next ?? null };
+  });
+}
+
+export function getGame(code) {
+  return getJson(`/api/games/${encodeURIComponent(code)}`);
+}
+
+export const recordUrl = (code) => `/api/games/${encodeURIComponent(code)}/record`;
+export const notationUrl = (code) => `/api/games/${encodeURIComponent(code)}/notation`;

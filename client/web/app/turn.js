@@ -1,0 +1,342 @@
+// Building the player's own setup or turn on the board, with the WebAssembly rules: which cells
+// can be chosen next, what a choice means, the position the drafted turn leads to (shown before
+// it is sent), why a click that the rules refuse is refused (the library's own message), and
+// sending with prediction (game.js rolls back when the server refuses).
+//
+// A draft: {from, path, facing, elDone, burnt, burntMode, guardians: [{from, dir, steps}],
+// selGuard, setupE: [cells], setupG: [cells]}; every choice pushes the previous draft on
+// G.history so Undo (and Escape) take back exactly one choice.
+import { ringOrder, isField, same, key, cellName } from "./board.js";
+import { S, send, mySide } from "./state.js";
+
+export function resetDraft(G) {
+  G.draft = { from: null, path: [], facing: null, elDone: false, burnt: null, burntMode: false,
+    guardians: [], selGuard: null, setupE: [], setupG: [] };
+  G.history = [];
+}
+
+function pushHistory(G) {
+  G.history.push(JSON.stringify(G.draft));
+}
+
+export function undo(G) {
+  if (!G.history.length) return false;
+  G.draft = JSON.parse(G.history.pop());
+  G.error = null;
+  return true;
+}
+
+export function legalMoves(G) {
+  if (!G.moves) G.moves = G.rules.legalMoves();
+  return G.moves;
+}
+
+// "setup" | "turn" when the signed-in player is to act in G now, else null.
+export function turnPhase(G) {
+  const st = G.state;
+  const side = mySide(G);
+  if (!st || !side || G.status !== "playing" || G.result || G.pending) return null;
+  if (st.phase === `setup_${side}`) return "setup";
+  if (st.phase === "play" && st.to_move === side) return "turn";
+  return null;
+}
+
+export const elephantReady = (G) => G.draft.elDone || legalMoves(G).length === 0;
+
+function elephantPart(d) {
+  if (!d.from) return null;
+  const e = { from: d.from, path: d.path };
+  if (d.facing) e.facing = d.facing;
+  return e;
+}
+
+export function draftTurn(G) {
+  const d = G.draft;
+  return { elephant: elephantPart(d), burnt: d.burnt, guardians: d.guardians };
+}
+
+// Once the elephant part is chosen: the position after it and the burnt trunk (`before`), the
+// position after the whole drafted turn (`state`) and the elephants its guardian moves capture.
+// Cached per draft.
+export function draftResult(G) {
+  if (!elephantReady(G)) return null;
+  const k = `${G.version}|${JSON.stringify(G.draft)}`;
+  if (G.draftCache?.k === k) return G.draftCache.v;
+  const turn = draftTurn(G);
+  const run = (t) => {
+    const c = G.rules.clone();
+    try {
+      const r = c.applyTurn(t);
+      return r.ok ? { state: c.state() } : { error: r.error };
+    } finally {
+      c.dispose();
+    }
+  };
+  const all = run(turn);
+  const before = turn.guardians.length ? run({ ...turn, guardians: [] }) : all;
+  let v = null;
+  if (all.state && before.state) {
+    const captures = before.state.elephants.filter((e) => !all.state.elephants.some((a) => same(a.cell, e.cell)));
+    v = { state: all.state, before: before.state, captures };
+  }
+  G.draftCache = { k, v };
+  return v;
+}
+
+function matchingMoves(G) {
+  const d = G.draft;
+  return legalMoves(G).filter((m) => same(m.from, d.from) && d.path.every((c, i) => m.path[i] && same(m.path[i], c)));
+}
+
+// The facings the drafted elephant may stop with after the steps chosen so far.
+export function facingChoices(G) {
+  if (turnPhase(G) !== "turn" || elephantReady(G) || !G.draft.from || !G.draft.path.length) return [];
+  const ends = matchingMoves(G).filter((m) => m.path.length === G.draft.path.length && m.facing);
+  return [...new Set(ends.map((m) => m.facing))];
+}
+
+export function arrival(entry, n) {
+  const ring = ringOrder(n);
+  const i = ring.findIndex((c) => same(c, entry.from));
+  const L = ring.length;
+  const j = entry.dir === "cw" ? (i + entry.steps) % L : (((i - entry.steps) % L) + L) % L;
+  return ring[j];
+}
+
+// Ring cells the guardian on `from` can reach in state `st`, with the cheapest cost and direction,
+// within the trunks `side` holds there: [[cell, steps, dir]].
+export function guardianTargets(st, from, side) {
+  const n = st.variant.size;
+  const ring = ringOrder(n);
+  const L = ring.length;
+  const i0 = ring.findIndex((c) => same(c, from));
+  const occupied = new Set(st.guardians.map((g) => key(g.cell)));
+  const budget = st.players[side].trunks;
+  const best = new Map();
+  for (const dir of ["cw", "ccw"]) {
+    for (let k = 1; k <= Math.min(budget, L - 1); k++) {
+      const c = ring[dir === "cw" ? (i0 + k) % L : (((i0 - k) % L) + L) % L];
+      if (occupied.has(key(c))) break;
+      const prev = best.get(key(c));
+      if (!prev || prev[1] > k) best.set(key(c), [c, k, dir]);
+    }
+  }
+  return [...best.values()];
+}
+
+// The shortest guardian move from `from` to `to` along the ring, ignoring trunks and blockers.
+function shortestGuardianMove(n, from, to) {
+  const ring = ringOrder(n);
+  const L = ring.length;
+  const i = ring.findIndex((c) => same(c, from));
+  const j = ring.findIndex((c) => same(c, to));
+  const cw = (((j - i) % L) + L) % L;
+  return cw <= L - cw ? { from, dir: "cw", steps: cw } : { from, dir: "ccw", steps: L - cw };
+}
+
+const startZone = (side, n) => {
+  const z = [];
+  for (let i = 2; i <= n; i++) z.push(side === "silver" ? [i, 1] : [1, i]);
+  return z;
+};
+
+// Cells that can be chosen now: Map key -> true | label (a guardian move's cost in trunks).
+export function candidates(G) {
+  const cands = new Map();
+  const phase = turnPhase(G);
+  const d = G.draft;
+  const st = G.state;
+  if (!phase) return cands;
+  const n = st.variant.size;
+  const side = mySide(G);
+  if (phase === "setup") {
+    for (const c of startZone(side, n))
+      if (d.setupE.length < st.variant.elephants || d.setupE.some((x) => same(x, c))) cands.set(key(c), true);
+    const taken = new Set(st.guardians.map((g) => key(g.cell)));
+    for (const c of ringOrder(n))
+      if (!taken.has(key(c)) && (d.setupG.length < 2 || d.setupG.some((x) => same(x, c)))) cands.set(key(c), true);
+    return cands;
+  }
+  if (!elephantReady(G)) {
+    if (!d.path.length) for (const m of legalMoves(G)) cands.set(key(m.from), true);
+    if (d.from)
+      for (const m of matchingMoves(G)) if (m.path.length > d.path.length) cands.set(key(m.path[d.path.length]), true);
+    return cands;
+  }
+  const dr = draftResult(G);
+  if (!dr || dr.state.over) return cands;
+  const ds = dr.state;
+  if (d.burntMode) {
+    const occupied = new Set([...ds.trunks, ...ds.burnt, ...ds.elephants.map((e) => e.cell)].map(key));
+    for (let x = 1; x <= n; x++) for (let y = 1; y <= n; y++) if (!occupied.has(key([x, y]))) cands.set(key([x, y]), true);
+    return cands;
+  }
+  if (d.selGuard) {
+    for (const [c, k] of guardianTargets(ds, d.selGuard, side)) cands.set(key(c), String(k));
+    return cands;
+  }
+  const moved = new Set(d.guardians.map((g) => key(arrival(g, n))));
+  for (const g of ds.guardians) if (g.side === side && !moved.has(key(g.cell))) cands.set(key(g.cell), true);
+  return cands;
+}
+
+// A click the draft cannot take: say why, in the rules library's words where the rules decide.
+function explain(G, c, phase) {
+  const d = G.draft;
+  const st = G.state;
+  const n = st.variant.size;
+  const side = mySide(G);
+  const check = (turn) => G.rules.checkTurn(turn).error?.message ?? null;
+  const name = cellName(c, n);
+  if (phase === "setup") {
+    if (isField(c, n)) {
+      if (!startZone(side, n).some((z) => same(z, c)))
+        return `${name} is outside your start zone: your elephants start on ${side === "silver" ? `the south row, b1 to ${cellName([n, 1], n)}` : `the west column, a2 to ${cellName([1, n], n)}`}.`;
+      return `All ${st.variant.elephants} elephants are placed: click one of them to take it back first.`;
+    }
+    if (st.guardians.some((g) => same(g.cell, c))) return `${name} already holds a guardian.`;
+    return "Both guardians are placed: click one of them to take it back first.";
+  }
+  if (!elephantReady(G)) {
+    if (!d.from) {
+      const own = st.elephants.find((e) => same(e.cell, c) && e.side === side);
+      if (own) return `The elephant on ${name} has no legal move.`;
+      return check({ elephant: { from: c, path: [c] } }) ?? `${name}: not one of your elephants.`;
+    }
+    const e = G.rules.checkTurn({ elephant: { from: d.from, path: [...d.path, c] } }).error;
+    if (e && e.code !== "facing_required" && e.code !== "facing_not_allowed") return e.message;
+    return `${name} is not a legal next step for this elephant.`;
+  }
+  const base = draftTurn(G);
+  if (d.burntMode) return check({ ...base, burnt: c }) ?? `${name} cannot take a burnt trunk.`;
+  const dr = draftResult(G);
+  if (dr?.state.over) return "The game ends with this move: nothing more can be played in this turn. Send it.";
+  if (d.selGuard) {
+    if (isField(c, n)) return "A guardian stays on the ring: click a ring cell around the field.";
+    const entry = shortestGuardianMove(n, d.selGuard, c);
+    return check({ ...base, guardians: [...d.guardians, entry] }) ?? `${name} cannot be reached.`;
+  }
+  const g = (dr?.state ?? st).guardians.find((x) => same(x.cell, c));
+  if (g) {
+    const entry = { from: c, dir: "cw", steps: 1 };
+    return check({ ...base, guardians: [...d.guardians, entry] }) ?? `The guardian on ${name} cannot move now.`;
+  }
+  return "The elephant move is chosen. Place a burnt trunk, move one of your guardians, or Send.";
+}
+
+// A click or Enter on a cell of the board.
+export function onCell(G, c) {
+  const phase = turnPhase(G);
+  if (!phase) return false;
+  const cands = candidates(G);
+  const d = G.draft;
+  const n = G.state.variant.size;
+  const side = mySide(G);
+  // An own elephant with moves can always be (re)chosen while the elephant part is open.
+  if (phase === "turn" && !elephantReady(G) && d.from && !same(d.from, c) && legalMoves(G).some((m) => same(m.from, c))
+    && !cands.has(key(c))) {
+    pushHistory(G);
+    Object.assign(d, { from: c, path: [], facing: null });
+    G.error = null;
+    return true;
+  }
+  if (!cands.has(key(c))) {
+    G.error = `Not allowed: ${explain(G, c, phase)}`;
+    return true;
+  }
+  G.error = null;
+  pushHistory(G);
+  if (phase === "setup") {
+    const list = isField(c, n) ? d.setupE : d.setupG;
+    const i = list.findIndex((x) => same(x, c));
+    if (i >= 0) list.splice(i, 1);
+    else list.push(c);
+    return true;
+  }
+  if (!elephantReady(G)) {
+    if (!d.path.length && legalMoves(G).some((m) => same(m.from, c))) {
+      if (same(d.from, c)) Object.assign(d, { from: null, path: [], facing: null }); // deselect
+      else Object.assign(d, { from: c, path: [], facing: null });
+      return true;
+    }
+    d.path.push(c);
+    const ms = matchingMoves(G);
+    const ends = ms.filter((m) => m.path.length === d.path.length);
+    const more = ms.some((m) => m.path.length > d.path.length);
+    if (ends.length && !ends.some((m) => m.facing) && !more) d.elDone = true; // a collection or an exit
+    return true;
+  }
+  if (d.burntMode) {
+    d.burnt = c;
+    d.burntMode = false;
+    return true;
+  }
+  if (d.selGuard) {
+    if (same(d.selGuard, c)) {
+      d.selGuard = null;
+      return true;
+    }
+    const t = guardianTargets(draftResult(G).state, d.selGuard, side).find(([cc]) => same(cc, c));
+    if (t) d.guardians.push({ from: d.selGuard, dir: t[2], steps: t[1] });
+    d.selGuard = null;
+    return true;
+  }
+  d.selGuard = c;
+  return true;
+}
+
+export function chooseFacing(G, f) {
+  if (!facingChoices(G).includes(f)) return;
+  pushHistory(G);
+  G.draft.facing = f;
+  G.draft.elDone = true;
+  G.error = null;
+}
+
+export function toggleBurnt(G) {
+  pushHistory(G);
+  G.draft.burntMode = !G.draft.burntMode;
+  G.draft.selGuard = null;
+}
+
+export function canSend(G) {
+  const phase = turnPhase(G);
+  const d = G.draft;
+  if (phase === "setup") return d.setupE.length === G.state.variant.elephants && d.setupG.length === 2;
+  return phase === "turn" && elephantReady(G) && !d.burntMode && !d.selGuard && !!draftResult(G);
+}
+
+// Checks the draft with the rules, shows it at once (prediction) and sends it.
+export function sendDraft(G) {
+  const phase = turnPhase(G);
+  const side = mySide(G);
+  if (!canSend(G)) return;
+  const ref = `r${++S.refSeq}`;
+  const c = G.rules.clone();
+  try {
+    if (phase === "setup") {
+      const setup = { elephants: G.draft.setupE, guardians: G.draft.setupG };
+      const r = c.applySetup(side, setup);
+      if (r.error) {
+        G.error = `Not allowed: ${r.error.message}`;
+        return;
+      }
+      G.shown = c.state();
+      G.pending = { ref, setup };
+      send({ type: "setup", game: G.code, setup, version: G.version, ref });
+    } else {
+      const turn = draftTurn(G);
+      const r = c.applyTurn(turn);
+      if (r.error) {
+        G.error = `Not allowed: ${r.error.message}`;
+        return;
+      }
+      G.shown = c.state();
+      G.pending = { ref, turn, side };
+      send({ type: "turn", game: G.code, turn, version: G.version, ref });
+    }
+    G.error = null;
+  } finally {
+    c.dispose();
+  }
+}
