@@ -43,6 +43,7 @@ struct CreateGame {
     std::optional<TimeControl> time_control;  // nullopt: untimed
     ColorChoice color = ColorChoice::Random;
     bool is_public = true;
+    std::optional<int> bot;  // 1..5: the server seats a computer opponent of that level
 };
 struct JoinGame {
     std::string code;
@@ -145,6 +146,10 @@ struct Lobby {
     Json games;  // array of open public games
 };
 struct Pong {};
+struct Shutdown {  // the server is stopping (SIGTERM): reconnect after retry_after_ms
+    std::string message;
+    std::int64_t retry_after_ms = 0;
+};
 struct QuickMatchWaiting {  // the quick-match request is queued (or replaced the previous one)
     Variant variant;
     std::optional<TimeControl> time_control;
@@ -187,6 +192,7 @@ Json to_json(const Ack& m);
 Json to_json(const ErrorMsg& m);
 Json to_json(const Lobby& m);
 Json to_json(const Pong& m);
+Json to_json(const Shutdown& m);
 Json to_json(const QuickMatchWaiting& m);
 Json to_json(const QuickMatchCancelled& m);
 Json to_json(const Matched& m);

@@ -94,6 +94,11 @@ ClientMsg create_game(const Json& j) {
     const Json& p = field(j, "public");
     if (!p.is_boolean()) bad("field \"public\" must be a boolean");
     m.is_public = p.get<bool>();
+    if (const Json* b = opt_field(j, "bot"); b && !b->is_null()) {
+        if (!b->is_number_integer() || b->get<std::int64_t>() < 1 || b->get<std::int64_t>() > 5)
+            bad("field \"bot\" must be a level from 1 to 5, or null");
+        m.bot = int(b->get<std::int64_t>());
+    }
     return m;
 }
 // quick_match: "variant" optional (default), "time_control" required, an object or null.

@@ -31,7 +31,8 @@ Json to_json(const CreateGame& m) {
             {"variant", tf::to_json(m.variant)},
             {"time_control", m.time_control ? to_json(*m.time_control) : Json(nullptr)},
             {"color", color_name(m.color)},
-            {"public", m.is_public}};
+            {"public", m.is_public},
+            {"bot", m.bot ? Json(*m.bot) : Json(nullptr)}};
 }
 Json to_json(const JoinGame& m) {
     return {{"type", "join_game"}, {"code", m.code}};
@@ -129,6 +130,9 @@ Json to_json(const Lobby& m) {
 }
 Json to_json(const Pong&) {
     return {{"type", "pong"}};
+}
+Json to_json(const Shutdown& m) {
+    return {{"type", "shutdown"}, {"message", m.message}, {"retry_after_ms", m.retry_after_ms}};
 }
 Json to_json(const QuickMatchWaiting& m) {
     return {{"type", "quick_match_waiting"},

@@ -44,6 +44,14 @@ void Clock::flag(Side s) {
     left_[idx(s)] = SteadyClock::duration::zero();
 }
 
+void Clock::restore(std::int64_t silver_ms, std::int64_t bronze_ms, std::optional<Side> running,
+                    TimePoint now) {
+    left_[0] = milliseconds(silver_ms);
+    left_[1] = milliseconds(bronze_ms);
+    running_ = running;
+    since_ = now;
+}
+
 SteadyClock::duration Clock::left(Side s, TimePoint now) const {
     auto l = left_[idx(s)];
     if (running_ == s) l -= now - since_;

@@ -12,7 +12,14 @@ struct Config {
     std::uint16_t http_port = 8080;
     std::uint16_t tcp_port = 8081;
     std::string web_root;  // the web client's files, served at "/" (empty: none)
-    std::string data_dir;  // reserved for persistence (not used yet)
+    std::string data_dir = "trunkfield-data";  // the store: DIR/trunkfield.db (created)
+    std::string sync = "full";                 // full, normal or off (docs/ARCHITECTURE.md)
+    int workers = 2;
+    double drain_seconds = 5;
+    double handshake_seconds = 10;  // a new connection's first message (TCP) or request (HTTP)
+    double slow_seconds =
+        30;  // longest time a TCP message may stay incomplete  // SIGTERM: longest wait for
+             // in-flight writes  // threads for store reads (history API) and computer opponents
     int threads = 2;
     double grace_seconds = 60;           // a disconnected player's grace period, then claim
     double award_seconds = -1;           // after the grace: win awarded unclaimed; <0: = grace
@@ -24,7 +31,9 @@ struct Config {
     double rate_burst = 40;              // credit bucket size
     std::size_t history = 128;           // events kept per game for reconnection
     std::size_t queue_limit = 256;       // outgoing messages per connection before disconnect
-    int live_interval_ms = 1000;  // live-games list: turn updates coalesced to one per interval
+    int max_games = 10;            // unfinished games a player may hold a seat in (create_game)
+    std::size_t list_limit = 100;  // games in one lobby or live list message
+    int live_interval_ms = 1000;   // live-games list: turn updates coalesced to one per interval
 };
 
 }  // namespace tf::server

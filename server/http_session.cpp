@@ -8,6 +8,9 @@
 #include <optional>
 
 #include "proto/messages.h"
+#include "server/history_api.h"
+#include "server/hub.h"
+#include "server/metrics.h"
 #include "server/static_files.h"
 #include "server/transports.h"
 #include "server/ws_session.h"
@@ -44,6 +47,22 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         }
         if (req.method() == http::verb::get && req.target() == "/healthz")
             return respond(req, http::status::ok, "ok");
+        if (req.method() == http::verb::get && req.target() == "/readyz")
+            return hub_.ready ? respond(req, http::status::ok, "ready")
+                              : respond(req, http::status::service_unavailable, "not ready\n");
+        if (req.method() == http::verb::get && req.target() == "/metrics") {
+            auto res = std::make_shared<http::response<http::string_body>>(http::status::ok,
+                                                                           req.version());
+            res->set(http::field::server, "trunkfield");
+            res->set(http::field::content_type, "text/plain; version=0.0.4");
+            res->keep_alive(req.keep_alive());
+            res->body() = render_metrics(hub_.lobby);
+            res->prepare_payload();
+            return send(std::move(res));
+        }
+        if (req.method() == http::verb::get &&
+            is_api_target(std::string_view(req.target().data(), req.target().size())))
+            return serve_api(std::move(req));
         if (req.method() == http::verb::get || req.method() == http::verb::head)
             return serve_static(req);
         respond(req, http::status::not_found, "not found\n");
@@ -71,6 +90,30 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         if (req.method() != http::verb::head && res->result() == http::status::ok)
             res->prepare_payload();
         send(std::move(res));
+    }
+    // The history API reads the store on the worker pool; the answer comes back to this
+    // connection's executor.
+    void serve_api(http::request<http::string_body> req) {
+        boost::asio::post(hub_.workers, [self = shared_from_this(), req = std::move(req)] {
+            auto target = req.target();
+            auto api =
+                history_api(*self->hub_.store, std::string_view(target.data(), target.size()));
+            boost::asio::post(self->stream_.get_executor(), [self, req, api = std::move(api)] {
+                auto res = std::make_shared<http::response<http::string_body>>(
+                    http::status(api.status), req.version());
+                res->set(http::field::server, "trunkfield");
+                res->set(http::field::content_type, api.content_type);
+                res->set(http::field::cache_control, "no-store");
+                res->set("X-Content-Type-Options", "nosniff");
+                if (!api.filename.empty())
+                    res->set(http::field::content_disposition,
+                             "attachment; filename=\"" + api.filename + "\"");
+                res->keep_alive(req.keep_alive());
+                res->body() = api.body;
+                res->prepare_payload();
+                self->send(std::move(res));
+            });
+        });
     }
     void respond(const http::request<http::string_body>& req, http::status st, const char* body) {
         auto res = std::make_shared<http::response<http::string_body>>(st, req.version());

@@ -1,5 +1,7 @@
 #include "server/identity.h"
 
+#include <spdlog/spdlog.h>
+
 #include <sys/random.h>
 
 #include <stdexcept>
@@ -35,6 +37,7 @@ bool constant_time_equal(const std::string& a, const std::string& b) {
 Identity::Issued Identity::create(std::string name) {
     auto player = std::make_shared<const Player>(Player{"p" + random_hex(8), std::move(name)});
     std::string selector = random_hex(8), secret = random_hex(16);
+    if (store_) store_->add_player(StoredPlayer{player->id, player->name, selector, secret});
     std::lock_guard lock(m_);
     by_selector_[selector] = Entry{secret, player};
     return {player, selector + secret};
@@ -43,10 +46,25 @@ Identity::Issued Identity::create(std::string name) {
 std::shared_ptr<const Player> Identity::restore(const std::string& token) {
     if (token.size() != 48) return nullptr;
     std::string selector = token.substr(0, 16), secret = token.substr(16);
+    {
+        std::lock_guard lock(m_);
+        auto it = by_selector_.find(selector);
+        if (it != by_selector_.end())
+            return constant_time_equal(it->second.secret, secret) ? it->second.player : nullptr;
+    }
+    if (!store_) return nullptr;
+    std::optional<StoredPlayer> stored;
+    try {
+        stored = store_->player_by_selector(selector);
+    } catch (const std::exception& e) {
+        spdlog::error("identity: store lookup failed: {}", e.what());
+        return nullptr;
+    }
+    if (!stored || !constant_time_equal(stored->secret, secret)) return nullptr;
+    auto player = std::make_shared<const Player>(Player{stored->id, stored->name});
     std::lock_guard lock(m_);
-    auto it = by_selector_.find(selector);
-    if (it == by_selector_.end() || !constant_time_equal(it->second.secret, secret)) return nullptr;
-    return it->second.player;
+    by_selector_.try_emplace(selector, Entry{stored->secret, player});
+    return by_selector_.at(selector).player;
 }
 
 }  // namespace tf::server

@@ -10,11 +10,15 @@
 #include <unordered_map>
 
 #include "server/participant.h"
+#include "server/store.h"
 
 namespace tf::server {
 
 class Identity {
   public:
+    // Players are stored there (created ones queued, unknown tokens looked up); set once
+    // before serving.
+    void attach(Store* store) { store_ = store; }
     struct Issued {
         std::shared_ptr<const Player> player;
         std::string token;
@@ -28,6 +32,7 @@ class Identity {
         std::string secret;
         std::shared_ptr<const Player> player;
     };
+    Store* store_ = nullptr;
     std::mutex m_;
     std::unordered_map<std::string, Entry> by_selector_;
 };

@@ -12,12 +12,18 @@ std::shared_ptr<Room> Lobby::add(
         std::string hex = random_hex(6), code(6, ' ');
         for (std::size_t i = 0; i < 6; ++i)
             code[i] = alphabet[(std::stoi(hex.substr(2 * i, 2), nullptr, 16)) % 31];
+        if (code_taken && code_taken(code)) continue;
         std::lock_guard lock(m_);
         if (rooms_.count(code)) continue;
         auto room = make(code);
         rooms_[code] = room;
         return room;
     }
+}
+
+void Lobby::insert(const std::string& code, std::shared_ptr<Room> room) {
+    std::lock_guard lock(m_);
+    rooms_[code] = std::move(room);
 }
 
 std::shared_ptr<Room> Lobby::find(const std::string& code) {
@@ -40,13 +46,19 @@ void Lobby::remove(const std::string& code) {
 
 Msg Lobby::list_locked() const {
     nlohmann::json games = nlohmann::json::array();
-    for (auto& [code, entry] : open_) games.push_back(entry);
+    for (auto& [code, entry] : open_) {
+        if (games.size() >= list_limit) break;
+        games.push_back(entry);
+    }
     return std::make_shared<const std::string>(proto::to_json(proto::Lobby{games}).dump());
 }
 
 Msg Lobby::live_locked() const {
     nlohmann::json games = nlohmann::json::array();
-    for (auto& [code, entry] : live_) games.push_back(entry);
+    for (auto& [code, entry] : live_) {
+        if (games.size() >= list_limit) break;
+        games.push_back(entry);
+    }
     return std::make_shared<const std::string>(proto::to_json(proto::Live{games}).dump());
 }
 

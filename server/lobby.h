@@ -41,6 +41,12 @@ class Lobby {
   public:
     // Registers a new room under a fresh short code; `make` builds it given the code.
     std::shared_ptr<Room> add(const std::function<std::shared_ptr<Room>(const std::string&)>& make);
+    // A restored room under its stored code.
+    void insert(const std::string& code, std::shared_ptr<Room> room);
+    // Most games in one lobby or live list message; set once before serving.
+    std::size_t list_limit = 100;
+    // Codes used by games no longer in memory (the store's); set once before serving.
+    std::function<bool(const std::string&)> code_taken;
     std::shared_ptr<Room> find(const std::string& code);
     void remove(const std::string& code);
 
@@ -75,6 +81,13 @@ class Lobby {
                                     const std::shared_ptr<Member>& who);
     // Withdraws p's request; false when there was none.
     bool withdraw(const std::string& player_id);
+
+    // Hands `m` to every connection of every player (server shutdown).
+    void notify_all(const Msg& m);
+    struct Counts {
+        std::size_t players = 0, open_games = 0, live_games = 0, rooms = 0, seeks = 0;
+    };
+    Counts counts();
 
   private:
     using Subs = std::map<const Participant*, std::weak_ptr<Participant>>;

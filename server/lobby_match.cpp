@@ -60,4 +60,20 @@ bool Lobby::withdraw(const std::string& player_id) {
     return std::erase_if(seeks_, [&](const Seek& s) { return s.player.id == player_id; }) > 0;
 }
 
+void Lobby::notify_all(const Msg& m) {
+    std::vector<std::shared_ptr<Member>> to;
+    {
+        std::lock_guard lock(m_);
+        for (auto& [id, conns] : conns_)
+            for (auto& [p, w] : conns)
+                if (auto sp = w.lock()) to.push_back(std::move(sp));
+    }
+    for (auto& p : to) p->deliver(m);
+}
+
+Lobby::Counts Lobby::counts() {
+    std::lock_guard lock(m_);
+    return {conns_.size(), open_.size(), live_.size(), rooms_.size(), seeks_.size()};
+}
+
 }  // namespace tf::server

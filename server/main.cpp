@@ -2,14 +2,19 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <filesystem>
 #include <thread>
 #include <vector>
 
+#include "proto/messages.h"
 #include "server/hub.h"
 #include "server/listener.h"
+#include "server/recovery.h"
+#include "server/sqlite_store.h"
 #include "server/static_files.h"
 #include "server/transports.h"
 
@@ -23,7 +28,19 @@ int main(int argc, char** argv) {
     app.add_option("--http-port", cfg.http_port, "HTTP and WebSocket (/ws) port, 0 = any free");
     app.add_option("--tcp-port", cfg.tcp_port, "newline-delimited JSON port, 0 = any free");
     app.add_option("--bind", cfg.bind, "address to listen on");
-    app.add_option("--data", cfg.data_dir, "data directory (reserved; nothing is stored yet)");
+    app.add_option("--data", cfg.data_dir,
+                   "data directory holding the game store trunkfield.db (created when missing)")
+        ->capture_default_str();
+    app.add_option("--sync", cfg.sync,
+                   "store durability: full (survives power loss), normal (survives a crash of "
+                   "the server), off (benchmarks only)")
+        ->check(CLI::IsMember({"full", "normal", "off"}))
+        ->capture_default_str();
+    app.add_option("--drain-seconds", cfg.drain_seconds,
+                   "on SIGTERM, wait at most this long for in-flight turns to be stored")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--workers", cfg.workers, "worker threads for store reads and bots")
+        ->check(CLI::Range(1, 256));
     cfg.web_root = tf::server::default_web_root();
     app.add_option("--web-root", cfg.web_root,
                    "folder of the web client served at / (default: <exe dir>/../web)");
@@ -55,9 +72,29 @@ int main(int argc, char** argv) {
         ->check(CLI::PositiveNumber);
     app.add_option("--history", cfg.history, "events kept per game for reconnection")
         ->check(CLI::Range(1, 1 << 20));
+    app.add_option("--handshake-seconds", cfg.handshake_seconds,
+                   "a new connection must complete its first message (TCP) or its HTTP request "
+                   "within this time")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--slow-seconds", cfg.slow_seconds,
+                   "a TCP message may stay incomplete this long before the connection closes")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--max-games", cfg.max_games,
+                   "unfinished games one player may hold a seat in when creating another")
+        ->check(CLI::Range(1, 100000));
+    app.add_option("--list-limit", cfg.list_limit, "games in one lobby or live list message")
+        ->check(CLI::Range(1, 100000));
     app.add_option("--live-interval-ms", cfg.live_interval_ms,
                    "live-games list: at most one turn update per interval (0 = every turn)")
         ->check(CLI::Range(0, 3600000));
+    // Every option can also come from the environment: --grace-seconds from
+    // TRUNKFIELD_GRACE_SECONDS, and so on; a flag on the command line wins.
+    for (CLI::Option* o : app.get_options()) {
+        if (o->get_lnames().empty() || o->get_lnames()[0] == "help") continue;
+        std::string env = "TRUNKFIELD_" + o->get_lnames()[0];
+        for (char& c : env) c = c == '-' ? '_' : char(std::toupper(static_cast<unsigned char>(c)));
+        o->envname(env);
+    }
     CLI11_PARSE(app, argc, argv);
 
     auto lvl = spdlog::level::from_str(level);
@@ -68,9 +105,24 @@ int main(int argc, char** argv) {
     spdlog::set_level(lvl);
     spdlog::flush_on(spdlog::level::trace);
 
+    std::unique_ptr<tf::server::Store> store;
+    try {
+        using tf::server::SyncLevel;
+        store =
+            tf::server::open_sqlite_store(cfg.data_dir, cfg.sync == "full"     ? SyncLevel::Full
+                                                        : cfg.sync == "normal" ? SyncLevel::Normal
+                                                                               : SyncLevel::Off);
+    } catch (const std::exception& e) {
+        spdlog::critical("cannot open the store: {}", e.what());
+        return 1;
+    }
+    spdlog::info("store: {}/trunkfield.db (sync {})", cfg.data_dir, cfg.sync);
+
     net::io_context ioc(cfg.threads);
-    auto hub = std::make_unique<tf::server::Hub>(ioc, cfg);
+    auto hub = std::make_unique<tf::server::Hub>(ioc, cfg, std::move(store));
+    if (!tf::server::recover_games(*hub)) return 1;
     hub->lobby.set_live_interval(std::chrono::milliseconds(cfg.live_interval_ms));
+    hub->lobby.list_limit = cfg.list_limit;
     std::shared_ptr<tf::server::Listener> http, tcp;
     try {
         auto addr = net::ip::make_address(cfg.bind);
@@ -90,14 +142,51 @@ int main(int argc, char** argv) {
     }
     http->run();
     tcp->run();
+    // SIGTERM/SIGINT: stop accepting, tell every client, let the rooms finish what is in
+    // flight until the store has committed everything handed to it (at most --drain-seconds),
+    // give the notices a moment to be written, then stop. Unfinished games resume at the next
+    // start from the store.
     net::signal_set signals(ioc, SIGINT, SIGTERM);
-    signals.async_wait([&](boost::system::error_code, int sig) {
-        spdlog::info("signal {}: stopping", sig);
-        ioc.stop();
+    net::steady_timer drain(ioc);
+    auto drain_deadline = std::chrono::steady_clock::now();
+    std::function<void(int)> drain_step = [&](int quiet) {
+        bool idle = hub->store->pending() == 0;
+        if ((idle && quiet >= 3) || std::chrono::steady_clock::now() >= drain_deadline) {
+            if (!idle)
+                spdlog::warn("shutdown: {} store writes still queued", hub->store->pending());
+            spdlog::info("shutdown: stopping");
+            return ioc.stop();
+        }
+        drain.expires_after(std::chrono::milliseconds(50));
+        drain.async_wait([&, quiet, idle](boost::system::error_code ec) {
+            if (!ec) drain_step(idle ? quiet + 1 : 0);
+        });
+    };
+    signals.async_wait([&](boost::system::error_code ec, int sig) {
+        if (ec) return;
+        spdlog::info("signal {}: shutting down; in-flight turns are committed first", sig);
+        hub->ready = false;
+        http->stop();
+        tcp->stop();
+        hub->lobby.notify_all(std::make_shared<const std::string>(
+            tf::proto::to_json(tf::proto::Shutdown{"the server is restarting; your games are "
+                                                   "saved and continue when it is back",
+                                                   2000})
+                .dump()));
+        drain_deadline = std::chrono::steady_clock::now() +
+                         std::chrono::milliseconds(int(cfg.drain_seconds * 1000));
+        drain_step(0);
+        signals.async_wait([&](boost::system::error_code ec2, int) {
+            if (!ec2) {
+                spdlog::warn("second signal: stopping now");
+                ioc.stop();
+            }
+        });
     });
     if (!cfg.web_root.empty() &&
         !std::filesystem::is_regular_file(std::filesystem::path(cfg.web_root) / "index.html"))
         spdlog::warn("web root {} has no index.html: the web client is not served", cfg.web_root);
+    hub->ready = true;
     spdlog::info("listening http={}:{} tcp={}:{}", cfg.bind, http->port(), cfg.bind, tcp->port());
 
     std::vector<std::thread> threads;
@@ -106,6 +195,17 @@ int main(int argc, char** argv) {
     for (auto& t : threads) t.join();
     http.reset();
     tcp.reset();
+    auto st = hub->store->stats();
+    if (!st.latency_ms.empty()) {
+        std::sort(st.latency_ms.begin(), st.latency_ms.end());
+        auto at = [&](double q) {
+            return st.latency_ms[std::size_t(q * (st.latency_ms.size() - 1))];
+        };
+        spdlog::info(
+            "store: {} commits of {} operations, {} failed; commit latency median {:.2f} "
+            "ms, p99 {:.2f} ms (last {} operations)",
+            st.commits, st.operations, st.failures, at(0.5), at(0.99), st.latency_ms.size());
+    }
     hub.reset();  // rooms and the lobby go before the io_context and its pending handlers
     return 0;
 }

@@ -6,6 +6,7 @@
 
 #include "common/json.h"
 #include "server/lobby.h"
+#include "server/metrics.h"
 
 namespace tf::server {
 
@@ -19,8 +20,9 @@ SteadyClock::duration seconds(double s) {
 }  // namespace
 
 Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Lobby& lobby,
-           const Config& cfg)
+           const Config& cfg, Store& store)
     : ex_(std::move(ex)),
+      store_(store),
       code_(std::move(code)),
       params_(std::move(params)),
       lobby_(lobby),
@@ -35,12 +37,48 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Lob
       timer_(ex_) {
     seats_[idx(params_.creator_side)] = std::move(creator);
     if (params_.time_control) clock_.emplace(*params_.time_control);
+    created_ms_ = epoch_ms(SteadyClock::now(), SteadyClock::now());
 }
 
-void Room::open() {
-    on_strand([this] {
-        lobby_.seat(seats_[idx(params_.creator_side)]->id, code_);
-        if (params_.is_public && !params_.quick_match) lobby_.set_open(code_, lobby_entry());
+Room::~Room() {
+    metrics().spectators -= reported_spectators_;
+}
+
+// Also tells the room when the count changed: an unversioned `spectators` event, queued after
+// the operation's own events so that the version it carries is already delivered.
+void Room::count_spectators() {
+    int n = spectators();
+    if (n == reported_spectators_) return;
+    metrics().spectators += n - reported_spectators_;
+    reported_spectators_ = n;
+    auto now = SteadyClock::now();
+    auto msg = std::make_shared<const std::string>(
+        proto::to_json(
+            proto::Event{code_, version_, "spectators", json{{"count", n}}, clocks_json(now)})
+            .dump());
+    for (auto& [p, sub] : subs_)
+        if (!sub.who.expired()) outbox_.push_back({sub.who, msg});
+}
+
+void Room::open(Who who, Msg created) {
+    on_strand([this, who = std::move(who), created = std::move(created)] {
+        if (auto s = bot_side()) {  // the computer sits down at once: the game starts
+            seats_[idx(*s)] = Player{"bot" + std::to_string(*params_.bot_level),
+                                     "Computer (level " + std::to_string(*params_.bot_level) + ")"};
+            status_ = Status::Playing;
+            start_deadline_ = SteadyClock::now() + start_timeout_;
+        }
+        pending_create_ = stored_row();
+        if (created) outbox_.push_back({who, created});
+        if (auto s = bot_side()) {
+            const Player& b = *seats_[idx(*s)];
+            emit("join", {{"side", side_name(*s)}, {"player", {{"id", b.id}, {"name", b.name}}}});
+        }
+        later([this] {
+            lobby_.seat(seats_[idx(params_.creator_side)]->id, code_);
+            if (params_.is_public && !params_.quick_match && status_ == Status::Open)
+                lobby_.set_open(code_, lobby_entry());
+        });
     });
 }
 
@@ -51,12 +89,13 @@ std::optional<Side> Room::seat_of(const std::string& player_id) const {
 }
 
 void Room::reply(const Who& who, const json& j) {
-    if (auto p = who.lock()) p->deliver(std::make_shared<const std::string>(j.dump()));
+    outbox_.push_back({who, std::make_shared<const std::string>(j.dump())});
 }
 
 void Room::fail(const Who& who, Err code, std::string message, std::optional<std::string> ref,
                 std::optional<std::string> rule) {
     spdlog::warn("room {}: rejected ({}): {}", code_, proto::err_name(code), message);
+    metrics().reject(code);
     reply(who, proto::to_json(proto::ErrorMsg{code, std::move(message), std::move(ref), version_,
                                               std::move(rule)}));
 }
@@ -65,37 +104,42 @@ void Room::subscribe(const Player& p, const Who& who) {
     if (auto sp = who.lock()) subs_[sp.get()] = Sub{who, p.id};
 }
 
-// Serializes the event once, keeps it in the bounded history and hands it to every watcher.
+// Serializes the event once, journals it, keeps it in the bounded history and addresses it to
+// every watcher; it goes out when the operation's writes are committed (room_store.cpp).
 void Room::emit(const char* kind, json payload, bool changes_state) {
     ++version_;
     if (changes_state) state_version_ = version_;
+    auto now = SteadyClock::now();
     auto msg = std::make_shared<const std::string>(
-        proto::to_json(proto::Event{code_, version_, kind, std::move(payload),
-                                    clocks_json(SteadyClock::now())})
+        proto::to_json(proto::Event{code_, version_, kind, std::move(payload), clocks_json(now)})
             .dump());
+    pending_rows_.push_back(JournalRow{version_, kind, *msg, epoch_ms(now, now)});
     history_.emplace_back(version_, msg);
     while (history_.size() > history_limit_) history_.pop_front();
     for (auto it = subs_.begin(); it != subs_.end();) {
-        if (auto p = it->second.who.lock()) {
-            p->deliver(msg);
+        if (!it->second.who.expired()) {
+            outbox_.push_back({it->second.who, msg});
             ++it;
         } else {
             it = subs_.erase(it);
         }
     }
-    update_live(kind);
+    later([this, k = std::string(kind)] { update_live(k); });
 }
 
-void Room::join(Player p, Who who) {
-    on_strand([this, p = std::move(p), who = std::move(who)] {
+void Room::join(Player p, Who who, Msg joined) {
+    on_strand([this, p = std::move(p), who = std::move(who), joined = std::move(joined)] {
         if (seat_of(p.id)) return watch(p, who, std::nullopt);
         if (status_ != Status::Open) return fail(who, Err::GameFull, "the game is not open");
         Side s = ~params_.creator_side;
         seats_[idx(s)] = p;
         status_ = Status::Playing;
         start_deadline_ = SteadyClock::now() + start_timeout_;
-        lobby_.seat(p.id, code_);
-        if (params_.is_public) lobby_.set_open(code_, nullptr);
+        later([this, id = p.id] {
+            lobby_.seat(id, code_);
+            if (params_.is_public) lobby_.set_open(code_, nullptr);
+        });
+        if (joined) outbox_.push_back({who, joined});
         emit("join", {{"side", side_name(s)}, {"player", {{"id", p.id}, {"name", p.name}}}});
         subscribe(p, who);
         reply(who, proto::to_json(snapshot()));
@@ -113,12 +157,13 @@ void Room::watch(Player p, Who who, std::optional<std::int64_t> since) {
             (*since == version_ || (!history_.empty() && history_.front().first <= *since + 1));
         if (!can_replay) {
             reply(who, proto::to_json(snapshot()));
-        } else if (auto sp = who.lock()) {
+        } else {
             for (auto& [v, msg] : history_)
-                if (v > *since) sp->deliver(msg);
+                if (v > *since) outbox_.push_back({who, msg});
         }
         update_presence();  // after the catch-up, so player_back follows it
         update_live("watch");
+        count_spectators();
     });
 }
 
@@ -127,6 +172,7 @@ void Room::leave(const Participant* who) {
         subs_.erase(who);
         update_presence();
         update_live("leave");
+        count_spectators();
     });
 }
 
@@ -137,9 +183,12 @@ void Room::cancel(Player p, Who who) {
         if (status_ != Status::Open)
             return fail(who, Err::AlreadyStarted, "the game has already started");
         status_ = Status::Cancelled;
+        finished_ms_ = epoch_ms(SteadyClock::now(), SteadyClock::now());
         emit("cancel", json::object());
-        lobby_.unseat(p.id, code_);
-        lobby_.remove(code_);
+        later([this, id = p.id] {
+            lobby_.unseat(id, code_);
+            lobby_.remove(code_);
+        });
     });
 }
 
@@ -150,6 +199,12 @@ std::optional<Side> Room::check_seated(const Player& p, const Who& who,
     if (!side) return fail(who, Err::NotSeated, "you hold no seat in this game", ref), std::nullopt;
     if (status_ == Status::Open)
         return fail(who, Err::NotStarted, "waiting for an opponent", ref), std::nullopt;
+    if (status_ == Status::Suspended)
+        return fail(who, Err::StoreFailed,
+                    "the game could not be saved; it is suspended at its last saved position "
+                    "until the server restarts",
+                    ref),
+               std::nullopt;
     if (status_ != Status::Playing)
         return fail(who, Err::GameOver, "the game is over", ref), std::nullopt;
     return side;
@@ -169,49 +224,62 @@ std::optional<Side> Room::check_mover(const Player& p, const Who& who,
 }
 
 void Room::setup(Player p, Who who, proto::SetupMsg m) {
-    on_strand([this, p = std::move(p), who = std::move(who), m = std::move(m)] {
-        auto side = check_mover(p, who, m.ref, m.version);
-        if (!side) return;
-        if (game_.phase() != Phase::SetupSilver && game_.phase() != Phase::SetupBronze)
-            return fail(who, Err::WrongPhase, "the setup phase is over", m.ref);
-        if (auto e = game_.apply_setup(*side, m.setup))
-            return fail(who, Err::IllegalSetup, e->message, m.ref,
-                        std::string(error_code_name(e->code)));
-        setups_[idx(*side)] = m.setup;
-        reply(who, proto::to_json(proto::Ack{m.ref, version_ + 1}));
-        emit("setup", {{"side", side_name(*side)}, {"setup", to_json(m.setup)}});
-    });
+    on_strand(
+        [this, p = std::move(p), who = std::move(who), m = std::move(m)] { setup_now(p, who, m); });
+}
+
+void Room::setup_now(const Player& p, const Who& who, const proto::SetupMsg& m) {
+    auto side = check_mover(p, who, m.ref, m.version);
+    if (!side) return;
+    if (game_.phase() != Phase::SetupSilver && game_.phase() != Phase::SetupBronze)
+        return fail(who, Err::WrongPhase, "the setup phase is over", m.ref);
+    if (auto e = game_.apply_setup(*side, m.setup))
+        return fail(who, Err::IllegalSetup, e->message, m.ref,
+                    std::string(error_code_name(e->code)));
+    setups_[idx(*side)] = m.setup;
+    ++metrics().setups_accepted;
+    reply(who, proto::to_json(proto::Ack{m.ref, version_ + 1}));
+    emit("setup", {{"side", side_name(*side)}, {"setup", to_json(m.setup)}});
 }
 
 // Silver's first turn ends the no-start period and starts bronze's time; every later turn
 // presses the clock (the mover's time is deducted and the increment added). A turn that
 // arrives after the mover's time ran out is refused by check_mover's tick().
 void Room::turn(Player p, Who who, proto::TurnMsg m) {
-    on_strand([this, p = std::move(p), who = std::move(who), m = std::move(m)] {
-        auto side = check_mover(p, who, m.ref, m.version);
-        if (!side) return;
-        if (game_.phase() != Phase::Play)
-            return fail(who, Err::WrongPhase, "setups are not complete", m.ref);
-        if (auto e = game_.apply_turn(m.turn))
-            return fail(who, Err::IllegalTurn, e->message, m.ref,
-                        std::string(error_code_name(e->code)));
-        auto now = SteadyClock::now();
-        if (clock_) {
-            if (started())
-                clock_->press(now);
-            else
-                clock_->start(~*side, now);
-        }
-        turns_.push_back(m.turn);
-        start_deadline_.reset();
-        offered_[idx(*side)] = false;
-        if (draw_offer_ == *side) draw_offer_.reset();  // the offer lapses with this turn
-        reply(who, proto::to_json(proto::Ack{m.ref, version_ + 1}));
-        if (game_.over()) conclude();
-        emit("turn", {{"side", side_name(*side)}, {"turn", to_json(m.turn)}});
-        if (game_.over()) return finish();
-        schedule();
+    on_strand(
+        [this, p = std::move(p), who = std::move(who), m = std::move(m)] { turn_now(p, who, m); });
+}
+
+void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
+    const auto received = SteadyClock::now();
+    auto side = check_mover(p, who, m.ref, m.version);
+    if (!side) return;
+    if (game_.phase() != Phase::Play)
+        return fail(who, Err::WrongPhase, "setups are not complete", m.ref);
+    if (auto e = game_.apply_turn(m.turn))
+        return fail(who, Err::IllegalTurn, e->message, m.ref,
+                    std::string(error_code_name(e->code)));
+    auto now = SteadyClock::now();
+    if (clock_) {
+        if (started())
+            clock_->press(now);
+        else
+            clock_->start(~*side, now);
+    }
+    turns_.push_back(m.turn);
+    ++metrics().turns_accepted;
+    later([received] {  // runs once the turn is committed and its ack handed over
+        metrics().turn_latency.observe(
+            std::chrono::duration<double, std::milli>(SteadyClock::now() - received).count());
     });
+    start_deadline_.reset();
+    offered_[idx(*side)] = false;
+    if (draw_offer_ == *side) draw_offer_.reset();  // the offer lapses with this turn
+    reply(who, proto::to_json(proto::Ack{m.ref, version_ + 1}));
+    if (game_.over()) conclude();
+    emit("turn", {{"side", side_name(*side)}, {"turn", to_json(m.turn)}});
+    if (game_.over()) return finish();
+    schedule();
 }
 
 // Players and watchers; at most chat_lines_ lines per player per chat_window_.

@@ -7,6 +7,8 @@
 // room_timers.cpp: everything driven by time or presence (clock flag, no-start abort,
 //   disconnect grace and abandonment, retention of finished games) and the ends of a game.
 // room_snapshot.cpp: the room's views of itself (snapshot, lobby entry, clocks).
+// room_store.cpp: durability (every event is committed to the store before anyone sees it) and
+//   rebuilding a room from its journal after a restart.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -15,6 +17,7 @@
 #include <boost/asio/strand.hpp>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,6 +28,7 @@
 #include "server/clock.h"
 #include "server/config.h"
 #include "server/participant.h"
+#include "server/store.h"
 
 namespace tf::server {
 
@@ -35,7 +39,8 @@ struct RoomParams {
     std::optional<proto::TimeControl> time_control;
     bool is_public = true;
     Side creator_side = Side::Silver;
-    bool quick_match = false;  // paired by the lobby: never in the open-games list
+    bool quick_match = false;      // paired by the lobby: never in the open-games list
+    std::optional<int> bot_level;  // a computer opponent of this level holds the other seat
 };
 
 class Room : public std::enable_shared_from_this<Room> {
@@ -45,12 +50,25 @@ class Room : public std::enable_shared_from_this<Room> {
     enum class DrawAct { Offer, Accept, Decline };
 
     Room(Executor ex, std::string code, RoomParams params, Player creator, Lobby& lobby,
-         const Config& cfg);
+         const Config& cfg, Store& store);
+    ~Room();
     const std::string& code() const { return code_; }
 
-    // Called once after construction: lists the game in the lobby if it is public.
-    void open();
-    void join(Player p, Who who);
+    // Called once after construction: stores the game, then sends `created` (if any) to `who`
+    // and lists the game in the lobby if it is public.
+    void open(Who who = {}, Msg created = nullptr);
+    // Rebuilds an unfinished game from its stored row and journal (room_store.cpp), replaying
+    // every event through the rules. Null, with `error` saying why, when it does not replay.
+    static std::shared_ptr<Room> restore(Executor ex, const StoredGame& row,
+                                         const std::vector<JournalRow>& journal, Lobby& lobby,
+                                         const Config& cfg, Store& store, std::string& error);
+    // After restore(): registers the room's seats and listings again and restarts its timers.
+    void resume();
+    // Where a computer opponent thinks (the server's worker pool); without it, on the strand.
+    using Offload = std::function<void(std::function<void()>)>;
+    void set_offload(Offload o) { offload_ = std::move(o); }
+    // `joined` (if any) is sent to `who` once the join is stored, before the snapshot.
+    void join(Player p, Who who, Msg joined = nullptr);
     void watch(Player p, Who who, std::optional<std::int64_t> since);
     void leave(const Participant* who);
     void cancel(Player p, Who who);
@@ -62,14 +80,39 @@ class Room : public std::enable_shared_from_this<Room> {
     void chat(Player p, Who who, std::string text);
 
   private:
-    enum class Status { Open, Playing, Over, Cancelled, Aborted };
+    enum class Status { Open, Playing, Over, Cancelled, Aborted, Suspended };
     struct Sub {
         Who who;
         std::string player_id;
     };
 
+    // Every request and timer runs as one operation on the strand (on_strand). What an operation
+    // sends waits in the outbox; its events are committed to the store first (end_op), and
+    // operations arriving meanwhile wait their turn, so nobody ever sees an uncommitted event.
     template <class F>
     void on_strand(F&& f);
+    void run_op(std::function<void()> f);
+    void end_op();
+    struct Out {
+        Who to;
+        Msg msg;
+    };
+    using After = std::vector<std::function<void()>>;
+    void committed(const std::optional<std::string>& error, std::vector<Out>& out, After& after);
+    // Runs `f` once the current operation is committed (lobby changes), or at once if nothing
+    // needs committing.
+    void later(std::function<void()> f) { after_.push_back(std::move(f)); }
+    // The store failed: nothing of the operation was sent; the game stops where it was stored.
+    void suspend(const std::string& why);
+    StoredGame stored_row() const;
+
+    // room_bot.cpp: the server's own computer opponent in the seat opposite the creator.
+    std::optional<Side> bot_side() const;
+    // After every operation: starts the bot thinking when it is its move (off the strand).
+    void maybe_bot();
+    void setup_now(const Player& p, const Who& who, const proto::SetupMsg& m);
+    void turn_now(const Player& p, const Who& who, const proto::TurnMsg& m);
+
     std::optional<Side> seat_of(const std::string& player_id) const;
     void subscribe(const Player& p, const Who& who);
     void reply(const Who& who, const nlohmann::json& j);
@@ -113,8 +156,10 @@ class Room : public std::enable_shared_from_this<Room> {
     nlohmann::json result_json() const;
     proto::SnapshotMsg snapshot() const;
     int spectators() const;
+    void count_spectators();  // reports this room's spectators to the metrics
 
     Executor ex_;
+    Store& store_;
     std::string code_;
     RoomParams params_;
     Lobby& lobby_;
@@ -140,11 +185,24 @@ class Room : public std::enable_shared_from_this<Room> {
     bool offered_[2] = {false, false};         // offered since that side's last turn
     std::map<std::string, std::deque<TimePoint>> chat_times_;  // per player id
     boost::asio::steady_timer timer_;
+
+    std::int64_t created_ms_ = 0, finished_ms_ = 0;  // epoch ms
+    bool committing_ = false;
+    std::deque<std::function<void()>> waiting_;  // operations behind the one being committed
+    std::optional<StoredGame> pending_create_;
+    std::vector<JournalRow> pending_rows_;
+    std::vector<Out> outbox_;
+    After after_;
+    Offload offload_;
+    bool bot_busy_ = false;  // a search is running for the bot's move
+    int reported_spectators_ = 0;
 };
 
 template <class F>
 void Room::on_strand(F&& f) {
-    boost::asio::post(ex_, [self = shared_from_this(), f = std::forward<F>(f)]() mutable { f(); });
+    boost::asio::post(ex_, [self = shared_from_this(), f = std::forward<F>(f)]() mutable {
+        self->run_op(std::move(f));
+    });
 }
 
 }  // namespace tf::server

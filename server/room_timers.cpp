@@ -64,12 +64,13 @@ void Room::schedule() {
     timer_.expires_at(*next);
     timer_.async_wait([w = weak_from_this()](boost::system::error_code ec) {
         if (ec) return;  // cancelled or re-armed
-        if (auto self = w.lock()) self->tick();
+        if (auto self = w.lock()) self->run_op([s = self.get()] { s->tick(); });
     });
 }
 
 bool Room::present(Side s) const {
     if (!seats_[idx(s)]) return false;
+    if (bot_side() == s) return true;  // the server's own bot never leaves
     for (auto& [p, sub] : subs_)
         if (sub.player_id == seats_[idx(s)]->id && !sub.who.expired()) return true;
     return false;
@@ -128,9 +129,12 @@ void Room::end_abort(const char* why) {
 
 void Room::finish() {
     if (status_ != Status::Aborted) status_ = Status::Over;
+    finished_ms_ = epoch_ms(SteadyClock::now(), SteadyClock::now());
     emit("game_over", result_json());
-    for (auto& s : seats_)
-        if (s) lobby_.unseat(s->id, code_);
+    later([this] {
+        for (auto& s : seats_)
+            if (s) lobby_.unseat(s->id, code_);
+    });
     chat_times_.clear();
     remove_at_ = SteadyClock::now() + retention_;
     schedule();

@@ -2,22 +2,32 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <random>
 
+#include "server/metrics.h"
 #include "server/room.h"
 
 namespace tf::server {
 
 using proto::Err;
 
+namespace {
+std::atomic<std::uint64_t> next_conn_id{1};
+}
+
 Session::Session(Hub& hub)
-    : hub_(hub), credits_(hub.cfg.rate_burst), refilled_(std::chrono::steady_clock::now()) {}
+    : hub_(hub),
+      conn_id_(next_conn_id++),
+      credits_(hub.cfg.rate_burst),
+      refilled_(std::chrono::steady_clock::now()) {}
 
 void Session::send(const nlohmann::json& j) {
     deliver(std::make_shared<const std::string>(j.dump()));
 }
 
 void Session::send_error(Err code, std::string message) {
+    metrics().reject(code);
     send(proto::to_json(proto::ErrorMsg{code, std::move(message), {}, {}, {}}));
 }
 
@@ -37,12 +47,13 @@ bool Session::take_credit() {
 }
 
 void Session::on_text(std::string_view text) {
+    ++metrics().messages_in;
     if (!take_credit()) {
         if (++floods_ > int(hub_.cfg.rate_burst) + 1) return;  // closing: read and dropped
-        spdlog::warn("{}: rate limited", transport());
+        spdlog::warn("{}#{}: rate limited", transport(), conn_id_);
         send_error(Err::RateLimited, "too many messages; slow down");
         if (floods_ > hub_.cfg.rate_burst) {
-            spdlog::warn("{}: flooding, disconnecting", transport());
+            spdlog::warn("{}#{}: flooding, disconnecting", transport(), conn_id_);
             send_error(Err::Flooding, "kept sending without credits; disconnecting");
             close("flood", false);
         }
@@ -50,7 +61,8 @@ void Session::on_text(std::string_view text) {
     }
     auto parsed = proto::parse_client(text);
     if (auto* e = std::get_if<proto::Error>(&parsed)) {
-        spdlog::warn("{}: bad message ({}): {}", transport(), proto::err_name(e->code), e->message);
+        spdlog::warn("{}#{}: bad message ({}): {}", transport(), conn_id_, proto::err_name(e->code),
+                     e->message);
         return send_error(e->code, e->message);
     }
     auto& msg = std::get<proto::ClientMsg>(parsed);
@@ -82,7 +94,7 @@ void Session::handle(proto::Hello& m) {
     if (m.token) {
         auto p = hub_.identity.restore(*m.token);
         if (!p) {
-            spdlog::warn("{}: bad token", transport());
+            spdlog::warn("{}#{}: bad token", transport(), conn_id_);
             return send_error(Err::BadToken, "unknown or expired session token");
         }
         player_ = *p;
@@ -92,6 +104,8 @@ void Session::handle(proto::Hello& m) {
         player_ = *issued.player;
         token = issued.token;
     }
+    spdlog::info("{}#{}: hello from player {}{}", transport(), conn_id_, player_->id,
+                 m.token ? " (token restored)" : "");
     hub_.lobby.connected(player_->id, std::static_pointer_cast<Session>(shared_from_this()));
     send(proto::to_json(
         proto::Welcome{player_->id, token, player_->name, hub_.lobby.games_of(player_->id)}));
@@ -111,16 +125,22 @@ void Session::remember(const std::shared_ptr<Room>& room) {
 }
 
 void Session::handle(proto::CreateGame& m) {
-    RoomParams params{m.variant, m.time_control, m.is_public, Side::Silver};
+    if (hub_.lobby.games_of(player_->id).size() >= std::size_t(hub_.cfg.max_games))
+        return send_error(Err::TooManyGames, "you already have " +
+                                                 std::to_string(hub_.cfg.max_games) +
+                                                 " unfinished games; finish or cancel one first");
+    RoomParams params{m.variant, m.time_control, m.is_public, Side::Silver, false, m.bot};
     if (m.color == proto::ColorChoice::Bronze) params.creator_side = Side::Bronze;
     if (m.color == proto::ColorChoice::Random)
         params.creator_side = std::random_device{}() & 1 ? Side::Bronze : Side::Silver;
     auto room = hub_.lobby.add([&](const std::string& code) {
         return std::make_shared<Room>(boost::asio::make_strand(hub_.ioc), code, params, *player_,
-                                      hub_.lobby, hub_.cfg);
+                                      hub_.lobby, hub_.cfg, *hub_.store);
     });
-    send(proto::to_json(proto::GameCreated{room->code(), "/g/" + room->code()}));
-    room->open();
+    room->set_offload(hub_.offload());
+    room->open(weak_from_this(),
+               std::make_shared<const std::string>(
+                   proto::to_json(proto::GameCreated{room->code(), "/g/" + room->code()}).dump()));
     remember(room);
     room->watch(*player_, weak_from_this(), std::nullopt);
 }

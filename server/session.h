@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -35,6 +36,7 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     void send_error(proto::Err code, std::string message);
     virtual const char* transport() const = 0;
     Hub& hub_;
+    const std::uint64_t conn_id_;  // in log lines as transport#id
 
   private:
     bool take_credit();

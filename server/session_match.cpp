@@ -17,24 +17,24 @@ void Session::handle(proto::QuickMatch& m) {
     auto opponent = hub_.lobby.quick_match(*player_, pool, self);
     if (!opponent) return send(proto::to_json(proto::QuickMatchWaiting{m.variant, m.time_control}));
 
-    RoomParams params{m.variant, m.time_control, true, Side::Silver, true};
+    RoomParams params{m.variant, m.time_control, true, Side::Silver, true, std::nullopt};
     if (std::random_device{}() & 1) params.creator_side = Side::Bronze;
     auto room = hub_.lobby.add([&](const std::string& code) {
         return std::make_shared<Room>(boost::asio::make_strand(hub_.ioc), code, params, *player_,
-                                      hub_.lobby, hub_.cfg);
+                                      hub_.lobby, hub_.cfg, *hub_.store);
     });
+    room->set_offload(hub_.offload());
     const std::string link = "/g/" + room->code();
     spdlog::info("quick match: {} vs {} in {}", player_->id, opponent->player.id, room->code());
-    send(proto::to_json(proto::Matched{room->code(), link, params.creator_side}));
+    auto matched = [&](Side s) {
+        return std::make_shared<const std::string>(
+            proto::to_json(proto::Matched{room->code(), link, s}).dump());
+    };
     remember(room);
-    room->open();
+    room->open(weak_from_this(), matched(params.creator_side));
     room->watch(*player_, weak_from_this(), std::nullopt);
-    if (auto them = opponent->who.lock()) {
-        them->deliver(std::make_shared<const std::string>(
-            proto::to_json(proto::Matched{room->code(), link, ~params.creator_side}).dump()));
-        them->adopt(room);
-    }
-    room->join(opponent->player, opponent->who);
+    if (auto them = opponent->who.lock()) them->adopt(room);
+    room->join(opponent->player, opponent->who, matched(~params.creator_side));
 }
 
 void Session::handle(proto::QuickMatchCancel&) {

@@ -4,10 +4,12 @@
 #include <array>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/read_until.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <deque>
 
+#include "server/line_framer.h"
+#include "server/metrics.h"
 #include "server/session.h"
 #include "server/transports.h"
 
@@ -20,16 +22,22 @@ namespace {
 
 class TcpSession : public Session {
   public:
-    TcpSession(tcp::socket s, Hub& hub) : Session(hub), sock_(std::move(s)) {}
+    TcpSession(tcp::socket s, Hub& hub) : Session(hub), sock_(std::move(s)) {
+        ++metrics().connections_tcp;
+    }
+    ~TcpSession() override { --metrics().connections_tcp; }
     void start() {
-        net::dispatch(sock_.get_executor(), [self = shared()] { self->read(); });
+        net::dispatch(sock_.get_executor(), [self = shared()] {
+            self->arm(self->hub_.cfg.handshake_seconds, "no message within the handshake time");
+            self->read();
+        });
     }
     void deliver(Msg m) override {
         net::post(sock_.get_executor(), [self = shared(), m = std::move(m)] { self->enqueue(m); });
     }
     void close(std::string reason, bool now) override {
         net::post(sock_.get_executor(), [self = shared(), reason, now] {
-            spdlog::info("tcp: closing: {}", reason);
+            spdlog::info("tcp#{}: closing: {}", self->conn_id_, reason);
             self->close_after_write_ = true;
             if (now || self->queue_.empty()) self->shutdown();
         });
@@ -43,30 +51,56 @@ class TcpSession : public Session {
         return std::static_pointer_cast<TcpSession>(shared_from_this());
     }
     void read() {
-        net::async_read_until(sock_, net::dynamic_buffer(in_, proto::kMaxMessageBytes + 1), '\n',
+        sock_.async_read_some(net::buffer(chunk_),
                               [self = shared()](boost::system::error_code ec, std::size_t n) {
                                   self->on_read(ec, n);
                               });
     }
     void on_read(boost::system::error_code ec, std::size_t n) {
-        if (ec == net::error::not_found) {  // no newline within the size limit
+        if (ec) return finish();  // a partial line at the end is dropped
+        framer_.feed(std::string_view(chunk_.data(), n));
+        next_line();
+    }
+    // One line per handler, as a read per line did: a close posted by on_text runs in between.
+    void next_line() {
+        if (close_after_write_ || closed_) return;
+        auto r = framer_.next();
+        if (r.status == LineFramer::Status::NeedMore) {
+            if (greeted_ && !partial_ && framer_.pending() > 0) {  // a line has begun
+                partial_ = true;
+                arm(hub_.cfg.slow_seconds, "a message left incomplete too long");
+            }
+            return read();
+        }
+        if (r.status == LineFramer::Status::TooLong) {  // no newline within the size limit
             spdlog::warn("tcp: message over {} bytes", proto::kMaxMessageBytes);
             send_error(proto::Err::TooLarge, "message larger than 16 KiB");
             return close("too large", false);
         }
-        if (ec) return finish();
-        std::string_view line(in_.data(), n - 1);
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        if (!line.empty()) on_text(line);
-        in_.erase(0, n);
-        if (!close_after_write_) read();
+        if (!greeted_ || partial_) slow_.cancel();  // a complete line: the deadlines are met
+        greeted_ = true;
+        partial_ = false;
+        on_text(r.line);
+        net::post(sock_.get_executor(), [self = shared()] { self->next_line(); });
+    }
+    // Slow or silent senders (slowloris): no first message within the handshake time, or a
+    // message that stays incomplete, closes the connection.
+    void arm(double seconds, const char* why) {
+        slow_.expires_after(std::chrono::milliseconds(std::int64_t(seconds * 1000)));
+        slow_.async_wait([self = shared(), why](boost::system::error_code ec) {
+            if (ec || self->closed_) return;
+            spdlog::warn("tcp#{}: {}, disconnecting", self->conn_id_, why);
+            self->shutdown();
+        });
     }
     void enqueue(const Msg& m) {
         if (closed_ || close_after_write_) return;
         if (queue_.size() >= hub_.cfg.queue_limit) {
-            spdlog::warn("tcp: outgoing queue full, disconnecting a slow reader");
+            spdlog::warn("tcp#{}: outgoing queue full, disconnecting a slow reader", conn_id_);
+            ++metrics().queue_drops;
             return shutdown();
         }
+        ++metrics().messages_out;
         queue_.push_back(m);
         if (queue_.size() == 1) write();
     }
@@ -89,11 +123,16 @@ class TcpSession : public Session {
     void finish() {
         if (closed_) return;
         closed_ = true;  // a write in flight still owns queue_.front()
+        slow_.cancel();
         on_closed();
     }
 
     tcp::socket sock_;
-    std::string in_;
+    net::steady_timer slow_{sock_.get_executor()};
+    bool greeted_ = false;  // a complete message arrived
+    bool partial_ = false;  // slow_ runs for an incomplete message
+    std::array<char, 4096> chunk_;
+    LineFramer framer_{proto::kMaxMessageBytes};
     std::deque<Msg> queue_;
     bool close_after_write_ = false;
     bool closed_ = false;

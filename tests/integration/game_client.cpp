@@ -78,7 +78,7 @@ json GameClient::recv_until(const std::string& type) {
         json m = conn->recv();
         bool applied = apply(m);
         if (m["type"] == type) return m;
-        if (!applied && m["type"] != "lobby" && m["type"] != "pong")
+        if (!applied && m["type"] != "lobby" && m["type"] != "pong" && m["type"] != "shutdown")
             FAIL("unexpected message: " << m.dump());
     }
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -22,6 +23,16 @@ ServerProcess::ServerProcess(std::vector<std::string> extra_args) {
     std::vector<std::string> args = {TF_SERVER_BIN, "--http-port", "0",        "--tcp-port",
                                      "0",           "--bind",      "127.0.0.1"};
     args.insert(args.end(), extra_args.begin(), extra_args.end());
+    for (std::size_t i = 0; i + 1 < args.size(); ++i)
+        if (args[i] == "--data") data_dir_ = args[i + 1];
+    if (data_dir_.empty()) {
+        char dtmpl[] = "/tmp/tf-data-XXXXXX";
+        if (!mkdtemp(dtmpl)) throw std::runtime_error("mkdtemp failed");
+        data_dir_ = dtmpl;
+        own_data_ = true;
+        args.push_back("--data");
+        args.push_back(data_dir_);
+    }
     pid_ = fork();
     if (pid_ == 0) {
         dup2(fd, 1);
@@ -46,7 +57,33 @@ ServerProcess::ServerProcess(std::vector<std::string> extra_args) {
         if (!alive()) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    throw std::runtime_error("server did not start; log:\n" + log());
+    std::string text = log();
+    kill_hard();
+    unlink(log_path_.c_str());
+    if (own_data_) std::filesystem::remove_all(data_dir_);
+    throw std::runtime_error("server did not start; log:\n" + text);
+}
+
+int ServerProcess::terminate(int seconds) {
+    if (pid_ <= 0) return -1;
+    kill(pid_, SIGTERM);
+    for (int i = 0; i < seconds * 100; ++i) {
+        int status = 0;
+        if (waitpid(pid_, &status, WNOHANG) == pid_) {
+            pid_ = -1;
+            return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    kill_hard();
+    return -1;
+}
+
+void ServerProcess::kill_hard() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
 }
 
 ServerProcess::~ServerProcess() {
@@ -65,6 +102,7 @@ ServerProcess::~ServerProcess() {
         }
     }
     unlink(log_path_.c_str());
+    if (own_data_) std::filesystem::remove_all(data_dir_);
 }
 
 std::string ServerProcess::log() const {

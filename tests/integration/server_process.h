@@ -1,6 +1,7 @@
 // Runs build/bin/trunkfield-server on ephemeral loopback ports for one test and stops it
 // (SIGTERM, then SIGKILL) when destroyed. The log goes to a temporary file; the ports are read
-// from its "listening http=... tcp=..." line.
+// from its "listening http=... tcp=..." line. Without a --data argument the server gets a fresh
+// temporary data directory, removed afterwards.
 #pragma once
 
 #include <sys/types.h>
@@ -22,10 +23,18 @@ class ServerProcess {
     std::string log() const;
     // True while the process has not exited.
     bool alive();
+    // kill -9, and waits for the process to be gone.
+    void kill_hard();
+    // SIGTERM, and waits up to `seconds` for the exit: its exit code, or -1 when it had to be
+    // killed (or died of a signal).
+    int terminate(int seconds = 20);
+    const std::string& data_dir() const { return data_dir_; }
 
   private:
     pid_t pid_ = -1;
     std::string log_path_;
+    std::string data_dir_;
+    bool own_data_ = false;
     unsigned short http_ = 0, tcp_ = 0;
 };
 

@@ -17,7 +17,14 @@ using nlohmann::json;
 
 struct Fake : Participant {
     std::vector<json> got;
-    void deliver(Msg m) override { got.push_back(json::parse(*m)); }
+    std::vector<int> spectator_counts;  // unversioned `spectators` events, kept apart
+    void deliver(Msg m) override {
+        json j = json::parse(*m);
+        if (j["type"] == "event" && j["kind"] == "spectators")
+            spectator_counts.push_back(j["payload"]["count"]);
+        else
+            got.push_back(std::move(j));
+    }
     // The last message received, which must be of `type`; clears the inbox.
     json last(const std::string& type) {
         REQUIRE(!got.empty());
@@ -32,6 +39,7 @@ struct Fixture {
     Lobby lobby;
     boost::asio::io_context ioc;
     Config cfg;
+    NullStore store;
     Player ann{"p-ann", "ann"}, bob{"p-bob", "bob"}, cat{"p-cat", "cat"};
     std::shared_ptr<Fake> a = std::make_shared<Fake>(), b = std::make_shared<Fake>(),
                           c = std::make_shared<Fake>();
@@ -40,9 +48,9 @@ struct Fixture {
     Rng rng{5};
 
     Fixture() {
-        RoomParams params{Variant{}, std::nullopt, true, Side::Silver};
+        RoomParams params{Variant{}, std::nullopt, true, Side::Silver, false, std::nullopt};
         room = std::make_shared<Room>(boost::asio::make_strand(ioc), "abc234", params, ann, lobby,
-                                      cfg);
+                                      cfg, store);
         room->open();
         room->watch(ann, a, std::nullopt);
         run();
@@ -87,6 +95,8 @@ TEST_CASE("room: seats, turns and versions through fake participants") {
     f.room->watch(f.cat, f.c, std::nullopt);
     f.run();
     CHECK(f.c->last("snapshot")["spectators"] == 1);
+    REQUIRE(!f.a->spectator_counts.empty());
+    CHECK(f.a->spectator_counts.back() == 1);  // the players are told
     f.room->setup(f.cat, f.c, f.setup_msg());
     CHECK(f.error_of(*f.c)["code"] == "not_seated");
     f.room->resign(f.cat, f.c);

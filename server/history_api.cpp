@@ -1,0 +1,233 @@
+#include "server/history_api.h"
+
+#include <spdlog/spdlog.h>
+
+#include <charconv>
+#include <ctime>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "common/json.h"
+#include "common/notation.h"
+#include "server/store.h"
+
+namespace tf::server {
+
+using nlohmann::json;
+
+namespace {
+
+ApiResponse error(unsigned status, const char* code, std::string message) {
+    return {status,
+            "application/json",
+            json{{"error", code}, {"message", std::move(message)}}.dump() + "\n",
+            {}};
+}
+
+std::string iso8601(std::int64_t ms) {
+    std::time_t t = std::time_t(ms / 1000);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, int(ms % 1000));
+    return buf;
+}
+
+json parse_or_null(const std::string& s) {
+    return s.empty() ? json(nullptr) : json::parse(s, nullptr, false);
+}
+
+json summary(const StoredGame& g) {
+    json players = json::object();
+    const char* sides[] = {"silver", "bronze"};
+    for (int i = 0; i < 2; ++i)
+        players[sides[i]] = g.seat_id[i].empty()
+                                ? json(nullptr)
+                                : json{{"id", g.seat_id[i]}, {"name", g.seat_name[i]}};
+    return {{"code", g.code},
+            {"status", g.status},
+            {"variant", parse_or_null(g.variant)},
+            {"time_control", parse_or_null(g.time_control)},
+            {"players", std::move(players)},
+            {"bot", g.bot_level ? json(*g.bot_level) : json(nullptr)},
+            {"turns", g.turns},
+            {"result", parse_or_null(g.result)},
+            {"created_at", iso8601(g.created_ms)},
+            {"finished_at", g.finished_ms ? json(iso8601(g.finished_ms)) : json(nullptr)}};
+}
+
+// The spec §6 record from the journal: the setups and turns in the order they were played.
+json record_of(const StoredGame& g, const std::vector<JournalRow>& rows) {
+    json setup = {{"silver", nullptr}, {"bronze", nullptr}};
+    json turns = json::array();
+    for (const auto& r : rows) {
+        if (r.kind != "setup" && r.kind != "turn") continue;
+        json ev = json::parse(r.event, nullptr, false);
+        if (!ev.is_object() || !ev.contains("payload")) continue;
+        const json& p = ev["payload"];
+        if (r.kind == "setup")
+            setup[p.value("side", "silver")] = p.value("setup", json());
+        else
+            turns.push_back(p.value("turn", json()));
+    }
+    return {{"variant", parse_or_null(g.variant)}, {"setup", setup}, {"turns", turns}};
+}
+
+bool finished(const StoredGame& g) {
+    return g.status == "over" || g.status == "aborted";
+}
+
+std::string result_line(const StoredGame& g) {
+    json r = parse_or_null(g.result);
+    if (!r.is_object()) return g.status;
+    std::string out = r["winner"].is_string() ? r["winner"].get<std::string>() + " wins" : "draw";
+    if (r["reason"].is_string()) out += " (" + r["reason"].get<std::string>() + ")";
+    if (r["score"].is_object())
+        out += ", " + std::to_string(r["score"].value("silver", 0)) + "-" +
+               std::to_string(r["score"].value("bronze", 0));
+    return out;
+}
+
+std::string notation_of(const StoredGame& g, const json& record) {
+    auto v = variant_from_json(record["variant"]);
+    int size = v ? v->size : 9;
+    std::string out;
+    auto tag = [&](const char* k, const std::string& val) {
+        out += std::string("[") + k + " " + json(val).dump() + "]\n";
+    };
+    tag("Game", g.code);
+    tag("Variant", record["variant"].dump());
+    tag("Silver", g.seat_name[0]);
+    tag("Bronze", g.seat_name[1]);
+    tag("Date", iso8601(g.created_ms));
+    tag("Result", result_line(g));
+    tag("SetupSilver", record["setup"]["silver"].dump());
+    tag("SetupBronze", record["setup"]["bronze"].dump());
+    out += "\n";
+    int n = 0;
+    for (const auto& tj : record["turns"]) {
+        auto t = turn_from_json(tj);
+        ++n;
+        out += std::to_string(n) + ". " + (n % 2 ? "silver " : "bronze ") +
+               (t ? turn_to_notation(*t, size) : tj.dump()) + "\n";
+    }
+    return out;
+}
+
+// "a=1&b=2" -> map; values are plain tokens (no percent-encoding is needed by this API).
+std::map<std::string, std::string> query_of(std::string_view q) {
+    std::map<std::string, std::string> out;
+    while (!q.empty()) {
+        auto amp = q.find('&');
+        auto part = q.substr(0, amp);
+        auto eq = part.find('=');
+        if (eq != std::string_view::npos)
+            out[std::string(part.substr(0, eq))] = std::string(part.substr(eq + 1));
+        else if (!part.empty())
+            out[std::string(part)] = "";
+        if (amp == std::string_view::npos) break;
+        q.remove_prefix(amp + 1);
+    }
+    return out;
+}
+
+bool token_ok(const std::string& s, std::size_t max) {
+    if (s.empty() || s.size() > max) return false;
+    for (char c : s)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') return false;
+    return true;
+}
+
+std::optional<std::int64_t> integer(const std::string& s) {
+    std::int64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+ApiResponse list(Store& store, std::string_view qs) {
+    auto q = query_of(qs);
+    GameQuery gq;
+    for (auto& [k, v] : q) {
+        if (k == "status") {
+            static const char* ok[] = {"live", "finished",  "open",    "playing",
+                                       "over", "cancelled", "aborted", "quarantined"};
+            if (std::find(std::begin(ok), std::end(ok), v) == std::end(ok))
+                return error(400, "bad_request",
+                             "status must be live, finished, open, playing, over, cancelled, "
+                             "aborted or quarantined");
+            gq.status = v;
+        } else if (k == "player") {
+            if (!token_ok(v, 64)) return error(400, "bad_request", "bad player id");
+            gq.player_id = v;
+        } else if (k == "limit") {
+            auto n = integer(v);
+            if (!n || *n < 1 || *n > 100)
+                return error(400, "bad_request", "limit must be an integer from 1 to 100");
+            gq.limit = int(*n);
+        } else if (k == "before") {
+            auto n = integer(v);
+            if (!n || *n < 1) return error(400, "bad_request", "before must be a cursor from next");
+            gq.before = *n;
+        } else {
+            return error(400, "bad_request", "unknown parameter " + k);
+        }
+    }
+    auto page = store.list(gq);
+    json games = json::array();
+    for (auto& [cursor, g] : page.games) games.push_back(summary(g));
+    json out = {{"games", std::move(games)},
+                {"next", page.next ? json(std::to_string(*page.next)) : json(nullptr)}};
+    return {200, "application/json", out.dump() + "\n", {}};
+}
+
+ApiResponse one(Store& store, const std::string& code, std::string_view what) {
+    if (!token_ok(code, 16)) return error(404, "not_found", "no game with code " + code);
+    auto g = store.game(code);
+    if (!g) return error(404, "not_found", "no game with code " + code);
+    json record = record_of(*g, store.journal(code));
+    if (what.empty()) {
+        json out = summary(*g);
+        out["record"] = std::move(record);
+        return {200, "application/json", out.dump() + "\n", {}};
+    }
+    if (!finished(*g))
+        return error(409, "not_finished",
+                     "only finished games are exported; game " + code + " is " + g->status);
+    if (what == "record")
+        return {200, "application/json", record.dump(2) + "\n", "trunkfield-" + code + ".json"};
+    if (what == "notation")
+        return {200, "text/plain; charset=utf-8", notation_of(*g, record),
+                "trunkfield-" + code + ".txt"};
+    return error(404, "not_found", "unknown export " + std::string(what));
+}
+
+}  // namespace
+
+bool is_api_target(std::string_view target) {
+    return target.substr(0, 5) == "/api/";
+}
+
+ApiResponse history_api(Store& store, std::string_view target) {
+    try {
+        auto qpos = target.find('?');
+        std::string_view path = target.substr(0, qpos);
+        std::string_view qs = qpos == std::string_view::npos ? "" : target.substr(qpos + 1);
+        constexpr std::string_view games = "/api/games";
+        if (path == games || path == "/api/games/") return list(store, qs);
+        if (path.substr(0, games.size() + 1) == "/api/games/") {
+            auto rest = path.substr(games.size() + 1);
+            auto slash = rest.find('/');
+            std::string code(rest.substr(0, slash));
+            std::string_view what = slash == std::string_view::npos ? "" : rest.substr(slash + 1);
+            return one(store, code, what);
+        }
+        return error(404, "not_found", "no such API path");
+    } catch (const std::exception& e) {
+        spdlog::error("history API {}: {}", std::string(target), e.what());
+        return error(503, "store_unavailable", "the game store could not be read");
+    }
+}
+
+}  // namespace tf::server

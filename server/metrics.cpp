@@ -1,0 +1,111 @@
+#include "server/metrics.h"
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include "server/lobby.h"
+
+namespace tf::server {
+
+Metrics& metrics() {
+    static Metrics m;
+    return m;
+}
+
+void Histogram::observe(double ms) {
+    std::size_t i = 0;
+    while (i < kBounds.size() && ms > kBounds[i]) ++i;
+    ++buckets_[i];
+    ++count_;
+    sum_us_ += std::uint64_t(ms * 1000);
+}
+
+void Histogram::render(std::string& out, const char* name, const char* help) const {
+    out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " histogram\n";
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i <= kBounds.size(); ++i) {
+        cumulative += buckets_[i].load();
+        std::string le = i < kBounds.size() ? std::to_string(kBounds[i] / 1000) : "+Inf";
+        if (i < kBounds.size()) {  // seconds, trimmed
+            le.erase(le.find_last_not_of('0') + 1);
+            if (le.back() == '.') le.pop_back();
+        }
+        out +=
+            std::string(name) + "_bucket{le=\"" + le + "\"} " + std::to_string(cumulative) + "\n";
+    }
+    out += std::string(name) + "_sum " + std::to_string(double(sum_us_.load()) / 1e6) + "\n";
+    out += std::string(name) + "_count " + std::to_string(count_.load()) + "\n";
+}
+
+namespace {
+
+void metric(std::string& out, const char* name, const char* type, const char* help,
+            const std::string& value) {
+    out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" +
+           name + " " + value + "\n";
+}
+
+long rss_bytes() {
+    std::ifstream statm("/proc/self/statm");
+    long pages = 0, resident = 0;
+    statm >> pages >> resident;
+    return resident * sysconf(_SC_PAGESIZE);
+}
+
+}  // namespace
+
+std::string render_metrics(Lobby& lobby) {
+    Metrics& m = metrics();
+    auto c = lobby.counts();
+    std::string out;
+    out +=
+        "# HELP trunkfield_connections Open client connections by transport.\n"
+        "# TYPE trunkfield_connections gauge\n"
+        "trunkfield_connections{transport=\"ws\"} " +
+        std::to_string(m.connections_ws.load()) +
+        "\n"
+        "trunkfield_connections{transport=\"tcp\"} " +
+        std::to_string(m.connections_tcp.load()) + "\n";
+    metric(out, "trunkfield_players", "gauge", "Players with at least one connection.",
+           std::to_string(c.players));
+    metric(out, "trunkfield_open_games", "gauge", "Public games waiting for an opponent.",
+           std::to_string(c.open_games));
+    metric(out, "trunkfield_live_games", "gauge", "Public games being played.",
+           std::to_string(c.live_games));
+    metric(out, "trunkfield_games_in_memory", "gauge", "Games held in memory.",
+           std::to_string(c.rooms));
+    metric(out, "trunkfield_quick_match_waiting", "gauge", "Quick-match requests waiting.",
+           std::to_string(c.seeks));
+    metric(out, "trunkfield_spectators", "gauge", "Connections watching a game without a seat.",
+           std::to_string(m.spectators.load()));
+    metric(out, "trunkfield_turns_accepted_total", "counter", "Turns accepted and stored.",
+           std::to_string(m.turns_accepted.load()));
+    metric(out, "trunkfield_setups_accepted_total", "counter", "Setups accepted and stored.",
+           std::to_string(m.setups_accepted.load()));
+    out +=
+        "# HELP trunkfield_rejected_total Requests answered with an error, by error code.\n"
+        "# TYPE trunkfield_rejected_total counter\n";
+#define X(id, name)                                                                             \
+    out += "trunkfield_rejected_total{code=\"" name "\"} " +                                    \
+           std::to_string(m.rejected[std::size_t(proto::Err::id) % m.rejected.size()].load()) + \
+           "\n";
+    TF_PROTO_ERRORS(X)
+#undef X
+    metric(out, "trunkfield_messages_in_total", "counter", "Messages received from clients.",
+           std::to_string(m.messages_in.load()));
+    metric(out, "trunkfield_messages_out_total", "counter", "Messages queued to clients.",
+           std::to_string(m.messages_out.load()));
+    metric(out, "trunkfield_queue_drops_total", "counter",
+           "Connections dropped because their outgoing queue was full.",
+           std::to_string(m.queue_drops.load()));
+    m.commit_latency.render(out, "trunkfield_store_commit_seconds",
+                            "Store operations from queued to durable.");
+    m.turn_latency.render(out, "trunkfield_turn_seconds",
+                          "Turns from received to acknowledged (validation and commit).");
+    metric(out, "trunkfield_resident_memory_bytes", "gauge", "Resident set size of the process.",
+           std::to_string(rss_bytes()));
+    return out;
+}
+
+}  // namespace tf::server

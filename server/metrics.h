@@ -1,0 +1,49 @@
+// Process-wide counters for GET /metrics (Prometheus text format 0.0.4). Lock-free atomics,
+// cheap enough for every message; one registry per process, like the Prometheus client
+// libraries' default registry.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "proto/errors.h"
+
+namespace tf::server {
+
+class Store;
+class Lobby;
+
+// A histogram with fixed buckets (milliseconds).
+class Histogram {
+  public:
+    static constexpr std::array<double, 14> kBounds = {0.1, 0.25, 0.5, 1,   2.5, 5,    10,
+                                                       25,  50,   100, 250, 500, 1000, 5000};
+    void observe(double ms);
+    void render(std::string& out, const char* name, const char* help) const;
+
+  private:
+    std::array<std::atomic<std::uint64_t>, kBounds.size() + 1> buckets_{};
+    std::atomic<std::uint64_t> count_{0};
+    std::atomic<std::uint64_t> sum_us_{0};
+};
+
+struct Metrics {
+    std::atomic<std::int64_t> connections_ws{0}, connections_tcp{0};
+    std::atomic<std::uint64_t> messages_in{0}, messages_out{0}, queue_drops{0};
+    std::atomic<std::uint64_t> turns_accepted{0}, setups_accepted{0};
+    std::atomic<std::int64_t> spectators{0};
+    std::array<std::atomic<std::uint64_t>, 64> rejected{};  // by proto::Err
+    Histogram turn_latency;    // a turn read from its connection -> ack delivered
+    Histogram commit_latency;  // an operation queued in the store -> durable
+
+    void reject(proto::Err e) { ++rejected[std::size_t(e) % rejected.size()]; }
+};
+
+Metrics& metrics();
+
+// The whole /metrics page.
+std::string render_metrics(Lobby& lobby);
+
+}  // namespace tf::server

@@ -1,0 +1,65 @@
+// The server's computer opponent (create_game with "bot": level). It holds the seat opposite
+// the creator and is always present. When it is its move, the room copies the game and hands
+// the search (common/bot.h) to the worker pool, so a thinking bot never holds the room's strand
+// or a network thread; the answer comes back to the strand as an ordinary setup or turn,
+// validated and committed like a player's. An answer for a position that has moved on (the
+// human resigned, the clock fell) is dropped.
+#include <spdlog/spdlog.h>
+
+#include "common/bot.h"
+#include "server/room.h"
+
+namespace tf::server {
+
+std::optional<Side> Room::bot_side() const {
+    if (!params_.bot_level) return std::nullopt;
+    return ~params_.creator_side;
+}
+
+void Room::maybe_bot() {
+    auto side = bot_side();
+    if (!side || bot_busy_ || status_ != Status::Playing || committing_ || game_.over() ||
+        game_.to_move() != *side || !seats_[idx(*side)])
+        return;
+    bot_busy_ = true;
+    BotOptions opt;
+    opt.level = *params_.bot_level;
+    opt.seed = std::hash<std::string>{}(code_) ^ std::uint64_t(version_) * 0x9e3779b97f4a7c15ULL;
+    const std::int64_t at = state_version_;
+    auto think = [self = shared_from_this(), g = game_, opt, at, side = *side] {
+        bool setup = g.phase() == Phase::SetupSilver || g.phase() == Phase::SetupBronze;
+        std::optional<Setup> s;
+        std::optional<Turn> t;
+        std::string error;
+        if (setup) {
+            auto r = bot_setup(g, opt);
+            if (r)
+                s = *r;
+            else
+                error = r.error().message;
+        } else {
+            auto r = bot_turn(g, opt);
+            if (r)
+                t = *r;
+            else
+                error = r.error().message;
+        }
+        self->on_strand([self, s = std::move(s), t = std::move(t), error, at, side] {
+            self->bot_busy_ = false;
+            if (!error.empty())
+                return spdlog::error("room {}: the bot found no move: {}", self->code_, error);
+            if (self->state_version_ != at || self->status_ != Status::Playing) return;
+            const Player bot = *self->seats_[idx(side)];
+            if (s)
+                self->setup_now(bot, {}, proto::SetupMsg{self->code_, *s, at, std::nullopt});
+            else
+                self->turn_now(bot, {}, proto::TurnMsg{self->code_, *t, at, std::nullopt});
+        });
+    };
+    if (offload_)
+        offload_(std::move(think));
+    else
+        boost::asio::post(ex_, std::move(think));
+}
+
+}  // namespace tf::server

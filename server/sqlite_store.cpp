@@ -1,0 +1,527 @@
+#include "server/sqlite_store.h"
+
+#include "server/metrics.h"
+
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+namespace tf::server {
+
+namespace {
+
+namespace fs = std::filesystem;
+using SteadyClock = std::chrono::steady_clock;
+
+// Versioned migrations: kMigrations[i] takes the schema from version i to i + 1.
+constexpr const char* kMigrations[] = {
+    R"sql(
+CREATE TABLE players (
+  id         TEXT PRIMARY KEY,
+  name       TEXT NOT NULL,
+  selector   TEXT NOT NULL UNIQUE,
+  secret     TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE games (
+  id            INTEGER PRIMARY KEY,
+  code          TEXT NOT NULL UNIQUE,
+  variant       TEXT NOT NULL,
+  time_control  TEXT NOT NULL,
+  is_public     INTEGER NOT NULL,
+  quick_match   INTEGER NOT NULL,
+  creator_side  TEXT NOT NULL,
+  bot_level     INTEGER,
+  silver_id     TEXT, silver_name TEXT,
+  bronze_id     TEXT, bronze_name TEXT,
+  status        TEXT NOT NULL,
+  result        TEXT NOT NULL,
+  turns         INTEGER NOT NULL,
+  version       INTEGER NOT NULL,
+  created_at    INTEGER NOT NULL,
+  finished_at   INTEGER NOT NULL,
+  quarantine    TEXT
+);
+CREATE INDEX games_by_status ON games(status, id);
+CREATE INDEX games_by_silver ON games(silver_id, id);
+CREATE INDEX games_by_bronze ON games(bronze_id, id);
+CREATE TABLE journal (
+  code    TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  kind    TEXT NOT NULL,
+  event   TEXT NOT NULL,
+  at      INTEGER NOT NULL,
+  PRIMARY KEY (code, version)
+) WITHOUT ROWID;
+)sql",
+};
+static_assert(std::size(kMigrations) == kSchemaVersion);
+
+std::int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+// A prepared statement, reset after each use.
+class Stmt {
+  public:
+    Stmt(sqlite3* db, const char* sql) : db_(db) {
+        if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s_, nullptr) != SQLITE_OK)
+            throw StoreError(std::string("sqlite prepare: ") + sqlite3_errmsg(db));
+    }
+    ~Stmt() { sqlite3_finalize(s_); }
+    Stmt(const Stmt&) = delete;
+    Stmt& operator=(const Stmt&) = delete;
+
+    Stmt& bind(int i, const std::string& v) {
+        sqlite3_bind_text(s_, i, v.data(), int(v.size()), SQLITE_TRANSIENT);
+        return *this;
+    }
+    Stmt& bind(int i, std::int64_t v) {
+        sqlite3_bind_int64(s_, i, v);
+        return *this;
+    }
+    Stmt& bind_null(int i) {
+        sqlite3_bind_null(s_, i);
+        return *this;
+    }
+    // Text bound as NULL when empty.
+    Stmt& bind_opt(int i, const std::string& v) { return v.empty() ? bind_null(i) : bind(i, v); }
+    // SQLITE_ROW or SQLITE_DONE; throws on errors.
+    int step() {
+        int rc = sqlite3_step(s_);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+            std::string msg = sqlite3_errmsg(db_);
+            reset();
+            throw StoreError("sqlite: " + msg);
+        }
+        return rc;
+    }
+    void run() {
+        step();
+        reset();
+    }
+    void reset() {
+        sqlite3_reset(s_);
+        sqlite3_clear_bindings(s_);
+    }
+    std::string text(int col) const {
+        auto p = reinterpret_cast<const char*>(sqlite3_column_text(s_, col));
+        return p ? std::string(p, std::size_t(sqlite3_column_bytes(s_, col))) : std::string();
+    }
+    std::int64_t integer(int col) const { return sqlite3_column_int64(s_, col); }
+    bool is_null(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
+
+  private:
+    sqlite3* db_;
+    sqlite3_stmt* s_ = nullptr;
+};
+
+void exec(sqlite3* db, const char* sql) {
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+        std::string msg = err ? err : sqlite3_errmsg(db);
+        sqlite3_free(err);
+        throw StoreError("sqlite: " + msg);
+    }
+}
+
+sqlite3* open_db(const std::string& path, int flags) {
+    sqlite3* db = nullptr;
+    int rc = sqlite3_open_v2(path.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) {
+        std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+        sqlite3_close(db);
+        throw StoreError("cannot open the database " + path + ": " + msg);
+    }
+    sqlite3_busy_timeout(db, 5000);
+    sqlite3_extended_result_codes(db, 1);
+    return db;
+}
+
+int user_version(sqlite3* db) {
+    Stmt s(db, "PRAGMA user_version");
+    s.step();
+    return int(s.integer(0));
+}
+
+constexpr const char* kGameColumns =
+    "id, code, variant, time_control, is_public, quick_match, creator_side, bot_level, "
+    "silver_id, silver_name, bronze_id, bronze_name, status, result, turns, version, created_at, "
+    "finished_at";
+
+std::pair<std::int64_t, StoredGame> read_game(const Stmt& s) {
+    StoredGame g;
+    g.code = s.text(1);
+    g.variant = s.text(2);
+    g.time_control = s.text(3);
+    g.is_public = s.integer(4) != 0;
+    g.quick_match = s.integer(5) != 0;
+    g.creator_side = s.text(6);
+    if (!s.is_null(7)) g.bot_level = int(s.integer(7));
+    g.seat_id[0] = s.text(8);
+    g.seat_name[0] = s.text(9);
+    g.seat_id[1] = s.text(10);
+    g.seat_name[1] = s.text(11);
+    g.status = s.text(12);
+    g.result = s.text(13);
+    g.turns = s.integer(14);
+    g.version = s.integer(15);
+    g.created_ms = s.integer(16);
+    g.finished_ms = s.integer(17);
+    return {s.integer(0), std::move(g)};
+}
+
+class SqliteStore : public Store {
+  public:
+    SqliteStore(const std::string& dir, SyncLevel sync) {
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        if (ec) throw StoreError("cannot create the data directory " + dir + ": " + ec.message());
+        lock_dir(dir);
+        const std::string path = (fs::path(dir) / "trunkfield.db").string();
+        wr_ = open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+        try {
+            init(path, sync);
+        } catch (...) {
+            close_all();
+            throw;
+        }
+        writer_ = std::thread([this] { run(); });
+    }
+
+    ~SqliteStore() override {
+        {
+            std::lock_guard lock(qm_);
+            stop_ = true;
+        }
+        cv_.notify_all();
+        if (writer_.joinable()) writer_.join();
+        close_all();
+    }
+
+    void commit(GameWrite w, Done done) override {
+        enqueue(Op{std::move(w), {}, std::move(done), SteadyClock::now()});
+    }
+    void add_player(StoredPlayer p) override {
+        enqueue(Op{{}, std::move(p), {}, SteadyClock::now()});
+    }
+
+    std::optional<StoredPlayer> player_by_selector(const std::string& selector) override {
+        std::lock_guard lock(rm_);
+        Stmt s(rd_, "SELECT id, name, selector, secret FROM players WHERE selector = ?");
+        s.bind(1, selector);
+        if (s.step() != SQLITE_ROW) return std::nullopt;
+        return StoredPlayer{s.text(0), s.text(1), s.text(2), s.text(3)};
+    }
+
+    bool code_taken(const std::string& code) override {
+        std::lock_guard lock(rm_);
+        Stmt s(rd_, "SELECT 1 FROM games WHERE code = ?");
+        s.bind(1, code);
+        return s.step() == SQLITE_ROW;
+    }
+
+    std::vector<StoredGame> unfinished() override {
+        std::lock_guard lock(rm_);
+        Stmt s(rd_, (std::string("SELECT ") + kGameColumns +
+                     " FROM games WHERE status IN ('open', 'playing') ORDER BY id")
+                        .c_str());
+        std::vector<StoredGame> out;
+        while (s.step() == SQLITE_ROW) out.push_back(read_game(s).second);
+        return out;
+    }
+
+    std::optional<StoredGame> game(const std::string& code) override {
+        std::lock_guard lock(rm_);
+        Stmt s(rd_, (std::string("SELECT ") + kGameColumns + " FROM games WHERE code = ?").c_str());
+        s.bind(1, code);
+        if (s.step() != SQLITE_ROW) return std::nullopt;
+        return read_game(s).second;
+    }
+
+    std::vector<JournalRow> journal(const std::string& code) override {
+        std::lock_guard lock(rm_);
+        Stmt s(rd_, "SELECT version, kind, event, at FROM journal WHERE code = ? ORDER BY version");
+        s.bind(1, code);
+        std::vector<JournalRow> out;
+        while (s.step() == SQLITE_ROW)
+            out.push_back({s.integer(0), s.text(1), s.text(2), s.integer(3)});
+        return out;
+    }
+
+    GamePage list(const GameQuery& q) override {
+        std::string where = "WHERE id < ?1";
+        if (q.status == "live")
+            where += " AND status = 'playing'";
+        else if (q.status == "finished")
+            where += " AND status IN ('over', 'aborted')";
+        else if (!q.status.empty())
+            where += " AND status = ?2";
+        if (!q.player_id.empty()) where += " AND (silver_id = ?3 OR bronze_id = ?3)";
+        std::string sql = std::string("SELECT ") + kGameColumns + " FROM games " + where +
+                          " ORDER BY id DESC LIMIT ?4";
+        std::lock_guard lock(rm_);
+        Stmt s(rd_, sql.c_str());
+        s.bind(1, q.before > 0 ? q.before : std::numeric_limits<std::int64_t>::max());
+        if (!q.status.empty() && q.status != "live" && q.status != "finished") s.bind(2, q.status);
+        if (!q.player_id.empty()) s.bind(3, q.player_id);
+        s.bind(4, std::int64_t(q.limit) + 1);
+        GamePage page;
+        while (s.step() == SQLITE_ROW) page.games.push_back(read_game(s));
+        if (int(page.games.size()) > q.limit) {
+            page.games.pop_back();
+            page.next = page.games.back().first;
+        }
+        return page;
+    }
+
+    void quarantine(const std::string& code, const std::string& why) override {
+        std::lock_guard lock(wm_);
+        Stmt s(wr_, "UPDATE games SET status = 'quarantined', quarantine = ? WHERE code = ?");
+        s.bind(1, why).bind(2, code).run();
+    }
+
+    Stats stats() override {
+        std::lock_guard lock(sm_);
+        Stats s = stats_;
+        s.latency_ms.assign(latency_.begin(), latency_.end());
+        return s;
+    }
+
+  private:
+    struct Op {
+        GameWrite write;
+        std::optional<StoredPlayer> player;
+        Done done;
+        SteadyClock::time_point queued;
+    };
+
+    void lock_dir(const std::string& dir) {
+        const std::string path = (fs::path(dir) / "LOCK").string();
+        lock_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (lock_fd_ < 0)
+            throw StoreError("the data directory " + dir +
+                             " is not writable: " + std::strerror(errno));
+        if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+            ::close(lock_fd_);
+            lock_fd_ = -1;
+            throw StoreError("the data directory " + dir + " is in use by another server");
+        }
+    }
+
+    void init(const std::string& path, SyncLevel sync) {
+        int have = 0;
+        try {
+            have = user_version(wr_);
+            exec(wr_, "SELECT count(*) FROM sqlite_schema");  // reads the file: corrupt -> error
+        } catch (const StoreError& e) {
+            throw StoreError("the database " + path + " is unreadable (" + e.what() +
+                             "); it was left untouched");
+        }
+        if (have > kSchemaVersion)
+            throw StoreError("the database " + path + " has schema version " +
+                             std::to_string(have) + ", newer than this server's " +
+                             std::to_string(kSchemaVersion) + "; refusing to start");
+        {
+            Stmt s(wr_, "PRAGMA journal_mode = WAL");
+            s.step();
+            if (s.text(0) != "wal")
+                throw StoreError("the database " + path + " cannot use WAL mode");
+        }
+        exec(wr_, sync == SyncLevel::Full     ? "PRAGMA synchronous = FULL"
+                  : sync == SyncLevel::Normal ? "PRAGMA synchronous = NORMAL"
+                                              : "PRAGMA synchronous = OFF");
+        for (int v = have; v < kSchemaVersion; ++v) {
+            exec(wr_, "BEGIN IMMEDIATE");
+            try {
+                exec(wr_, kMigrations[v]);
+                exec(wr_, ("PRAGMA user_version = " + std::to_string(v + 1)).c_str());
+                exec(wr_, "COMMIT");
+            } catch (const StoreError& e) {
+                sqlite3_exec(wr_, "ROLLBACK", nullptr, nullptr, nullptr);
+                throw StoreError("migrating " + path + " to schema version " +
+                                 std::to_string(v + 1) + " failed: " + e.what());
+            }
+            spdlog::info("store: migrated {} to schema version {}", path, v + 1);
+        }
+        rd_ = open_db(path, SQLITE_OPEN_READONLY);
+        insert_player_ = std::make_unique<Stmt>(
+            wr_,
+            "INSERT OR IGNORE INTO players (id, name, selector, secret, created_at) "
+            "VALUES (?, ?, ?, ?, ?)");
+        insert_game_ = std::make_unique<Stmt>(
+            wr_,
+            "INSERT INTO games (code, variant, time_control, is_public, quick_match, creator_side, "
+            "bot_level, silver_id, silver_name, bronze_id, bronze_name, status, result, turns, "
+            "version, created_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+            "?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+        update_game_ = std::make_unique<Stmt>(
+            wr_,
+            "UPDATE games SET silver_id = ?2, silver_name = ?3, bronze_id = ?4, bronze_name = ?5, "
+            "status = ?6, result = ?7, turns = ?8, version = ?9, finished_at = ?10 "
+            "WHERE code = ?1");
+        insert_row_ = std::make_unique<Stmt>(
+            wr_, "INSERT INTO journal (code, version, kind, event, at) VALUES (?, ?, ?, ?, ?)");
+    }
+
+    void close_all() {
+        insert_player_.reset();
+        insert_game_.reset();
+        update_game_.reset();
+        insert_row_.reset();
+        if (rd_) sqlite3_close(rd_);
+        if (wr_) sqlite3_close(wr_);
+        rd_ = wr_ = nullptr;
+        if (lock_fd_ >= 0) ::close(lock_fd_);
+        lock_fd_ = -1;
+    }
+
+    std::size_t pending() override { return pending_.load(); }
+
+    void enqueue(Op op) {
+        ++pending_;
+        {
+            std::lock_guard lock(qm_);
+            q_.push_back(std::move(op));
+        }
+        cv_.notify_one();
+    }
+
+    // The writer thread: everything queued meanwhile goes into one transaction (group commit);
+    // each operation is a savepoint of its own, so one bad operation fails alone.
+    void run() {
+        for (;;) {
+            std::deque<Op> batch;
+            {
+                std::unique_lock lock(qm_);
+                cv_.wait(lock, [&] { return stop_ || !q_.empty(); });
+                if (q_.empty()) return;  // stopping, and everything queued is written
+                batch.swap(q_);
+            }
+            write_batch(batch);
+        }
+    }
+
+    void write_batch(std::deque<Op>& batch) {
+        std::vector<std::optional<std::string>> errors(batch.size());
+        std::optional<std::string> batch_error;
+        {
+            std::lock_guard lock(wm_);
+            try {
+                exec(wr_, "BEGIN IMMEDIATE");
+                for (std::size_t i = 0; i < batch.size(); ++i) {
+                    exec(wr_, "SAVEPOINT op");
+                    try {
+                        apply(batch[i]);
+                        exec(wr_, "RELEASE op");
+                    } catch (const StoreError& e) {
+                        errors[i] = e.what();
+                        sqlite3_exec(wr_, "ROLLBACK TO op; RELEASE op", nullptr, nullptr, nullptr);
+                    }
+                }
+                exec(wr_, "COMMIT");
+            } catch (const StoreError& e) {
+                batch_error = e.what();
+                sqlite3_exec(wr_, "ROLLBACK", nullptr, nullptr, nullptr);
+            }
+        }
+        auto now = SteadyClock::now();
+        {
+            std::lock_guard lock(sm_);
+            ++stats_.commits;
+            for (auto& op : batch) {
+                ++stats_.operations;
+                double ms = std::chrono::duration<double, std::milli>(now - op.queued).count();
+                latency_.push_back(ms);
+                metrics().commit_latency.observe(ms);
+                if (latency_.size() > 8192) latency_.pop_front();
+            }
+        }
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            auto err = batch_error ? batch_error : errors[i];
+            if (err) {
+                spdlog::error("store: write of game {} failed: {}", batch[i].write.code, *err);
+                std::lock_guard lock(sm_);
+                ++stats_.failures;
+            }
+            if (batch[i].done) batch[i].done(err);
+            --pending_;
+        }
+    }
+
+    void apply(const Op& op) {
+        if (op.player) {
+            const auto& p = *op.player;
+            insert_player_->bind(1, p.id).bind(2, p.name).bind(3, p.selector).bind(4, p.secret);
+            insert_player_->bind(5, now_ms()).run();
+        }
+        const auto& w = op.write;
+        if (w.create) write_game(*insert_game_, *w.create, true);
+        for (const auto& r : w.rows) {
+            insert_row_->bind(1, w.code).bind(2, r.version).bind(3, r.kind).bind(4, r.event);
+            insert_row_->bind(5, r.at_ms).run();
+        }
+        if (w.update) write_game(*update_game_, *w.update, false);
+    }
+
+    void write_game(Stmt& s, const StoredGame& g, bool insert) {
+        s.bind(1, g.code);
+        if (insert) {
+            s.bind(2, g.variant).bind(3, g.time_control).bind(4, std::int64_t(g.is_public));
+            s.bind(5, std::int64_t(g.quick_match)).bind(6, g.creator_side);
+            if (g.bot_level)
+                s.bind(7, std::int64_t(*g.bot_level));
+            else
+                s.bind_null(7);
+            s.bind_opt(8, g.seat_id[0]).bind_opt(9, g.seat_name[0]);
+            s.bind_opt(10, g.seat_id[1]).bind_opt(11, g.seat_name[1]);
+            s.bind(12, g.status).bind(13, g.result).bind(14, g.turns).bind(15, g.version);
+            s.bind(16, g.created_ms).bind(17, g.finished_ms);
+        } else {
+            s.bind_opt(2, g.seat_id[0]).bind_opt(3, g.seat_name[0]);
+            s.bind_opt(4, g.seat_id[1]).bind_opt(5, g.seat_name[1]);
+            s.bind(6, g.status).bind(7, g.result).bind(8, g.turns).bind(9, g.version);
+            s.bind(10, g.finished_ms);
+        }
+        s.run();
+        if (sqlite3_changes(wr_) != 1) throw StoreError("no game " + g.code + " to update");
+    }
+
+    sqlite3* wr_ = nullptr;
+    sqlite3* rd_ = nullptr;
+    int lock_fd_ = -1;
+    std::mutex wm_, rm_, sm_;
+    std::unique_ptr<Stmt> insert_player_, insert_game_, update_game_, insert_row_;
+
+    std::mutex qm_;
+    std::condition_variable cv_;
+    std::deque<Op> q_;
+    bool stop_ = false;
+    std::atomic<std::size_t> pending_{0};
+    std::thread writer_;
+
+    Stats stats_;
+    std::deque<double> latency_;
+};
+
+}  // namespace
+
+std::unique_ptr<Store> open_sqlite_store(const std::string& dir, SyncLevel sync) {
+    return std::make_unique<SqliteStore>(dir, sync);
+}
+
+}  // namespace tf::server

@@ -1,0 +1,118 @@
+// The durable store behind the server: players and their tokens, games and each game's event
+// journal. Rooms only see this interface; server/sqlite_store.cpp is the embedded default, and
+// a networked database for several server nodes would be another implementation.
+//
+// Writes are asynchronous and ordered: commit() queues one room operation's writes and calls
+// `done` once they are durable (or failed), in the order they were queued. Implementations
+// batch concurrent operations into group commits off the network threads. Reads are
+// synchronous and thread-safe; call them from a worker thread or at startup.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tf::server {
+
+struct StoredPlayer {
+    std::string id;
+    std::string name;
+    std::string selector;  // the token's lookup half (server/identity.h)
+    std::string secret;    // the token's secret half
+};
+
+// A game's metadata row. JSON-valued fields hold canonical JSON text.
+struct StoredGame {
+    std::string code;
+    std::string variant;       // JSON
+    std::string time_control;  // JSON, "null" when untimed
+    bool is_public = true;
+    bool quick_match = false;
+    std::string creator_side;  // "silver" | "bronze"
+    std::optional<int> bot_level;
+    std::string seat_id[2], seat_name[2];  // silver, bronze; empty when free
+    std::string status;                    // open, playing, over, cancelled, aborted, quarantined
+    std::string result;                    // JSON, "null" while unfinished
+    std::int64_t turns = 0;
+    std::int64_t version = 0;                      // last journaled event
+    std::int64_t created_ms = 0, finished_ms = 0;  // epoch ms; 0 = not finished
+};
+
+// One event as it was sent: `event` is the whole event message (proto/PROTOCOL.md, "event"),
+// clock reading included.
+struct JournalRow {
+    std::int64_t version = 0;
+    std::string kind;
+    std::string event;
+    std::int64_t at_ms = 0;
+};
+
+// The writes of one room operation, applied atomically.
+struct GameWrite {
+    std::string code;
+    std::optional<StoredGame> create;  // insert this game first
+    std::vector<JournalRow> rows;
+    // The game row after the operation (seats, status, result, turns, version, finished).
+    std::optional<StoredGame> update;
+};
+
+struct GameQuery {
+    std::string status;     // "", "live" (playing), "finished" (over/aborted), or a status
+    std::string player_id;  // "" for everyone
+    int limit = 20;
+    std::int64_t before = 0;  // cursor: only games older than this one (0: from the newest)
+};
+
+struct GamePage {
+    std::vector<std::pair<std::int64_t, StoredGame>> games;  // (cursor, game), newest first
+    std::optional<std::int64_t> next;
+};
+
+class Store {
+  public:
+    using Done = std::function<void(std::optional<std::string> error)>;
+    virtual ~Store() = default;
+
+    // Queues writes; `done` runs on the store's thread once they are durable or have failed.
+    virtual void commit(GameWrite w, Done done) = 0;
+    // Queues a new player (fire and forget: any later commit() that needs it commits after it).
+    virtual void add_player(StoredPlayer p) = 0;
+
+    virtual std::optional<StoredPlayer> player_by_selector(const std::string& selector) = 0;
+    virtual bool code_taken(const std::string& code) = 0;
+    virtual std::vector<StoredGame> unfinished() = 0;
+    virtual std::optional<StoredGame> game(const std::string& code) = 0;
+    virtual std::vector<JournalRow> journal(const std::string& code) = 0;
+    virtual GamePage list(const GameQuery& q) = 0;
+    // Marks a game that cannot be replayed; it is kept as it is, never changed otherwise.
+    virtual void quarantine(const std::string& code, const std::string& why) = 0;
+
+    // Operations queued or being written (0 when everything handed over is durable).
+    virtual std::size_t pending() = 0;
+
+    struct Stats {
+        std::uint64_t commits = 0, operations = 0, failures = 0;
+        std::vector<double> latency_ms;  // queue to durable, one per operation (recent window)
+    };
+    virtual Stats stats() = 0;
+};
+
+// A store that keeps nothing and commits at once (room tests; never used by the server).
+class NullStore : public Store {
+  public:
+    void commit(GameWrite, Done done) override { done(std::nullopt); }
+    void add_player(StoredPlayer) override {}
+    std::optional<StoredPlayer> player_by_selector(const std::string&) override { return {}; }
+    bool code_taken(const std::string&) override { return false; }
+    std::vector<StoredGame> unfinished() override { return {}; }
+    std::optional<StoredGame> game(const std::string&) override { return {}; }
+    std::vector<JournalRow> journal(const std::string&) override { return {}; }
+    GamePage list(const GameQuery&) override { return {}; }
+    void quarantine(const std::string&, const std::string&) override {}
+    Stats stats() override { return {}; }
+    std::size_t pending() override { return 0; }
+};
+
+}  // namespace tf::server

@@ -1,0 +1,100 @@
+// Play against the computer: create_game with "bot" seats the server's own bot, which answers
+// every setup and turn by itself (thinking on the worker pool) until the game ends; its games
+// survive a restart like any other.
+#include <doctest/doctest.h>
+
+#include "client/lib/traffic_log.h"
+#include "common/json.h"
+#include "game_client.h"
+
+namespace tf::test {
+namespace {
+
+using nlohmann::json;
+
+// The human (silver) plays random legal turns; the bot answers each. Returns the human.
+void play_against_bot(GameClient& h, Rng& rng, int max_turns = 100000) {
+    for (int n = 0; !h.over && n < max_turns; ++n) {
+        if (h.game->over()) break;
+        if (h.game->to_move() != *h.side) {
+            h.recv_until("event");  // the bot's move
+            continue;
+        }
+        const Game& g = *h.game;
+        json msg = {{"game", h.code}, {"version", h.version}, {"ref", "r"}};
+        if (g.phase() == Phase::SetupSilver || g.phase() == Phase::SetupBronze) {
+            msg["type"] = "setup";
+            msg["setup"] = to_json(random_setup(g, rng));
+        } else {
+            MoveList ml;
+            g.generate(ml);
+            Turn t = ml.size == 0 ? Turn{} : g.to_turn(ml[int(rng.below(std::uint32_t(ml.size)))]);
+            msg["type"] = "turn";
+            msg["turn"] = to_json(t);
+        }
+        h.conn->send(msg);
+        h.sync_to(h.recv_until("ack")["version"]);
+    }
+}
+
+json create_vs_bot(GameClient& h, json bot) {
+    h.conn->send({{"type", "create_game"},
+                  {"variant", {{"size", 7}, {"elephants", 4}}},
+                  {"time_control", nullptr},
+                  {"color", "silver"},
+                  {"public", true},
+                  {"bot", bot}});
+    return h.conn->recv();
+}
+
+}  // namespace
+
+TEST_CASE("bot_seat") {
+    ServerProcess s({"--rate", "1000000", "--burst", "1000000"});
+    GameClient h = GameClient::connect(s, Transport::Tcp, "human");
+    for (json bad : {json(0), json(6), json("3"), json(2.5)}) {
+        client::traffic::Probe probe;  // deliberately invalid: not schema-checked
+        json e = create_vs_bot(h, bad);
+        CHECK(e["type"] == "error");
+        CHECK(e["code"] == "bad_message");
+    }
+    json created = create_vs_bot(h, 1);
+    REQUIRE(created["type"] == "game_created");
+    json snap = h.recv_until("snapshot");
+    CHECK(snap["status"] == "playing");  // the bot sat down at once
+    CHECK(snap["players"]["bronze"]["id"] == "bot1");
+    CHECK(snap["players"]["bronze"]["away"].is_null());
+    Rng rng(3);
+    play_against_bot(h, rng);
+    h.sync_until_over();
+    CHECK(h.result["over"] == true);
+    MESSAGE("game against level 1 over after " << h.game->turns_played()
+                                               << " turns: " << h.result.dump());
+    CHECK(s.alive());
+}
+
+TEST_CASE("bot_seat_restart") {
+    auto s = std::make_unique<ServerProcess>(
+        std::vector<std::string>{"--rate", "1000000", "--burst", "1000000"});
+    const std::string dir = s->data_dir();
+    GameClient h = GameClient::connect(*s, Transport::Tcp, "human");
+    REQUIRE(create_vs_bot(h, 2)["type"] == "game_created");
+    h.recv_until("snapshot");
+    Rng rng(4);
+    play_against_bot(h, rng, 8);
+    // The server dies; the restarted one (same data) brings the bot back to its seat.
+    std::vector<std::string> args = {"--rate", "1000000", "--burst", "1000000", "--data", dir};
+    auto copy_token = h.token;
+    auto code = h.code;
+    s->kill_hard();
+    ServerProcess s2(args);
+    GameClient h2 = GameClient::connect(s2, Transport::Ws, "", copy_token);
+    h2.conn->send({{"type", "watch"}, {"code", code}});
+    h2.recv_until("snapshot");
+    h2.side = Side::Silver;
+    play_against_bot(h2, rng);
+    h2.sync_until_over();
+    CHECK(h2.result["over"] == true);
+}
+
+}  // namespace tf::test
