@@ -30,7 +30,7 @@ class WsConn : public Conn {
     void send(std::string text) override {
         if (failed) return;
         queue_.push_back(std::move(text));
-        if (queue_.size() == 1 && open) write();
+        if (open && !writing_) write();
     }
 
   private:
@@ -47,8 +47,8 @@ class WsConn : public Conn {
             if (ec) return self->fail("handshake", ec);
             self->open = true;
             self->settled();
-            self->handler.on_open(*self);
-            if (!self->queue_.empty()) self->write();
+            self->handler.on_open(*self);  // may send, and so start the first write
+            if (!self->queue_.empty() && !self->writing_) self->write();
             self->read();
         });
     }
@@ -62,9 +62,12 @@ class WsConn : public Conn {
             if (!self->failed) self->read();
         });
     }
+    // One message per write; Beast allows a single write in flight.
     void write() {
+        writing_ = true;
         ws_.async_write(net::buffer(queue_.front()),
                         [self = shared()](beast::error_code ec, std::size_t) {
+                            self->writing_ = false;
                             if (ec) return self->fail("write", ec);
                             self->queue_.pop_front();
                             if (!self->queue_.empty()) self->write();
@@ -81,6 +84,7 @@ class WsConn : public Conn {
     beast::flat_buffer buf_;
     std::deque<std::string> queue_;
     std::string host_;
+    bool writing_ = false;
 };
 
 // Raw TCP: lines in both directions. Everything queued while a write is in flight goes out in

@@ -80,7 +80,8 @@ def main():
         """`test` checks the ratio ours/relay (on="ratio") or our median (on="ours")."""
         r = ratio(ours, relay) if relay else None
         value = r if on == "ratio" else ours.median
-        met = "–" if test is None else ("n/a" if value is None else
+        failed = ours.median is None and bool(ours.rows)
+        met = "–" if test is None else ("**no**" if failed else "n/a" if value is None else
                                         ("yes" if test(value) else "**no**"))
         notes = "; ".join(ours.notes + ([f"relay {n}" for n in relay.notes] if relay else []))
         lines.append("| {} | {} | {} | {} | {} | {} | {} | {} |".format(

@@ -44,8 +44,8 @@ Room::~Room() {
     metrics().spectators -= reported_spectators_;
 }
 
-// Also tells the room when the count changed: an unversioned `spectators` event, queued after
-// the operation's own events so that the version it carries is already delivered.
+// Also tells the players when the count changed: an unversioned `spectators` event, queued
+// after the operation's own events so that the version it carries is already delivered.
 void Room::count_spectators() {
     int n = spectators();
     if (n == reported_spectators_) return;
@@ -56,8 +56,10 @@ void Room::count_spectators() {
         proto::to_json(
             proto::Event{code_, version_, "spectators", json{{"count", n}}, clocks_json(now)})
             .dump());
+    // To the seated players only: spectators read the count from their snapshot, and telling
+    // every spectator about every other one would be quadratic in a crowd.
     for (auto& [p, sub] : subs_)
-        if (!sub.who.expired()) outbox_.push_back({sub.who, msg});
+        if (!sub.who.expired() && seat_of(sub.player_id)) outbox_.push_back({sub.who, msg});
 }
 
 void Room::open(Who who, Msg created) {
