@@ -270,7 +270,7 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
     }
     turns_.push_back(m.turn);
     ++metrics().turns_accepted;
-    later([received] {  // runs once the turn is committed and its ack handed over
+    later([received] {  // runs once the turn is committed, just before its ack goes out
         metrics().turn_latency.observe(
             std::chrono::duration<double, std::milli>(SteadyClock::now() - received).count());
     });

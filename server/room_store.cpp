@@ -75,9 +75,11 @@ void Room::end_op() {
 
 void Room::committed(const std::optional<std::string>& error, std::vector<Out>& out, After& after) {
     if (error) return suspend(*error);
+    // Lobby changes first: a client that reacts to its ack (a second create_game, welcome after
+    // a reconnect) must find the lobby already up to date.
+    for (auto& f : after) f();
     for (auto& o : out)
         if (auto p = o.to.lock()) p->deliver(o.msg);
-    for (auto& f : after) f();
 }
 
 void Room::suspend(const std::string& why) {
