@@ -8,8 +8,9 @@
 // road of enemy elephants at most three cells from their goal edge.
 //
 // Search. Negamax alpha-beta with iterative deepening (whole turns), principal variation
-// search, a transposition table (best candidate and bound per position), killer moves, and at
-// inner nodes only the best 10/16/24 quiet moves (elephant moves that end on a free cell) by a
+// search, a transposition table (best turn and bound per position; the table's turn and the
+// killer are tried before the candidate list is even built), killer moves, and at inner nodes
+// only the best 10/16/24 quiet moves (elephant moves that end on a free cell) by a
 // cheap ordering (fleeing a threatened elephant, progress toward the goal, facing the goal or a
 // trunk, staying off watched lines). Captures, exits and trunk collections are always searched.
 // Limits are a depth and a node count per level, never a clock: the answer is a function of
@@ -30,7 +31,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-#include <cstdlib>
 
 #include "playout.h"
 
@@ -45,14 +45,17 @@ constexpr int kMaxPly = 24;
 // What a level may do: search at most `depth` whole turns ahead and visit at most `nodes`
 // positions. The first iteration (depth 1) evaluates every root candidate once, or a seeded
 // random sample of `nodes` of them when there are more. Level 1 judges a sample of 8 turns,
-// level 2 all of them, level 3 looks one reply ahead, level 4 two, level 5 as deep as 300,000
-// positions allow (about 6 turns in a typical middle game). See docs/BENCHMARKS.md.
+// level 2 of 40, level 3 all of them (greedy), level 4 searches 3 turns (its move, the reply,
+// its next move), level 5 5 turns within 150,000 positions. Odd depths only above 1: with this
+// evaluation a search to an even depth plays no better than one a turn shallower (measured:
+// depth 4 against depth 3 scored 50 %, depth 3 against depth 2 70 %). The node caps of levels
+// 3 and 4 only bound rare huge positions. See docs/BENCHMARKS.md "Bot strength".
 struct Level {
     int depth;
     std::uint64_t nodes;
 };
-constexpr Level kLevels[kMaxBotLevel + 1] = {
-    {0, 0}, {1, 8}, {1, 20'000}, {kMaxPly, 2'000}, {kMaxPly, 25'000}, {kMaxPly, 300'000}};
+constexpr Level kLevels[kMaxBotLevel + 1] = {{0, 0},      {1, 8},      {1, 40},
+                                             {1, 20'000}, {3, 50'000}, {5, 150'000}};
 // Quiet moves searched at an inner node, by remaining depth (1, 2, 3 or more).
 constexpr int kQuietLimit[4] = {0, 10, 16, 24};
 
@@ -203,16 +206,7 @@ class Searcher {
           rng_(opt.seed * 0x9e3779b97f4a7c15ULL + 17),
           budget_(opt.nodes ? opt.nodes : kLevels[opt.level].nodes),
           max_depth_(kLevels[opt.level].depth) {
-        // TUNE-TEMP
-        if (const char* e = std::getenv(("TFB_DEPTH_L" + std::to_string(opt.level)).c_str())) max_depth_ = std::atoi(e);
-        if (const char* e = std::getenv(("TFB_NODES_L" + std::to_string(opt.level)).c_str())) budget_ = std::strtoull(e, nullptr, 10);
-        nostage1_ = std::getenv("TFB_NOSTAGE1") != nullptr;
         plies_.reserve(kMaxPly + 2);
-        // About one entry per two nodes of the budget: 4 K to 256 K entries (64 KiB to 4 MiB).
-        std::uint64_t size = 1 << 12;
-        while (size < (1u << 18) && size * 2 < budget_) size *= 2;
-        table_.resize(size);
-        mask_ = size - 1;
     }
 
     Turn choose(const Game& g, BotInfo& info);
@@ -266,10 +260,6 @@ class Searcher {
     Rng rng_;
     std::uint64_t budget_;
     int max_depth_;
-    bool nostage1_ = false;  // TUNE-TEMP
-    int tempo_w_ = std::getenv("TFB_TEMPO") ? std::atoi(std::getenv("TFB_TEMPO")) : kTempo;
-    int mycap_ = std::getenv("TFB_MYCAP") ? std::atoi(std::getenv("TFB_MYCAP")) : kMyCapture;
-    int theircap_ = std::getenv("TFB_THEIRCAP") ? std::atoi(std::getenv("TFB_THEIRCAP")) : kTheirCapture;
     std::uint64_t nodes_ = 0;
     bool limited_ = false;  // the budget applies (after the first iteration)
     bool aborted_ = false;
@@ -465,10 +455,10 @@ int Searcher::evaluate(const Game& g) const {
         const Sq sq = g.elephant_sq(id);
         if (!sq) continue;
         const u8 ahead = g.flags(Sq(sq + kOffset[int(g.elephant_facing(id))]));
-        if ((ahead & (kTrunk | kCross)) == kTrunk) tempo = tempo_w_;
+        if ((ahead & (kTrunk | kCross)) == kTrunk) tempo = kTempo;
     }
-    return sum[idx(me)] - sum[idx(~me)] + tempo + mine * mycap_ / 10 -
-           theirs * theircap_ / 10;
+    return sum[idx(me)] - sum[idx(~me)] + tempo + mine * kMyCapture / 10 -
+           theirs * kTheirCapture / 10;
 }
 
 // ---- Candidates
@@ -736,11 +726,11 @@ int Searcher::search(const Game& g, int depth, int alpha, int beta, int ply_inde
         if (e.depth >= depth && (e.bound == kExact || (e.bound == kLower && e.value >= beta) ||
                                  (e.bound == kUpper && e.value <= alpha)))
             return e.value;
-        if (e.plain && !nostage1_) tried[ntried++] = e.move;
+        if (e.plain) tried[ntried++] = e.move;
     }
     const int alpha0 = alpha;
     Ply& p = ply(ply_index);
-    if (!nostage1_ && p.has_killer && !(ntried && same_move(tried[0], p.killer))) tried[ntried++] = p.killer;
+    if (p.has_killer && !(ntried && same_move(tried[0], p.killer))) tried[ntried++] = p.killer;
     g.generate(*p.moves);
     const Side me = g.to_move();
     int best = -kInf, best_order = -1;
@@ -818,6 +808,11 @@ int Searcher::search(const Game& g, int depth, int alpha, int beta, int ply_inde
 }
 
 Turn Searcher::choose(const Game& g, BotInfo& info) {
+    // About one table entry per two nodes of the budget: 4 K to 256 K entries (96 KiB to 6 MiB).
+    std::uint64_t size = 1 << 12;
+    while (size < (1u << 18) && size * 2 < budget_) size *= 2;
+    table_.assign(size, Entry{});
+    mask_ = size - 1;
     Ply& root = ply(0);
     g.generate(*root.moves);
     candidates(g, root, true, 0);

@@ -5,7 +5,7 @@
 // The search is alpha-beta (negamax, iterative deepening, transposition table) over whole turns
 // with a static evaluation, bounded per level by a depth and a node budget, never by wall time:
 // the same position, level and seed give the same answer on every machine. Level 5 visits at
-// most 300,000 positions (well under a second on one core). See common/bot.cpp for the design
+// most 150,000 positions (well under a second on one core). See common/bot.cpp for the design
 // and docs/BENCHMARKS.md "Bot strength" for the measured strength and time of every level.
 #pragma once
 

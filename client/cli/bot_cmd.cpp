@@ -32,7 +32,7 @@ constexpr const char* kUsage = R"(usage:
                  [--seed S] [--verbose]
 Plays as the computer opponent over TCP: K untimed quick matches in a row (default 1), or the
 game CODE (joined as its second player; then K must be 1).
-  --level N     bot strength, 1 (weakest) to 5 (strongest; up to about 1 s a turn)
+  --level N     bot strength, 1 (weakest) to 5 (strongest; under half a second a turn)
   --name NAME   display name (default bot-<level>)
   --seed S      varies the bot's choices among equal ones (default 1)
   --verbose     print every turn
