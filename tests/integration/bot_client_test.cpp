@@ -111,20 +111,7 @@ TEST_CASE("bot_client") {
             a.recv_until("event");
             continue;
         }
-        const Game& g = *a.game;
-        json msg = {{"game", a.code}, {"version", a.version}, {"ref", "h"}};
-        if (g.phase() == Phase::SetupBronze) {
-            msg["type"] = "setup";
-            msg["setup"] = to_json(random_setup(g, rng));
-        } else {
-            MoveList ml;
-            g.generate(ml);
-            const Turn t =
-                ml.size == 0 ? Turn{} : g.to_turn(ml[int(rng.below(std::uint32_t(ml.size)))]);
-            msg["type"] = "turn";
-            msg["turn"] = to_json(t);
-        }
-        a.conn->send(msg);
+        a.conn->send(random_action(a, rng, "h"));
         const json ack = a.recv_until("ack");
         CHECK(ack["ref"] == "h");
         a.sync_to(ack["version"]);

@@ -20,19 +20,7 @@ void play_against_bot(GameClient& h, Rng& rng, int max_turns = 100000) {
             h.recv_until("event");  // the bot's move
             continue;
         }
-        const Game& g = *h.game;
-        json msg = {{"game", h.code}, {"version", h.version}, {"ref", "r"}};
-        if (g.phase() == Phase::SetupSilver || g.phase() == Phase::SetupBronze) {
-            msg["type"] = "setup";
-            msg["setup"] = to_json(random_setup(g, rng));
-        } else {
-            MoveList ml;
-            g.generate(ml);
-            Turn t = ml.size == 0 ? Turn{} : g.to_turn(ml[int(rng.below(std::uint32_t(ml.size)))]);
-            msg["type"] = "turn";
-            msg["turn"] = to_json(t);
-        }
-        h.conn->send(msg);
+        h.conn->send(random_action(h, rng, "r"));
         h.sync_to(h.recv_until("ack")["version"]);
     }
 }

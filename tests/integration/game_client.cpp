@@ -1,5 +1,8 @@
 #include "game_client.h"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <doctest/doctest.h>
 
 #include "common/json.h"
@@ -107,10 +110,9 @@ void start_game(GameClient& a, GameClient& b) {
     a.sync_to(b.version);
 }
 
-std::int64_t play_one(GameClient& a, GameClient& b, Rng& rng, bool sync_a) {
-    GameClient& mover = a.game->to_move() == *a.side ? a : b;
-    const Game& g = *mover.game;
-    json msg = {{"game", mover.code}, {"version", mover.version}, {"ref", "r"}};
+json random_action(const GameClient& c, Rng& rng, const std::string& ref) {
+    const Game& g = *c.game;
+    json msg = {{"game", c.code}, {"version", c.version}, {"ref", ref}};
     if (g.phase() == Phase::SetupSilver || g.phase() == Phase::SetupBronze) {
         msg["type"] = "setup";
         msg["setup"] = to_json(random_setup(g, rng));
@@ -121,7 +123,23 @@ std::int64_t play_one(GameClient& a, GameClient& b, Rng& rng, bool sync_a) {
         msg["type"] = "turn";
         msg["turn"] = to_json(t);
     }
-    mover.conn->send(msg);
+    return msg;
+}
+
+int connect_loopback(unsigned short port) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    return fd;
+}
+
+std::int64_t play_one(GameClient& a, GameClient& b, Rng& rng, bool sync_a) {
+    GameClient& mover = a.game->to_move() == *a.side ? a : b;
+    mover.conn->send(random_action(mover, rng, "r"));
     json ack = mover.recv_until("ack");
     CHECK(ack["ref"] == "r");
     std::int64_t v = ack["version"];

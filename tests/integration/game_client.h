@@ -38,6 +38,11 @@ struct GameClient {
     void sync_until_over();
 };
 
+// A random legal setup or turn for `c`'s side to move, as a message with `c`'s version and `ref`.
+nlohmann::json random_action(const GameClient& c, Rng& rng, const std::string& ref);
+// A connected TCP socket to 127.0.0.1:`port` (for tests that speak raw bytes).
+int connect_loopback(unsigned short port);
+
 // Creates a game as silver on `a`, joins it from `b`; both end up with the game state.
 void start_game(GameClient& a, GameClient& b);
 // The side to move sends one random legal setup or turn; both clients see its event.

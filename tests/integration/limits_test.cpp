@@ -32,13 +32,7 @@ json create(GameClient& c) {
 // before `limit` passed.
 bool dropped_while_dripping(unsigned short port, const std::string& text,
                             std::chrono::milliseconds gap, std::chrono::seconds limit) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    REQUIRE(fd >= 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    int fd = connect_loopback(port);
     auto end = std::chrono::steady_clock::now() + limit;
     std::size_t i = 0;
     bool closed = false;

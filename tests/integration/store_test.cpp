@@ -46,13 +46,7 @@ struct HttpReply {
 
 // A GET over a plain socket (HTTP/1.0: the server closes after the answer).
 HttpReply http_get(unsigned short port, const std::string& target) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    REQUIRE(fd >= 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    int fd = connect_loopback(port);
     std::string req = "GET " + target + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
     REQUIRE(write(fd, req.data(), req.size()) == ssize_t(req.size()));
     std::string all;
