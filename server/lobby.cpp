@@ -121,6 +121,7 @@ void Lobby::set_live(const std::string& code, nlohmann::json entry, bool urgent)
         } else {
             live_[code] = std::move(entry);
         }
+        if (live_subs_.empty()) return;  // nobody to tell: subscribers get the list on arrival
         auto now = std::chrono::steady_clock::now();
         if (!urgent && now - live_sent_ < live_interval_) return;  // sent with a later change
         live_sent_ = now;
