@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Durability on vs. off (issue 4): accepted turns per second through the real server with
---sync full (every commit fsynced) and --sync off (no fsync), alternating in one run, and the
-store's commit latency (queue to durable) reported by the server at shutdown.
+--sync full (every commit fsynced), --sync off (SQLite without fsync) and --store memory (no
+store at all), alternating in one run, and the store's commit latency (queue to durable)
+reported by the server at shutdown.
 
 Load: CLIENTS client processes (tests/integration/crash_client), each playing both seats of
 games back to back as fast as the server acknowledges (closed loop, TCP, random legal turns).
@@ -25,14 +26,15 @@ def free_port():
         return s.getsockname()[1]
 
 
-def run_once(build, sync, clients, seconds):
+def run_once(build, mode, clients, seconds):
     work = tempfile.mkdtemp(prefix="tf-dur-")
     http, tcp = free_port(), free_port()
     log_path = os.path.join(work, "server.log")
     with open(log_path, "w") as log:
         server = subprocess.Popen(
             [f"{build}/bin/trunkfield-server", "--bind", "127.0.0.1", "--http-port", str(http),
-             "--tcp-port", str(tcp), "--data", os.path.join(work, "data"), "--sync", sync,
+             "--tcp-port", str(tcp), "--data", os.path.join(work, "data")] +
+            (["--store", "memory"] if mode == "memory" else ["--sync", mode]) + [
              "--rate", "1000000", "--burst", "1000000", "--threads", "1"],
             stdout=log, stderr=subprocess.STDOUT)
     while "listening" not in open(log_path).read():
@@ -55,7 +57,8 @@ def run_once(build, sync, clients, seconds):
     text = open(log_path).read()
     m = re.search(r"commit latency median ([\d.]+) ms, p99 ([\d.]+) ms", text)
     shutil.rmtree(work)
-    return (n - start_n) / (t - start_t), float(m.group(1)), float(m.group(2))
+    lat = (float(m.group(1)), float(m.group(2))) if m else (0.0, 0.0)
+    return (n - start_n) / (t - start_t), *lat
 
 
 def main():
@@ -65,20 +68,24 @@ def main():
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--runs", type=int, default=3)
     a = ap.parse_args()
-    res = {"full": [], "off": []}
+    modes = ("full", "off", "memory")
+    res = {m: [] for m in modes}
     for r in range(a.runs):
-        for sync in ("full", "off"):
-            tps, med, p99 = run_once(a.build, sync, a.clients, a.seconds)
-            res[sync].append((tps, med, p99))
-            print(f"run {r + 1} sync={sync}: {tps:8.0f} turns/s, commit median {med:.2f} ms, "
+        for mode in modes:
+            tps, med, p99 = run_once(a.build, mode, a.clients, a.seconds)
+            res[mode].append((tps, med, p99))
+            print(f"run {r + 1} {mode}: {tps:8.0f} turns/s, commit median {med:.2f} ms, "
                   f"p99 {p99:.2f} ms", flush=True)
     med = {k: [statistics.median(x[i] for x in v) for i in range(3)] for k, v in res.items()}
-    print(f"\n| --sync | turns/s (median of {a.runs}) | commit median | commit p99 |")
-    print("|---|---:|---:|---:|")
-    for k in ("full", "off"):
-        print(f"| {k} | {med[k][0]:.0f} | {med[k][1]:.2f} ms | {med[k][2]:.2f} ms |")
-    print(f"\non/off throughput ratio: {med['full'][0] / med['off'][0]:.2f} "
-          f"({a.clients} clients, {a.seconds:.0f} s per run)")
+    names = {"full": "--sync full", "off": "--sync off", "memory": "--store memory"}
+    print(f"\n| store | turns/s (median of {a.runs}) | runs | commit median | commit p99 |")
+    print("|---|---:|---|---:|---:|")
+    for k in modes:
+        runs = " / ".join(f"{x[0]:.0f}" for x in res[k])
+        lat = f"{med[k][1]:.2f} ms | {med[k][2]:.2f} ms" if k != "memory" else "– | –"
+        print(f"| {names[k]} | {med[k][0]:.0f} | {runs} | {lat} |")
+    print(f"\nfull/off throughput ratio: {med['full'][0] / med['off'][0]:.2f}, full/memory: "
+          f"{med['full'][0] / med['memory'][0]:.2f} ({a.clients} clients, {a.seconds:.0f} s per run)")
 
 
 if __name__ == "__main__":
