@@ -2,6 +2,7 @@
 
 #include "proto/messages.h"
 #include "server/identity.h"
+#include "server/room.h"
 
 namespace tf::server {
 
@@ -109,6 +110,7 @@ void Lobby::unsubscribe(const Participant* p) {
     std::lock_guard lock(m_);
     subs_.erase(p);
     live_subs_.erase(p);
+    live_watched_ = !live_subs_.empty();
 }
 
 void Lobby::set_live(const std::string& code, nlohmann::json entry, bool urgent) {
@@ -127,18 +129,25 @@ void Lobby::set_live(const std::string& code, nlohmann::json entry, bool urgent)
         live_sent_ = now;
         msg = live_locked();
         collect(live_subs_, to);
+        live_watched_ = !live_subs_.empty();
     }
     for (auto& p : to) p->deliver(msg);
 }
 
 void Lobby::subscribe_live(const std::shared_ptr<Participant>& p) {
     Msg msg;
+    std::vector<std::shared_ptr<Room>> refresh;
     {
         std::lock_guard lock(m_);
+        if (live_subs_.empty())  // the rooms may have skipped turns while nobody subscribed
+            for (auto& [code, entry] : live_)
+                if (auto it = rooms_.find(code); it != rooms_.end()) refresh.push_back(it->second);
         live_subs_[p.get()] = p;
+        live_watched_ = true;
         msg = live_locked();
     }
     p->deliver(msg);
+    for (auto& r : refresh) r->refresh_live();
 }
 
 void Lobby::set_live_interval(std::chrono::milliseconds ms) {

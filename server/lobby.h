@@ -4,6 +4,7 @@
 // handed out after it is released.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -60,8 +61,12 @@ class Lobby {
     // Live games: `entry` is the listing, or null when the game ended. `urgent` publishes at
     // once; other changes (turns) are coalesced to one broadcast per live interval.
     void set_live(const std::string& code, nlohmann::json entry, bool urgent);
-    // Sends the live list now and its changes until unsubscribed.
+    // Sends the live list now and its changes until unsubscribed. The first subscriber after a
+    // time without any also asks every live room to refresh its entry (Room::refresh_live).
     void subscribe_live(const std::shared_ptr<Participant>& p);
+    // Whether the live list has subscribers: while it has none, a room does not rebuild its
+    // entry for every turn (that cost more than the turn's own event).
+    bool live_watched() const { return live_watched_.load(); }
     void set_live_interval(std::chrono::milliseconds ms);
 
     // Which live games a player holds a seat in (for welcome after a token restore).
@@ -104,6 +109,7 @@ class Lobby {
 
     std::map<std::string, nlohmann::json> live_;
     Subs live_subs_;
+    std::atomic<bool> live_watched_{false};  // !live_subs_.empty(), readable without m_
     std::chrono::milliseconds live_interval_{1000};
     std::chrono::steady_clock::time_point live_sent_{};
 

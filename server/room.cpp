@@ -32,6 +32,7 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Lob
       start_timeout_(seconds(cfg.start_timeout_seconds)),
       retention_(seconds(cfg.retention_seconds)),
       chat_window_(seconds(cfg.chat_window_seconds)),
+      spectators_interval_(std::chrono::milliseconds(cfg.live_interval_ms)),
       chat_lines_(cfg.chat_lines),
       game_(params_.variant),
       timer_(ex_) {
@@ -44,14 +45,34 @@ Room::~Room() {
     metrics().spectators -= reported_spectators_;
 }
 
-// Also tells the players when the count changed: an unversioned `spectators` event, queued
-// after the operation's own events so that the version it carries is already delivered.
+// Also tells the players when the count changed (tell_spectators), at most once per
+// spectators_interval_: a change within the interval after the last message is sent when the
+// interval ends, with the count of that moment, so that thousands of spectators arriving cost
+// the players one message per interval and the last count always arrives.
 void Room::count_spectators() {
     int n = spectators();
-    if (n == reported_spectators_) return;
-    metrics().spectators += n - reported_spectators_;
-    reported_spectators_ = n;
+    if (n != reported_spectators_) {
+        metrics().spectators += n - reported_spectators_;
+        reported_spectators_ = n;
+    }
+    if (n == told_spectators_ || spectators_due_) return;  // nothing new, or already due
     auto now = SteadyClock::now();
+    if (spectators_told_at_ && now < *spectators_told_at_ + spectators_interval_) {
+        spectators_due_ = *spectators_told_at_ + spectators_interval_;  // check_deadlines
+        schedule();
+        return;
+    }
+    tell_spectators(now);
+}
+
+// An unversioned `spectators` event, queued after the operation's own events so that the
+// version it carries is already delivered.
+void Room::tell_spectators(TimePoint now) {
+    spectators_due_.reset();
+    int n = spectators();
+    if (n == told_spectators_) return;  // back to what the players know
+    told_spectators_ = n;
+    spectators_told_at_ = now;
     auto msg = std::make_shared<const std::string>(
         proto::to_json(
             proto::Event{code_, version_, "spectators", json{{"count", n}}, clocks_json(now)})
@@ -67,6 +88,7 @@ void Room::open(Who who, Msg created) {
         if (auto s = bot_side()) {  // the computer sits down at once: the game starts
             seats_[idx(*s)] = Player{"bot" + std::to_string(*params_.bot_level),
                                      "Computer (level " + std::to_string(*params_.bot_level) + ")"};
+            recount_spectators();
             status_ = Status::Playing;
             start_deadline_ = SteadyClock::now() + start_timeout_;
         }
@@ -103,7 +125,23 @@ void Room::fail(const Who& who, Err code, std::string message, std::optional<std
 }
 
 void Room::subscribe(const Player& p, const Who& who) {
-    if (auto sp = who.lock()) subs_[sp.get()] = Sub{who, p.id};
+    auto sp = who.lock();
+    if (!sp) return;
+    auto [it, added] = subs_.try_emplace(sp.get(), Sub{who, p.id});
+    if (!added) {
+        if (!seat_of(it->second.player_id)) --spectators_;
+        it->second = Sub{who, p.id};
+    }
+    if (!seat_of(p.id)) ++spectators_;
+}
+
+Room::Subs::iterator Room::unsubscribe(Subs::iterator it) {
+    if (!seat_of(it->second.player_id)) --spectators_;
+    return subs_.erase(it);
+}
+
+void Room::recount_spectators() {
+    spectators_ = scan_spectators();
 }
 
 // Serializes the event once, journals it, keeps it in the bounded history and addresses it to
@@ -123,7 +161,7 @@ void Room::emit(const char* kind, json payload, bool changes_state) {
             outbox_.push_back({it->second.who, msg});
             ++it;
         } else {
-            it = subs_.erase(it);
+            it = unsubscribe(it);
         }
     }
     later([this, k = std::string(kind)] { update_live(k); });
@@ -135,6 +173,7 @@ void Room::join(Player p, Who who, Msg joined) {
         if (status_ != Status::Open) return fail(who, Err::GameFull, "the game is not open");
         Side s = ~params_.creator_side;
         seats_[idx(s)] = p;
+        recount_spectators();  // p may have been watching the open game
         status_ = Status::Playing;
         start_deadline_ = SteadyClock::now() + start_timeout_;
         later([this, id = p.id] {
@@ -145,7 +184,8 @@ void Room::join(Player p, Who who, Msg joined) {
         emit("join", {{"side", side_name(s)}, {"player", {{"id", p.id}, {"name", p.name}}}});
         subscribe(p, who);
         reply(who, proto::to_json(snapshot()));
-        update_presence();  // the creator may have left while the game was open
+        update_presence();   // the creator may have left while the game was open
+        count_spectators();  // one fewer if p was watching the open game
     });
 }
 
@@ -171,7 +211,7 @@ void Room::watch(Player p, Who who, std::optional<std::int64_t> since) {
 
 void Room::leave(const Participant* who) {
     on_strand([this, who] {
-        subs_.erase(who);
+        if (auto it = subs_.find(who); it != subs_.end()) unsubscribe(it);
         update_presence();
         update_live("leave");
         count_spectators();

@@ -78,6 +78,8 @@ class Room : public std::enable_shared_from_this<Room> {
     void draw(Player p, Who who, DrawAct act);
     void claim_win(Player p, Who who);
     void chat(Player p, Who who, std::string text);
+    // The live list has a subscriber again: rebuilds the lobby entry if turns skipped it.
+    void refresh_live();
 
   private:
     enum class Status { Open, Playing, Over, Cancelled, Aborted, Suspended };
@@ -85,6 +87,7 @@ class Room : public std::enable_shared_from_this<Room> {
         Who who;
         std::string player_id;
     };
+    using Subs = std::map<const Participant*, Sub>;
 
     // Every request and timer runs as one operation on the strand (on_strand). What an operation
     // sends waits in the outbox; its events are committed to the store first (end_op), and
@@ -114,7 +117,10 @@ class Room : public std::enable_shared_from_this<Room> {
     void turn_now(const Player& p, const Who& who, const proto::TurnMsg& m);
 
     std::optional<Side> seat_of(const std::string& player_id) const;
+    // subs_ changes only through these three, which keep spectators_ (room_snapshot.cpp).
     void subscribe(const Player& p, const Who& who);
+    Subs::iterator unsubscribe(Subs::iterator it);
+    void recount_spectators();  // after a seat was filled
     void reply(const Who& who, const nlohmann::json& j);
     void fail(const Who& who, proto::Err code, std::string message,
               std::optional<std::string> ref = {}, std::optional<std::string> rule = {});
@@ -148,6 +154,7 @@ class Room : public std::enable_shared_from_this<Room> {
     // (an event kind, "watch" or "leave") changed the room; turns are coalesced.
     void update_live(std::string_view what);
     nlohmann::json live_entry() const;
+    bool live_stale_ = false;  // turns not in the lobby's entry (nobody subscribed to the list)
 
     // room_snapshot.cpp
     nlohmann::json lobby_entry() const;
@@ -155,8 +162,13 @@ class Room : public std::enable_shared_from_this<Room> {
     nlohmann::json clocks_json(TimePoint now) const;
     nlohmann::json result_json() const;
     proto::SnapshotMsg snapshot() const;
+    // Subscriptions of connections whose player holds no seat (a player watching from a second
+    // connection is not a spectator); counted as subs_ changes, not scanned (live_entry() reads
+    // it after every event).
     int spectators() const;
-    void count_spectators();  // reports this room's spectators to the metrics
+    int scan_spectators() const;          // the same, counted the slow way (recount, debug checks)
+    void count_spectators();              // reports this room's spectators to the metrics
+    void tell_spectators(TimePoint now);  // the `spectators` event to the players, if changed
 
     Executor ex_;
     Store& store_;
@@ -165,6 +177,7 @@ class Room : public std::enable_shared_from_this<Room> {
     Lobby& lobby_;
     std::size_t history_limit_;
     SteadyClock::duration grace_, award_, start_timeout_, retention_, chat_window_;
+    SteadyClock::duration spectators_interval_;  // --live-interval-ms
     int chat_lines_;
 
     Status status_ = Status::Open;
@@ -175,7 +188,8 @@ class Room : public std::enable_shared_from_this<Room> {
     std::int64_t version_ = 0;        // last event of any kind
     std::int64_t state_version_ = 0;  // last event that changed the game
     std::deque<std::pair<std::int64_t, Msg>> history_;
-    std::map<const Participant*, Sub> subs_;
+    Subs subs_;
+    int spectators_ = 0;  // see spectators()
 
     std::optional<Clock> clock_;               // nullopt: untimed
     std::optional<TimePoint> start_deadline_;  // until silver's first turn
@@ -194,8 +208,11 @@ class Room : public std::enable_shared_from_this<Room> {
     std::vector<Out> outbox_;
     After after_;
     Offload offload_;
-    bool bot_busy_ = false;  // a search is running for the bot's move
-    int reported_spectators_ = 0;
+    bool bot_busy_ = false;                        // a search is running for the bot's move
+    int reported_spectators_ = 0;                  // to the metrics
+    int told_spectators_ = 0;                      // to the players, in a `spectators` event
+    std::optional<TimePoint> spectators_told_at_;  // when
+    std::optional<TimePoint> spectators_due_;      // a change waits for the interval to end
 };
 
 template <class F>

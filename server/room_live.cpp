@@ -33,7 +33,22 @@ void Room::update_live(std::string_view what) {
         return;
     }
     bool urgent = what != "turn" && what != "setup" && what != "chat";
+    // Nobody reads the live list: a turn does not rebuild the entry (it costs more than the
+    // turn's own event) until a subscriber arrives (refresh_live) or an urgent change.
+    if (!urgent && !lobby_.live_watched()) {
+        live_stale_ = true;
+        return;
+    }
+    live_stale_ = false;
     lobby_.set_live(code_, live_entry(), urgent);
+}
+
+// Coalesced like a turn: the new subscriber's list may show the turns of before and gets the
+// refreshed entries with the next live message (PROTOCOL.md "Live games").
+void Room::refresh_live() {
+    on_strand([this] {
+        if (live_stale_) update_live("turn");
+    });
 }
 
 }  // namespace tf::server

@@ -1,4 +1,6 @@
 // The room's views of itself: snapshot for (re)joining clients, lobby listing, players, clocks.
+#include <cassert>
+
 #include "common/json.h"
 #include "server/room.h"
 
@@ -44,6 +46,11 @@ json Room::result_json() const {
 }
 
 int Room::spectators() const {
+    assert(spectators_ == scan_spectators());
+    return spectators_;
+}
+
+int Room::scan_spectators() const {
     int n = 0;
     for (auto& [p, sub] : subs_)
         if (!seat_of(sub.player_id)) ++n;

@@ -4,7 +4,8 @@
 // - disconnect grace: a seat with no connection may be claimed by the opponent after one
 //   grace period and is awarded to it after a further award period; both seats away: nobody is
 //   awarded, the clock (if any) keeps running, an untimed game is aborted at the award time;
-// - retention: a finished game leaves the directory after the retention period.
+// - retention: a finished game leaves the directory after the retention period;
+// - the `spectators` event, at most one per interval (room.cpp, count_spectators).
 // One steady_timer on the room's strand is armed for the earliest of these deadlines; every
 // deadline is also checked when a request arrives (tick), so a late turn is never accepted.
 #include <spdlog/spdlog.h>
@@ -36,6 +37,7 @@ void Room::check_deadlines(TimePoint now) {
         else if (!clock_)
             end_abort("abandoned");
     }
+    if (spectators_due_ && now >= *spectators_due_) tell_spectators(now);
     if (remove_at_ && now >= *remove_at_) {
         remove_at_.reset();
         spdlog::debug("room {}: removed after the retention period", code_);
@@ -57,6 +59,7 @@ void Room::schedule() {
                 consider(*away_since_[idx(s)] + grace_ + award_);
     }
     consider(remove_at_);
+    consider(spectators_due_);
     if (!next) {
         timer_.cancel();
         return;

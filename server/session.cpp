@@ -119,9 +119,20 @@ std::shared_ptr<Room> Session::find_room(const std::string& code) {
 
 void Session::remember(const std::shared_ptr<Room>& room) {
     std::lock_guard lock(rooms_m_);
-    for (auto& w : rooms_)
-        if (w.lock() == room) return;
-    rooms_.push_back(room);
+    remember_locked(room);
+}
+
+// rooms_ is only for leave() when the connection closes: a room that no longer exists (removed
+// after its retention period) is dropped here, so a connection that plays game after game keeps
+// a short list. Compared by owner, which needs no lock() (no reference count taken per entry).
+void Session::remember_locked(const std::shared_ptr<Room>& room) {
+    bool known = false;
+    std::erase_if(rooms_, [&](const std::weak_ptr<Room>& w) {
+        if (w.expired()) return true;
+        if (!w.owner_before(room) && !room.owner_before(w)) known = true;
+        return false;
+    });
+    if (!known) rooms_.push_back(room);
 }
 
 void Session::handle(proto::CreateGame& m) {

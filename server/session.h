@@ -42,6 +42,7 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     bool take_credit();
     std::shared_ptr<Room> find_room(const std::string& code);
     void remember(const std::shared_ptr<Room>& room);
+    void remember_locked(const std::shared_ptr<Room>& room);  // rooms_m_ held
 
     void handle(proto::Hello& m);
     void handle(proto::CreateGame& m);

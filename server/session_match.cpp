@@ -50,12 +50,7 @@ void Session::handle(proto::ListLive&) {
 void Session::adopt(const std::shared_ptr<Room>& room) {
     {
         std::lock_guard lock(rooms_m_);
-        if (!gone_) {
-            for (auto& w : rooms_)
-                if (w.lock() == room) return;
-            rooms_.push_back(room);
-            return;
-        }
+        if (!gone_) return remember_locked(room);
     }
     room->leave(this);  // closed meanwhile: the room must not count this connection
 }

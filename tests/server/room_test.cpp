@@ -47,7 +47,8 @@ struct Fixture {
     Game mirror{Variant{}};
     Rng rng{5};
 
-    Fixture() {
+    explicit Fixture(int live_interval_ms = 1000) {
+        cfg.live_interval_ms = live_interval_ms;  // also the `spectators` event's interval
         RoomParams params{Variant{}, std::nullopt, true, Side::Silver, false, std::nullopt};
         room = std::make_shared<Room>(boost::asio::make_strand(ioc), "abc234", params, ann, lobby,
                                       cfg, store);
@@ -58,6 +59,16 @@ struct Fixture {
     void run() {
         ioc.restart();
         ioc.poll();
+    }
+    // Runs the room's timers until `f` (at most 5 s).
+    template <class F>
+    void run_until(F f) {
+        ioc.restart();
+        for (int i = 0; i < 500 && !f(); ++i) ioc.run_for(std::chrono::milliseconds(10));
+    }
+    void run_for(int ms) {
+        ioc.restart();
+        ioc.run_for(std::chrono::milliseconds(ms));
     }
     json error_of(Fake& f) {
         run();
@@ -171,6 +182,76 @@ TEST_CASE("room: seats, turns and versions through fake participants") {
     CHECK(over["payload"]["winner"] == "silver");
     f.room->turn(f.ann, f.a, f.turn_msg());
     CHECK(f.error_of(*f.a)["code"] == "game_over");
+}
+
+TEST_CASE("room: the spectator count reaches the players at most once per interval") {
+    Fixture f(200);
+    f.a->got.clear();
+    // A spectator of the open game who then takes the seat is no longer counted.
+    f.room->watch(f.bob, f.b, std::nullopt);
+    f.run();
+    CHECK(f.a->spectator_counts == std::vector<int>{1});  // the first change goes at once
+    f.room->join(f.bob, f.b);
+    f.run();
+    CHECK(f.b->last("snapshot")["spectators"] == 0);
+    CHECK(f.a->spectator_counts == std::vector<int>{1});  // within the interval: not yet
+    f.run_until([&] { return f.a->spectator_counts.size() == 2; });
+    CHECK(f.a->spectator_counts == std::vector<int>{1, 0});  // ... but when it ends
+    CHECK(f.b->spectator_counts == std::vector<int>{0});
+
+    // A crowd arriving at once: one message now, then one with the count at the interval's end.
+    f.run_for(300);  // a quiet interval
+    f.a->spectator_counts.clear();
+    std::vector<std::shared_ptr<Fake>> crowd;
+    for (int i = 0; i < 5; ++i) {
+        crowd.push_back(std::make_shared<Fake>());
+        f.room->watch(Player{"p-s" + std::to_string(i), "s"}, crowd.back(), std::nullopt);
+    }
+    f.run();
+    CHECK(f.a->spectator_counts == std::vector<int>{1});
+    CHECK(crowd[4]->last("snapshot")["spectators"] == 5);
+    CHECK(crowd[4]->spectator_counts.empty());  // spectators are not told
+    f.room->leave(crowd[4].get());
+    auto ann2 = std::make_shared<Fake>();  // a player's second connection: not a spectator
+    f.room->watch(f.ann, ann2, std::nullopt);
+    f.run();
+    CHECK(ann2->last("snapshot")["spectators"] == 4);
+    f.run_until([&] { return f.a->spectator_counts.size() == 2; });
+    CHECK(f.a->spectator_counts == std::vector<int>{1, 4});
+    CHECK(ann2->spectator_counts == std::vector<int>{4});
+
+    // Changes that cancel out within the interval send nothing.
+    f.room->leave(crowd[3].get());
+    f.room->watch(Player{"p-s3", "s"}, crowd[3], std::nullopt);
+    f.run_for(300);
+    CHECK(f.a->spectator_counts == std::vector<int>{1, 4});
+}
+
+TEST_CASE(
+    "room: the live entry skipped while nobody watched the list is refreshed for a subscriber") {
+    Fixture f;
+    f.lobby.insert("abc234", f.room);
+    f.room->join(f.bob, f.b);
+    f.run();
+    auto s = f.setup_msg(1);
+    REQUIRE(!f.mirror.apply_setup(Side::Silver, s.setup));
+    f.room->setup(f.ann, f.a, s);  // not urgent: no entry rebuilt, nobody subscribes
+    f.run();
+    auto w = std::make_shared<Fake>();
+    f.lobby.subscribe_live(w);
+    f.run();
+    REQUIRE(w->got.size() == 2);  // the list at once, then the refreshed entry
+    CHECK(w->got[0]["games"][0]["to_move"] == "silver");
+    CHECK(w->got[1]["games"][0]["to_move"] == "bronze");
+    s = f.setup_msg(2);
+    REQUIRE(!f.mirror.apply_setup(Side::Bronze, s.setup));
+    f.room->setup(f.bob, f.b, s);  // watched now: the entry follows (sent with a later change)
+    f.run();
+    f.lobby.set_live_interval(std::chrono::milliseconds(0));
+    f.room->chat(f.ann, f.a, "hi");
+    f.run();
+    REQUIRE(w->got.size() == 3);
+    CHECK(w->got[2]["games"][0]["to_move"] == "silver");
 }
 
 }  // namespace tf::server
