@@ -39,7 +39,8 @@ namespace tf::proto {
     X(Flooding, "flooding")          /* kept sending without credits; the connection closes */   \
     X(Internal, "internal")                                                                      \
     X(StoreFailed, "store_failed")    /* the game could not be saved; suspended until restart */ \
-    X(TooManyGames, "too_many_games") /* create_game over the per-player limit of open games */
+    X(TooManyGames, "too_many_games") /* create_game over the per-player limit of open games */  \
+    X(TooManyConnections, "too_many_connections") /* per-IP connection limit; then closed */
 
 enum class Err : unsigned char {
 #define X(id, name) id,

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tf::server {
 
@@ -13,6 +14,7 @@ struct Config {
     std::uint16_t tcp_port = 8081;
     std::string web_root;  // the web client's files, served at "/" (empty: none)
     std::string data_dir = "trunkfield-data";  // the store: DIR/trunkfield.db (created)
+    std::string store = "sqlite";              // sqlite, or memory (nothing kept: benchmarks)
     std::string sync = "full";                 // full, normal or off (docs/ARCHITECTURE.md)
     int workers = 2;
     double drain_seconds = 5;
@@ -34,6 +36,10 @@ struct Config {
     int max_games = 10;            // unfinished games a player may hold a seat in (create_game)
     std::size_t list_limit = 100;  // games in one lobby or live list message
     int live_interval_ms = 1000;   // live-games list: turn updates coalesced to one per interval
+    // Exposure limits (issue 8; README "Limits and exposure").
+    int max_connections_per_ip = 256;          // per client address, both ports; 0 = no limit
+    std::vector<std::string> allowed_origins;  // WebSocket upgrade Origin allow-list; empty = any
+    double idle_seconds = 30;  // silent WebSocket -> ping; no answer within as long -> closed
 };
 
 }  // namespace tf::server

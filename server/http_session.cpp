@@ -1,5 +1,7 @@
 // HTTP on the first port: GET /healthz, the WebSocket upgrade at /ws, and the web client's static
 // files (GET/HEAD; "/" and "/g/CODE" give index.html; server/static_files.h), 404 otherwise.
+// A request must arrive whole within --handshake-seconds (also the keep-alive wait); a WebSocket
+// upgrade from a page whose Origin is not in --allowed-origins gets 403.
 #include <spdlog/spdlog.h>
 
 #include <boost/beast/core.hpp>
@@ -24,12 +26,14 @@ namespace {
 
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
   public:
-    HttpSession(boost::asio::ip::tcp::socket s, Hub& hub) : stream_(std::move(s)), hub_(hub) {}
+    HttpSession(boost::asio::ip::tcp::socket s, Hub& hub, ConnLimiter::Slot slot)
+        : stream_(std::move(s)), hub_(hub), slot_(std::move(slot)) {}
     void read() {
         parser_.emplace();
         parser_->body_limit(proto::kMaxMessageBytes);
         parser_->header_limit(8 * 1024);
-        stream_.expires_after(std::chrono::seconds(30));
+        stream_.expires_after(
+            std::chrono::milliseconds(std::int64_t(hub_.cfg.handshake_seconds * 1000)));
         http::async_read(
             stream_, buf_, *parser_,
             [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
@@ -41,9 +45,13 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         if (ec) return;  // timeout, reset or a request over the limits: drop the connection
         auto req = parser_->release();
         if (beast::websocket::is_upgrade(req)) {
-            if (req.target() == "/ws")
-                return start_ws_session(std::move(stream_), std::move(req), hub_);
-            return respond(req, http::status::not_found, "not found\n");
+            if (req.target() != "/ws") return respond(req, http::status::not_found, "not found\n");
+            if (!origin_allowed(req[http::field::origin])) {
+                spdlog::warn("ws: upgrade from origin '{}' refused (--allowed-origins)",
+                             std::string(req[http::field::origin].substr(0, 200)));
+                return respond(req, http::status::forbidden, "origin not allowed\n");
+            }
+            return start_ws_session(std::move(stream_), std::move(req), hub_, std::move(slot_));
         }
         if (req.method() == http::verb::get && req.target() == "/healthz")
             return respond(req, http::status::ok, "ok");
@@ -66,6 +74,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         if (req.method() == http::verb::get || req.method() == http::verb::head)
             return serve_static(req);
         respond(req, http::status::not_found, "not found\n");
+    }
+    // No Origin header (a non-browser client) or an empty allow-list: allowed. Otherwise the
+    // origin must be listed (ASCII case-insensitive, as browsers send it: scheme://host[:port]).
+    bool origin_allowed(beast::string_view origin) const {
+        const auto& allowed = hub_.cfg.allowed_origins;
+        if (allowed.empty() || origin.empty()) return true;
+        for (const auto& a : allowed)
+            if (beast::iequals(origin, a)) return true;
+        return false;
     }
     void serve_static(const http::request<http::string_body>& req) {
         const auto target = req.target();
@@ -141,12 +158,25 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     beast::flat_buffer buf_;
     std::optional<http::request_parser<http::string_body>> parser_;
     Hub& hub_;
+    ConnLimiter::Slot slot_;  // handed to the WebSocket session on upgrade
 };
 
 }  // namespace
 
 void start_http_session(boost::asio::ip::tcp::socket s, Hub& hub) {
-    std::make_shared<HttpSession>(std::move(s), hub)->read();
+    beast::error_code ec;
+    auto peer = s.remote_endpoint(ec);
+    if (ec) return;  // already gone
+    auto slot = hub.conn_limit.acquire(peer.address());
+    if (!slot) {
+        metrics().reject(proto::Err::TooManyConnections);
+        return refuse_connection(s,
+                                 "HTTP/1.1 429 Too Many Requests\r\nServer: trunkfield\r\n"
+                                 "Content-Type: text/plain\r\nContent-Length: 39\r\n"
+                                 "Connection: close\r\n\r\n"
+                                 "too many connections from your address\n");
+    }
+    std::make_shared<HttpSession>(std::move(s), hub, std::move(*slot))->read();
 }
 
 }  // namespace tf::server

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "server/config.h"
+#include "server/conn_limit.h"
 #include "server/identity.h"
 #include "server/lobby.h"
 #include "server/store.h"
@@ -19,7 +20,11 @@ namespace tf::server {
 
 struct Hub {
     Hub(boost::asio::io_context& io, Config c, std::unique_ptr<Store> s)
-        : ioc(io), cfg(std::move(c)), store(std::move(s)), workers(std::size_t(cfg.workers)) {
+        : ioc(io),
+          cfg(std::move(c)),
+          store(std::move(s)),
+          workers(std::size_t(cfg.workers)),
+          conn_limit(conn_limiter(cfg.max_connections_per_ip)) {
         identity.attach(store.get());
         lobby.code_taken = [st = store.get()](const std::string& code) {
             try {
@@ -40,6 +45,7 @@ struct Hub {
     boost::asio::thread_pool workers;
     Identity identity;
     Lobby lobby;
+    ConnLimiter& conn_limit;         // --max-connections-per-ip, over both listeners (process-wide)
     std::atomic<bool> ready{false};  // /readyz: store open, accepting, not shutting down
 };
 

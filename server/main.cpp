@@ -25,11 +25,17 @@ int main(int argc, char** argv) {
     Config cfg;
     std::string level = "info";
     CLI::App app{"Trunkfield game server"};
+    app.option_defaults()->always_capture_default();  // --help shows every default
     app.add_option("--http-port", cfg.http_port, "HTTP and WebSocket (/ws) port, 0 = any free");
     app.add_option("--tcp-port", cfg.tcp_port, "newline-delimited JSON port, 0 = any free");
     app.add_option("--bind", cfg.bind, "address to listen on");
     app.add_option("--data", cfg.data_dir,
                    "data directory holding the game store trunkfield.db (created when missing)")
+        ->capture_default_str();
+    app.add_option("--store", cfg.store,
+                   "sqlite (durable, in --data) or memory (nothing survives a restart and the "
+                   "history API sees no game: benchmarks and throwaway servers only)")
+        ->check(CLI::IsMember({"sqlite", "memory"}))
         ->capture_default_str();
     app.add_option("--sync", cfg.sync,
                    "store durability: full (survives power loss), normal (survives a crash of "
@@ -74,10 +80,11 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 1 << 20));
     app.add_option("--handshake-seconds", cfg.handshake_seconds,
                    "a new connection must complete its first message (TCP) or its HTTP request "
-                   "within this time")
+                   "within this time (also the wait between HTTP keep-alive requests)")
         ->check(CLI::PositiveNumber);
     app.add_option("--slow-seconds", cfg.slow_seconds,
-                   "a TCP message may stay incomplete this long before the connection closes")
+                   "a TCP message or WebSocket frame may stay incomplete this long before the "
+                   "connection closes")
         ->check(CLI::PositiveNumber);
     app.add_option("--max-games", cfg.max_games,
                    "unfinished games one player may hold a seat in when creating another")
@@ -85,8 +92,25 @@ int main(int argc, char** argv) {
     app.add_option("--list-limit", cfg.list_limit, "games in one lobby or live list message")
         ->check(CLI::Range(1, 100000));
     app.add_option("--live-interval-ms", cfg.live_interval_ms,
-                   "live-games list: at most one turn update per interval (0 = every turn)")
+                   "live-games list: at most one turn update per interval (0 = every turn); "
+                   "also the players' spectator count: at most one update per interval")
         ->check(CLI::Range(0, 3600000));
+    app.add_option("--max-connections-per-ip", cfg.max_connections_per_ip,
+                   "open connections from one client address (IPv6: one /64) over both ports "
+                   "together; more are refused (TCP: error too_many_connections, HTTP: 429). "
+                   "0 = no limit (behind a reverse proxy every client has the proxy's address)")
+        ->check(CLI::Range(0, 1000000))
+        ->capture_default_str();
+    app.add_option("--allowed-origins", cfg.allowed_origins,
+                   "comma-separated origins (e.g. https://play.example.org) whose pages may open "
+                   "a WebSocket; other Origin headers get 403. Empty (default): any origin. "
+                   "Requests without Origin (non-browser clients) are always allowed")
+        ->delimiter(',');
+    app.add_option("--idle-seconds", cfg.idle_seconds,
+                   "a WebSocket silent this long gets a ping; no answer within as long again "
+                   "closes it (browsers answer pings by themselves); fractions allowed")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
     // Every option can also come from the environment: --grace-seconds from
     // TRUNKFIELD_GRACE_SECONDS, and so on; a flag on the command line wins.
     for (CLI::Option* o : app.get_options()) {
@@ -108,15 +132,20 @@ int main(int argc, char** argv) {
     std::unique_ptr<tf::server::Store> store;
     try {
         using tf::server::SyncLevel;
-        store =
-            tf::server::open_sqlite_store(cfg.data_dir, cfg.sync == "full"     ? SyncLevel::Full
-                                                        : cfg.sync == "normal" ? SyncLevel::Normal
-                                                                               : SyncLevel::Off);
+        if (cfg.store == "memory") {
+            store = std::make_unique<tf::server::NullStore>();
+            spdlog::warn("store: memory only, games do not survive a restart (--store memory)");
+        } else {
+            store = tf::server::open_sqlite_store(cfg.data_dir, cfg.sync == "full" ? SyncLevel::Full
+                                                                : cfg.sync == "normal"
+                                                                    ? SyncLevel::Normal
+                                                                    : SyncLevel::Off);
+            spdlog::info("store: {}/trunkfield.db (sync {})", cfg.data_dir, cfg.sync);
+        }
     } catch (const std::exception& e) {
         spdlog::critical("cannot open the store: {}", e.what());
         return 1;
     }
-    spdlog::info("store: {}/trunkfield.db (sync {})", cfg.data_dir, cfg.sync);
 
     net::io_context ioc(cfg.threads);
     auto hub = std::make_unique<tf::server::Hub>(ioc, cfg, std::move(store));

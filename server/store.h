@@ -99,7 +99,8 @@ class Store {
     virtual Stats stats() = 0;
 };
 
-// A store that keeps nothing and commits at once (room tests; never used by the server).
+// A store that keeps nothing and commits at once (room tests, and the server's --store memory
+// for benchmarks).
 class NullStore : public Store {
   public:
     void commit(GameWrite, Done done) override { done(std::nullopt); }

@@ -1,12 +1,14 @@
 // Raw TCP transport: one JSON message per line, in both directions.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <deque>
+#include <vector>
 
 #include "server/line_framer.h"
 #include "server/metrics.h"
@@ -22,7 +24,8 @@ namespace {
 
 class TcpSession : public Session {
   public:
-    TcpSession(tcp::socket s, Hub& hub) : Session(hub), sock_(std::move(s)) {
+    TcpSession(tcp::socket s, Hub& hub, ConnLimiter::Slot slot)
+        : Session(hub), sock_(std::move(s)), slot_(std::move(slot)) {
         ++metrics().connections_tcp;
     }
     ~TcpSession() override { --metrics().connections_tcp; }
@@ -102,16 +105,31 @@ class TcpSession : public Session {
         }
         ++metrics().messages_out;
         queue_.push_back(m);
-        if (queue_.size() == 1) write();
+        if (writing_) return;  // goes with the next write
+        writing_ = true;
+        // The first write waits one post: what is posted to this connection meanwhile (the
+        // event that follows an ack) leaves in the same write.
+        net::post(sock_.get_executor(), [self = shared()] { self->write(); });
     }
+    // Every queued line (up to kMaxBatch) in one gather write: one sendmsg for an ack and its
+    // event, or for a burst of events.
     void write() {
-        std::array<net::const_buffer, 2> bufs{net::buffer(*queue_.front()), net::buffer("\n", 1)};
-        net::async_write(sock_, bufs, [self = shared()](boost::system::error_code ec, std::size_t) {
-            if (ec || self->closed_) return self->shutdown();
-            self->queue_.pop_front();
-            if (!self->queue_.empty()) return self->write();
-            if (self->close_after_write_) self->shutdown();
-        });
+        if (closed_) return;
+        in_flight_ = std::min(queue_.size(), kMaxBatch);
+        bufs_.clear();
+        for (std::size_t i = 0; i < in_flight_; ++i) {
+            bufs_.push_back(net::buffer(*queue_[i]));
+            bufs_.push_back(net::buffer("\n", 1));
+        }
+        net::async_write(
+            sock_, bufs_, [self = shared()](boost::system::error_code ec, std::size_t) {
+                if (ec || self->closed_) return self->shutdown();
+                self->queue_.erase(self->queue_.begin(),
+                                   self->queue_.begin() + std::ptrdiff_t(self->in_flight_));
+                if (!self->queue_.empty()) return self->write();
+                self->writing_ = false;
+                if (self->close_after_write_) self->shutdown();
+            });
     }
     void shutdown() {
         if (closed_) return;
@@ -128,12 +146,17 @@ class TcpSession : public Session {
     }
 
     tcp::socket sock_;
+    ConnLimiter::Slot slot_;  // this connection's place under --max-connections-per-ip
     net::steady_timer slow_{sock_.get_executor()};
     bool greeted_ = false;  // a complete message arrived
     bool partial_ = false;  // slow_ runs for an incomplete message
     std::array<char, 4096> chunk_;
     LineFramer framer_{proto::kMaxMessageBytes};
-    std::deque<Msg> queue_;
+    std::deque<Msg> queue_;  // the first in_flight_ are being written
+    static constexpr std::size_t kMaxBatch = 64;
+    std::vector<net::const_buffer> bufs_;  // the write in flight: each line and its newline
+    std::size_t in_flight_ = 0;
+    bool writing_ = false;  // a write is posted or in flight
     bool close_after_write_ = false;
     bool closed_ = false;
 };
@@ -141,7 +164,23 @@ class TcpSession : public Session {
 }  // namespace
 
 void start_tcp_session(tcp::socket s, Hub& hub) {
-    std::make_shared<TcpSession>(std::move(s), hub)->start();
+    boost::system::error_code ec;
+    auto peer = s.remote_endpoint(ec);
+    if (ec) return;  // already gone
+    auto slot = hub.conn_limit.acquire(peer.address());
+    if (!slot) {
+        metrics().reject(proto::Err::TooManyConnections);
+        static const std::string refusal =
+            proto::to_json(proto::ErrorMsg{proto::Err::TooManyConnections,
+                                           "too many connections from your address",
+                                           {},
+                                           {},
+                                           {}})
+                .dump() +
+            "\n";
+        return refuse_connection(s, refusal);
+    }
+    std::make_shared<TcpSession>(std::move(s), hub, std::move(*slot))->start();
 }
 
 }  // namespace tf::server

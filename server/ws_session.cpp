@@ -5,6 +5,13 @@
 // timers, no type-erased executor on every operation; the WebSocket idle timeout and pings
 // have their own timer), an idle connection keeps no read buffer and no queue storage, and a
 // message goes out as a single frame with no compression.
+//
+// Timeouts: Beast's timer (the stream has it anyway) sends a ping after --idle-seconds of
+// silence and closes the connection when nothing at all arrives within as long again. It
+// restarts on every byte, so the socket under the stream (TimedSocket) times frames: a message
+// or control frame not complete --slow-seconds after its first byte arrived fails the read
+// with timed_out when the next byte comes (a client that stops sending instead meets the idle
+// timeout). Cost per connection: one time point and the limit.
 #include "server/ws_session.h"
 
 #include <spdlog/spdlog.h>
@@ -31,6 +38,65 @@ namespace {
 
 using Strand = net::strand<net::io_context::executor_type>;
 using Socket = net::basic_stream_socket<net::ip::tcp, Strand>;
+using Clock = std::chrono::steady_clock;
+
+class TimedSocket : public Socket {
+  public:
+    TimedSocket(Socket s, Clock::duration limit) : Socket(std::move(s)), limit_(limit) {}
+    // Hides Socket's: Beast reads through this one.
+    template <class Buffers, class Handler>
+    void async_read_some(const Buffers& buffers, Handler&& handler) {
+        Socket::async_read_some(
+            buffers, Arrival<std::decay_t<Handler>>{std::forward<Handler>(handler), this});
+    }
+    // A message or a control frame is complete: the next byte starts a new one.
+    void frame_done() { since_ = {}; }
+
+  private:
+    // Completes a read of the socket; bytes of a frame begun too long ago turn into timed_out.
+    // The handler's executor (the strand) and allocator stay associated.
+    template <class Handler>
+    struct Arrival {
+        Handler handler;
+        TimedSocket* socket;
+        using executor_type = net::associated_executor_t<Handler, Socket::executor_type>;
+        executor_type get_executor() const noexcept {
+            return net::get_associated_executor(handler, socket->get_executor());
+        }
+        using allocator_type = net::associated_allocator_t<Handler>;
+        allocator_type get_allocator() const noexcept {
+            return net::get_associated_allocator(handler);
+        }
+        void operator()(boost::system::error_code ec, std::size_t n) {
+            if (!ec && n > 0 && socket->overdue()) ec = net::error::timed_out;
+            std::move(handler)(ec, n);
+        }
+        friend bool asio_handler_is_continuation(Arrival* a) {  // Beast's hint, passed on
+            return boost_asio_handler_cont_helpers::is_continuation(a->handler);
+        }
+    };
+    bool overdue() {
+        auto now = Clock::now();
+        if (since_ == Clock::time_point{}) {
+            since_ = now;
+            return false;
+        }
+        return now - since_ > limit_;
+    }
+    Clock::time_point since_{};  // first byte after the last complete frame; {} = none
+    Clock::duration limit_;
+};
+
+// Beast closes its stream through this (its catch-all for unknown socket types refuses to
+// compile): the plain socket's teardown.
+template <class Handler>
+void async_teardown(beast::role_type role, TimedSocket& s, Handler&& handler) {
+    websocket::async_teardown(role, static_cast<Socket&>(s), std::forward<Handler>(handler));
+}
+
+Clock::duration seconds(double s) {
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
 
 // FIFO of outgoing messages: a ring that allocates nothing before the first message and grows
 // by doubling (an empty std::deque already holds about 600 bytes).
@@ -68,10 +134,23 @@ class MsgQueue {
 
 class WsSession : public Session {
   public:
-    WsSession(Socket s, Hub& hub) : Session(hub), ws_(std::move(s)) { ++metrics().connections_ws; }
+    WsSession(Socket s, Hub& hub, ConnLimiter::Slot slot)
+        : Session(hub),
+          ws_(TimedSocket(std::move(s), seconds(hub.cfg.slow_seconds))),
+          slot_(std::move(slot)) {
+        ++metrics().connections_ws;
+    }
     ~WsSession() override { --metrics().connections_ws; }
     void start(http::request<http::string_body> req) {
-        ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+        websocket::stream_base::timeout t;
+        t.handshake_timeout = seconds(hub_.cfg.handshake_seconds);  // also the closing handshake
+        t.idle_timeout = seconds(2 * hub_.cfg.idle_seconds);        // Beast pings at half of it
+        t.keep_alive_pings = true;
+        ws_.set_option(t);
+        // Pings, pongs and close frames complete a frame unless they arrive within a message.
+        ws_.control_callback([this](websocket::frame_type, beast::string_view) {
+            if (!in_message_) ws_.next_layer().frame_done();
+        });
         websocket::permessage_deflate no_deflate;  // Beast's default, stated: never compress
         no_deflate.server_enable = no_deflate.client_enable = false;
         ws_.set_option(no_deflate);
@@ -117,8 +196,15 @@ class WsSession : public Session {
     void on_read(beast::error_code ec, std::size_t n) {
         if (ec == websocket::error::message_too_big)
             spdlog::warn("ws#{}: message over {} bytes, closed", conn_id_, proto::kMaxMessageBytes);
+        else if (ec == net::error::timed_out)
+            spdlog::warn("ws#{}: a message left incomplete too long, disconnecting", conn_id_);
+        else if (ec == beast::error::timeout)
+            spdlog::warn("ws#{}: no answer to a ping within the idle time, disconnecting",
+                         conn_id_);
         if (ec) return finish();
         const bool done = ws_.is_message_done();
+        in_message_ = !done;
+        if (done) ws_.next_layer().frame_done();
         if (!done || !long_.empty()) {
             long_.append(chunk_.data(), n);
             if (!done) return read();
@@ -164,26 +250,33 @@ class WsSession : public Session {
         cr.reason = close_reason_.value_or("closing");
         ws_.async_close(cr, [self = shared()](beast::error_code) { self->finish(); });
     }
+    // The socket closes here (a write to a client that stopped reading would otherwise keep
+    // the session, its descriptor and its per-address slot alive).
     void finish() {
         if (closed_) return;
         closed_ = true;
+        beast::error_code ec;
+        beast::get_lowest_layer(ws_).close(ec);
         on_closed();
     }
 
-    websocket::stream<Socket> ws_;
+    websocket::stream<TimedSocket> ws_;
+    ConnLimiter::Slot slot_;
     std::array<char, 256> chunk_;  // most client messages (a turn: ~200 bytes) fit
     std::string long_;
     MsgQueue queue_;
     std::optional<std::string> close_reason_;
     bool dropped_ = false;  // cut off for not reading: nothing more is queued
     bool closed_ = false;
+    bool in_message_ = false;  // a data message has begun and not ended
 };
 
 }  // namespace
 
 // The HTTP session is done with the socket: it moves to a socket type bound to a strand of
 // its own (same descriptor; Asio re-registers it with the reactor).
-void start_ws_session(beast::tcp_stream stream, http::request<http::string_body> req, Hub& hub) {
+void start_ws_session(beast::tcp_stream stream, http::request<http::string_body> req, Hub& hub,
+                      ConnLimiter::Slot slot) {
     stream.expires_never();
     net::ip::tcp::socket plain = stream.release_socket();
     beast::error_code ec;
@@ -198,7 +291,7 @@ void start_ws_session(beast::tcp_stream stream, http::request<http::string_body>
         spdlog::error("ws: cannot adopt the upgraded socket: {}", ec.message());
         return;
     }
-    std::make_shared<WsSession>(std::move(s), hub)->start(std::move(req));
+    std::make_shared<WsSession>(std::move(s), hub, std::move(slot))->start(std::move(req));
 }
 
 }  // namespace tf::server

@@ -11,6 +11,7 @@
 namespace tf::server {
 
 void start_ws_session(boost::beast::tcp_stream stream,
-                      boost::beast::http::request<boost::beast::http::string_body> req, Hub& hub);
+                      boost::beast::http::request<boost::beast::http::string_body> req, Hub& hub,
+                      ConnLimiter::Slot slot);
 
 }  // namespace tf::server
