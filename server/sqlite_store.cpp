@@ -17,6 +17,7 @@
 #include <limits>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 
 namespace tf::server {
 
@@ -390,6 +391,8 @@ class SqliteStore : public Store {
             "UPDATE games SET silver_id = ?2, silver_name = ?3, bronze_id = ?4, bronze_name = ?5, "
             "status = ?6, result = ?7, turns = ?8, version = ?9, finished_at = ?10 "
             "WHERE code = ?1");
+        progress_game_ = std::make_unique<Stmt>(
+            wr_, "UPDATE games SET turns = ?2, version = ?3 WHERE code = ?1");
         insert_row_ = std::make_unique<Stmt>(
             wr_, "INSERT INTO journal (code, version, kind, event, at) VALUES (?, ?, ?, ?, ?)");
         // The batch's frame, prepared once rather than parsed on every operation.
@@ -403,6 +406,7 @@ class SqliteStore : public Store {
         insert_player_.reset();
         insert_game_.reset();
         update_game_.reset();
+        progress_game_.reset();
         insert_row_.reset();
         begin_.reset();
         savepoint_.reset();
@@ -503,12 +507,14 @@ class SqliteStore : public Store {
                         release_->run();
                     } catch (const StoreError& e) {
                         errors[i] = e.what();
+                        seats_.erase(batch[i].write.code);
                         sqlite3_exec(wr_, "ROLLBACK TO op; RELEASE op", nullptr, nullptr, nullptr);
                     }
                 }
                 commit_->run();
             } catch (const StoreError& e) {
                 batch_error = e.what();
+                seats_.clear();
                 sqlite3_exec(wr_, "ROLLBACK", nullptr, nullptr, nullptr);
             }
         }
@@ -543,12 +549,41 @@ class SqliteStore : public Store {
             insert_player_->bind(5, now_ms()).run();
         }
         const auto& w = op.write;
-        if (w.create) write_game(*insert_game_, *w.create, true);
+        if (w.create) {
+            write_game(*insert_game_, *w.create, true);
+            seats_[w.code] = seat_key(*w.create);
+        }
         for (const auto& r : w.rows) {
             insert_row_->bind(1, w.code).bind(2, r.version).bind(3, r.kind).bind(4, r.event);
             insert_row_->bind(5, r.at_ms).run();
         }
-        if (w.update) write_game(*update_game_, *w.update, false);
+        if (!w.update) return;
+        // Most operations are a turn: only `turns` and `version` change. Rewriting the seats
+        // and status as well would rewrite three index entries of the game for nothing.
+        const StoredGame& g = *w.update;
+        std::string key = seat_key(g);
+        auto it = seats_.find(w.code);
+        if (it != seats_.end() && it->second == key) {
+            progress_game_->bind(1, g.code).bind(2, g.turns).bind(3, g.version).run();
+            if (sqlite3_changes(wr_) != 1) throw StoreError("no game " + g.code + " to update");
+        } else {
+            write_game(*update_game_, g, false);
+            if (g.status == "open" || g.status == "playing")
+                seats_[w.code] = std::move(key);
+            else
+                seats_.erase(w.code);
+        }
+    }
+
+    // What the last full write of a game's row said about everything but its progress.
+    static std::string seat_key(const StoredGame& g) {
+        std::string k;
+        for (const auto* f : {&g.seat_id[0], &g.seat_name[0], &g.seat_id[1], &g.seat_name[1],
+                              &g.status, &g.result}) {
+            k += *f;
+            k += '\x1f';
+        }
+        return k + std::to_string(g.finished_ms);
     }
 
     void write_game(Stmt& s, const StoredGame& g, bool insert) {
@@ -579,7 +614,10 @@ class SqliteStore : public Store {
     sqlite3* ck_ = nullptr;  // the checkpoint thread's connection
     int lock_fd_ = -1;
     std::mutex wm_, rm_, sm_;
-    std::unique_ptr<Stmt> insert_player_, insert_game_, update_game_, insert_row_;
+    std::unique_ptr<Stmt> insert_player_, insert_game_, update_game_, progress_game_, insert_row_;
+    // Per unfinished game, seat_key() of its row as committed or about to be (writer thread
+    // only); forgotten when an operation fails, so that the next write is a full one.
+    std::unordered_map<std::string, std::string> seats_;
     std::unique_ptr<Stmt> begin_, savepoint_, release_, commit_;
 
     std::mutex qm_;

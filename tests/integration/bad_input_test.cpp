@@ -133,6 +133,10 @@ TEST_CASE("reconnect") {
     // Alice drops right after her own turn (it is bob's turn now).
     if (a.game->to_move() == *a.side) play_one(a, b, rng);
     a.conn->close();
+    // Bob sees her leave (otherwise player_left could land after his next turn and the version
+    // arithmetic below would depend on when the server noticed the close).
+    while (b.recv_until("event")["kind"] != "player_left") {
+    }
     // Bob moves while she is away.
     GameClient gone = std::move(a);
     GameClient a2 = GameClient::connect(server, Transport::Tcp, "ignored", gone.token);
