@@ -202,7 +202,6 @@ class SqliteStore : public Store {
             throw;
         }
         writer_ = std::thread([this] { run(); });
-        checkpointer_ = std::thread([this] { checkpoints(); });
     }
 
     ~SqliteStore() override {
@@ -212,12 +211,6 @@ class SqliteStore : public Store {
         }
         cv_.notify_all();
         if (writer_.joinable()) writer_.join();
-        {
-            std::lock_guard lock(cm_);
-            ck_stop_ = true;
-        }
-        ck_cv_.notify_all();
-        if (checkpointer_.joinable()) checkpointer_.join();
         close_all();
     }
 
@@ -367,15 +360,6 @@ class SqliteStore : public Store {
             spdlog::info("store: migrated {} to schema version {}", path, v + 1);
         }
         rd_ = open_db(path, SQLITE_OPEN_READONLY);
-        // Checkpoints (copying the WAL back into the database file, with its fsyncs) run on a
-        // thread and connection of their own, so that the writer's group commits never wait
-        // for one: SQLite's automatic checkpoint would run inside the commit that crosses the
-        // threshold and stall every game queued behind it.
-        ck_ = open_db(path, SQLITE_OPEN_READWRITE);
-        exec(ck_, sync == SyncLevel::Full     ? "PRAGMA synchronous = FULL"
-                  : sync == SyncLevel::Normal ? "PRAGMA synchronous = NORMAL"
-                                              : "PRAGMA synchronous = OFF");
-        sqlite3_wal_hook(wr_, &SqliteStore::on_wal, this);  // replaces the automatic checkpoint
         insert_player_ = std::make_unique<Stmt>(
             wr_,
             "INSERT OR IGNORE INTO players (id, name, selector, secret, created_at) "
@@ -412,10 +396,9 @@ class SqliteStore : public Store {
         savepoint_.reset();
         release_.reset();
         commit_.reset();
-        if (ck_) sqlite3_close(ck_);
         if (rd_) sqlite3_close(rd_);
-        if (wr_) sqlite3_close(wr_);  // the last one: checkpoints and removes the WAL
-        rd_ = wr_ = ck_ = nullptr;
+        if (wr_) sqlite3_close(wr_);
+        rd_ = wr_ = nullptr;
         if (lock_fd_ >= 0) ::close(lock_fd_);
         lock_fd_ = -1;
     }
@@ -446,58 +429,11 @@ class SqliteStore : public Store {
         }
     }
 
-    // After every commit of the writer: the WAL now holds `pages` pages.
-    static int on_wal(void* self, sqlite3*, const char*, int pages) {
-        auto* store = static_cast<SqliteStore*>(self);
-        store->wal_pages_ = pages;
-        if (pages >= kCheckpointPages) {
-            {
-                std::lock_guard lock(store->cm_);
-                store->ck_wanted_ = true;
-            }
-            store->ck_cv_.notify_one();
-        }
-        return SQLITE_OK;
-    }
-
-    // The checkpoint thread. PASSIVE never blocks the writer or the readers; it copies what no
-    // reader still needs, and the writer starts the WAL over once everything was copied. Should
-    // the WAL still outgrow kWalLimitPages (the checkpoints never catching up with a writer
-    // that never pauses), the writer itself runs a blocking one (write_batch).
-    void checkpoints() {
-        for (;;) {
-            {
-                std::unique_lock lock(cm_);
-                ck_cv_.wait(lock, [&] { return ck_stop_ || ck_wanted_; });
-                if (ck_stop_) return;
-                ck_wanted_ = false;
-            }
-            auto start = SteadyClock::now();
-            int log = 0, done = 0;
-            int rc =
-                sqlite3_wal_checkpoint_v2(ck_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
-            double ms =
-                std::chrono::duration<double, std::milli>(SteadyClock::now() - start).count();
-            if (rc != SQLITE_OK && rc != SQLITE_BUSY)
-                spdlog::warn("store: checkpoint failed: {}", sqlite3_errmsg(ck_));
-            else
-                spdlog::debug("store: checkpoint of {} of {} WAL pages in {:.1f} ms", done, log,
-                              ms);
-        }
-    }
-
     void write_batch(std::deque<Op>& batch) {
         std::vector<std::optional<std::string>> errors(batch.size());
         std::optional<std::string> batch_error;
         {
             std::lock_guard lock(wm_);
-            if (wal_pages_ >= kWalLimitPages) {
-                int log = 0, done = 0;
-                sqlite3_wal_checkpoint_v2(wr_, nullptr, SQLITE_CHECKPOINT_RESTART, &log, &done);
-                spdlog::warn("store: the WAL reached {} pages; checkpointed {} on the writer", log,
-                             done);
-                wal_pages_ = 0;
-            }
             try {
                 begin_->run();
                 for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -611,7 +547,6 @@ class SqliteStore : public Store {
 
     sqlite3* wr_ = nullptr;
     sqlite3* rd_ = nullptr;
-    sqlite3* ck_ = nullptr;  // the checkpoint thread's connection
     int lock_fd_ = -1;
     std::mutex wm_, rm_, sm_;
     std::unique_ptr<Stmt> insert_player_, insert_game_, update_game_, progress_game_, insert_row_;
@@ -626,14 +561,6 @@ class SqliteStore : public Store {
     bool stop_ = false;
     std::atomic<std::size_t> pending_{0};
     std::thread writer_;
-
-    static constexpr int kCheckpointPages = 1000;     // SQLite's own default threshold
-    static constexpr int kWalLimitPages = 64 * 1000;  // 4 KiB pages: 256 MB
-    std::atomic<int> wal_pages_{0};
-    std::mutex cm_;
-    std::condition_variable ck_cv_;
-    bool ck_wanted_ = false, ck_stop_ = false;
-    std::thread checkpointer_;
 
     Stats stats_;
     std::deque<double> latency_;
