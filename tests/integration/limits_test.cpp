@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -167,6 +168,25 @@ TEST_CASE("limit_games_and_lists") {
     for (int i = 0; i < 4; ++i) play_one(a, b, rng);
     CHECK(a.game->turns_played() == 6);
     CHECK(s.alive());
+}
+
+// Configuration from the environment: TRUNKFIELD_<FLAG> sets a flag, the command line wins.
+TEST_CASE("config_from_environment") {
+    ::setenv("TRUNKFIELD_MAX_GAMES", "1", 1);
+    ::setenv("TRUNKFIELD_LIST_LIMIT", "1", 1);
+    ServerProcess s({"--list-limit", "2"});  // the server inherits the environment at start
+    ::unsetenv("TRUNKFIELD_MAX_GAMES");
+    ::unsetenv("TRUNKFIELD_LIST_LIMIT");
+    GameClient m = GameClient::connect(s, Transport::Tcp, "env");
+    CHECK(create(m)["type"] == "game_created");
+    CHECK(create(m)["code"] == "too_many_games");  // TRUNKFIELD_MAX_GAMES=1
+    GameClient n = GameClient::connect(s, Transport::Tcp, "env2");
+    CHECK(create(n)["type"] == "game_created");
+    GameClient o = GameClient::connect(s, Transport::Tcp, "env3");
+    CHECK(create(o)["type"] == "game_created");
+    GameClient w = GameClient::connect(s, Transport::Tcp, "lister");
+    w.conn->send({{"type", "list_games"}});
+    CHECK(w.conn->recv_type("lobby")["games"].size() == 2);  // --list-limit 2 beats the env's 1
 }
 
 TEST_CASE("limit_connections_per_ip") {

@@ -36,8 +36,8 @@ struct Fake : Participant {
 };
 
 struct Fixture {
+    boost::asio::io_context ioc;  // first in, last out: the lobby's rooms hold timers on it
     Lobby lobby;
-    boost::asio::io_context ioc;
     Config cfg;
     NullStore store;
     Player ann{"p-ann", "ann"}, bob{"p-bob", "bob"}, cat{"p-cat", "cat"};
