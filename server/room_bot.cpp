@@ -48,7 +48,10 @@ void Room::maybe_bot() {
             self->bot_busy_ = false;
             if (!error.empty())
                 return spdlog::error("room {}: the bot found no move: {}", self->code_, error);
-            if (self->state_version_ != at || self->status_ != Status::Playing) return;
+            // The position moved on while it thought (a setup from the human, who may set up
+            // at the same time): think again about the new one, or the game would wait forever.
+            if (self->state_version_ != at || self->status_ != Status::Playing)
+                return self->maybe_bot();
             const Player bot = *self->seats_[idx(side)];
             if (s)
                 self->setup_now(bot, {}, proto::SetupMsg{self->code_, *s, at, std::nullopt});
