@@ -51,6 +51,18 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                              std::string(req[http::field::origin].substr(0, 200)));
                 return respond(req, http::status::forbidden, "origin not allowed\n");
             }
+            if (auto why = ws_upgrade_refusal(req)) {
+                spdlog::warn("ws: upgrade refused: {}", *why);
+                auto res = std::make_shared<http::response<http::string_body>>(
+                    http::status::upgrade_required, req.version());
+                res->set(http::field::server, "trunkfield");
+                res->set(http::field::sec_websocket_version, "13");
+                res->set(http::field::content_type, "text/plain");
+                res->keep_alive(false);
+                res->body() = *why + "\n";
+                res->prepare_payload();
+                return send(std::move(res));
+            }
             return start_ws_session(std::move(stream_), std::move(req), hub_, std::move(slot_));
         }
         if (req.method() == http::verb::get && req.target() == "/healthz")

@@ -55,20 +55,24 @@ void Room::end_op() {
     pending_create_.reset();
     pending_rows_.clear();
     committing_ = true;
-    store_.commit(std::move(w), [self = shared_from_this(), out = std::move(outbox_),
-                                 after = std::move(after_)](std::optional<std::string> err) {
-        boost::asio::post(self->ex_, [self, out, after, err]() mutable {
-            self->committing_ = false;
-            self->committed(err, out, after);
-            while (!self->committing_ && !self->waiting_.empty()) {
-                auto f = std::move(self->waiting_.front());
-                self->waiting_.pop_front();
-                f();
-                self->end_op();
-            }
-            self->maybe_bot();
+    store_.commit(
+        std::move(w), [self = shared_from_this(), out = std::move(outbox_),
+                       after = std::move(after_)](std::optional<std::string> err) mutable {
+            // Called once: the outbox moves on rather than being copied (a crowd's is thousands
+            // long).
+            boost::asio::post(self->ex_, [self, out = std::move(out), after = std::move(after),
+                                          err = std::move(err)]() mutable {
+                self->committing_ = false;
+                self->committed(err, out, after);
+                while (!self->committing_ && !self->waiting_.empty()) {
+                    auto f = std::move(self->waiting_.front());
+                    self->waiting_.pop_front();
+                    f();
+                    self->end_op();
+                }
+                self->maybe_bot();
+            });
         });
-    });
     outbox_.clear();
     after_.clear();
 }

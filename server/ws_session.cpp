@@ -1,102 +1,61 @@
 // WebSocket transport: one JSON message per text frame. Binary frames get an error.
 //
-// Costs per connection and per message matter here (docs/BENCHMARKS.md, "Server under load"):
-// the stream sits on a plain socket bound to a concrete strand type (no beast::tcp_stream
-// timers, no type-erased executor on every operation; the WebSocket idle timeout and pings
-// have their own timer), an idle connection keeps no read buffer and no queue storage, and a
-// message goes out as a single frame with no compression.
+// The server speaks RFC 6455 itself over the Asio socket (framing in server/ws_framer.h; the
+// upgrade request is parsed by Beast's HTTP in http_session.cpp). Beast's websocket::stream was
+// used before; it holds about 2.8 KB of buffers and state per connection before the first byte
+// (docs/BENCHMARKS.md, "Server under load"), more than the rest of a connection together. What
+// this session keeps instead: the socket, one timer, a 256-byte read chunk, the framer's two
+// buffers (empty between messages) and the outgoing queue (allocated on the first message).
+// Messages are never compressed (no extension is negotiated) and never fragmented; everything
+// queued while a write is in flight leaves in the next single gather write (an ack and the event
+// that follows it: one sendmsg).
 //
-// Timeouts: Beast's timer (the stream has it anyway) sends a ping after --idle-seconds of
-// silence and closes the connection when nothing at all arrives within as long again. It
-// restarts on every byte, so the socket under the stream (TimedSocket) times frames: a message
-// or control frame not complete --slow-seconds after its first byte arrived fails the read
-// with timed_out when the next byte comes (a client that stops sending instead meets the idle
-// timeout). Cost per connection: one time point and the limit.
+// Timeouts, all on the one timer: a ping after --idle-seconds without a byte from the client, a
+// close when nothing at all arrives within as long again; a frame (or fragmented message) not
+// complete --slow-seconds after its first byte closes the connection even if bytes keep
+// dripping; after the server's close frame the client has --handshake-seconds to answer it.
 #include "server/ws_session.h"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <boost/asio/basic_waitable_timer.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
-#include <boost/beast/websocket.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket/detail/hybi13.hpp>
 #include <vector>
 
 #include "server/metrics.h"
 #include "server/session.h"
+#include "server/ws_framer.h"
 
 namespace tf::server {
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
-namespace websocket = beast::websocket;
 
 namespace {
 
 using Strand = net::strand<net::io_context::executor_type>;
 using Socket = net::basic_stream_socket<net::ip::tcp, Strand>;
 using Clock = std::chrono::steady_clock;
-
-class TimedSocket : public Socket {
-  public:
-    TimedSocket(Socket s, Clock::duration limit) : Socket(std::move(s)), limit_(limit) {}
-    // Hides Socket's: Beast reads through this one.
-    template <class Buffers, class Handler>
-    void async_read_some(const Buffers& buffers, Handler&& handler) {
-        Socket::async_read_some(
-            buffers, Arrival<std::decay_t<Handler>>{std::forward<Handler>(handler), this});
-    }
-    // A message or a control frame is complete: the next byte starts a new one.
-    void frame_done() { since_ = {}; }
-
-  private:
-    // Completes a read of the socket; bytes of a frame begun too long ago turn into timed_out.
-    // The handler's executor (the strand) and allocator stay associated.
-    template <class Handler>
-    struct Arrival {
-        Handler handler;
-        TimedSocket* socket;
-        using executor_type = net::associated_executor_t<Handler, Socket::executor_type>;
-        executor_type get_executor() const noexcept {
-            return net::get_associated_executor(handler, socket->get_executor());
-        }
-        using allocator_type = net::associated_allocator_t<Handler>;
-        allocator_type get_allocator() const noexcept {
-            return net::get_associated_allocator(handler);
-        }
-        void operator()(boost::system::error_code ec, std::size_t n) {
-            if (!ec && n > 0 && socket->overdue()) ec = net::error::timed_out;
-            std::move(handler)(ec, n);
-        }
-        friend bool asio_handler_is_continuation(Arrival* a) {  // Beast's hint, passed on
-            return boost_asio_handler_cont_helpers::is_continuation(a->handler);
-        }
-    };
-    bool overdue() {
-        auto now = Clock::now();
-        if (since_ == Clock::time_point{}) {
-            since_ = now;
-            return false;
-        }
-        return now - since_ > limit_;
-    }
-    Clock::time_point since_{};  // first byte after the last complete frame; {} = none
-    Clock::duration limit_;
-};
-
-// Beast closes its stream through this (its catch-all for unknown socket types refuses to
-// compile): the plain socket's teardown.
-template <class Handler>
-void async_teardown(beast::role_type role, TimedSocket& s, Handler&& handler) {
-    websocket::async_teardown(role, static_cast<Socket&>(s), std::forward<Handler>(handler));
-}
+using Timer = net::basic_waitable_timer<Clock, net::wait_traits<Clock>, Strand>;
 
 Clock::duration seconds(double s) {
     return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
+
+// One outgoing frame: a text message (shared with every other receiver) or a control frame.
+struct Out {
+    Msg payload;
+    std::uint8_t opcode = ws_opcode::kText;
+};
 
 // FIFO of outgoing messages: a ring that allocates nothing before the first message and grows
 // by doubling (an empty std::deque already holds about 600 bytes).
@@ -104,77 +63,69 @@ class MsgQueue {
   public:
     bool empty() const { return n_ == 0; }
     std::size_t size() const { return n_; }
-    const Msg& front() const { return ring_[head_]; }
-    void push(Msg m) {
+    const Out& front() const { return ring_[head_]; }
+    void push(Out m) {
         if (n_ == ring_.size()) grow();
         ring_[(head_ + n_) & (ring_.size() - 1)] = std::move(m);
         ++n_;
     }
     void pop() {
-        ring_[head_].reset();
+        ring_[head_] = {};
         head_ = (head_ + 1) & (ring_.size() - 1);
         --n_;
     }
-    // Drops everything but the message being written.
-    void keep_front() {
-        for (; n_ > 1; --n_) ring_[(head_ + n_ - 1) & (ring_.size() - 1)].reset();
+    const Out& at(std::size_t i) const { return ring_[(head_ + i) & (ring_.size() - 1)]; }
+    // Drops everything but the first `keep` (those being written).
+    void keep_first(std::size_t keep) {
+        for (; n_ > keep; --n_) ring_[(head_ + n_ - 1) & (ring_.size() - 1)] = {};
     }
 
   private:
     void grow() {
-        std::vector<Msg> bigger(ring_.empty() ? 4 : 2 * ring_.size());
+        std::vector<Out> bigger(ring_.empty() ? 4 : 2 * ring_.size());
         for (std::size_t i = 0; i < n_; ++i)
             bigger[i] = std::move(ring_[(head_ + i) & (ring_.size() - 1)]);
         ring_.swap(bigger);
         head_ = 0;
     }
-    std::vector<Msg> ring_;  // size 0 or a power of two
+    std::vector<Out> ring_;  // size 0 or a power of two
     std::size_t head_ = 0, n_ = 0;
 };
 
 class WsSession : public Session {
   public:
     WsSession(Socket s, Hub& hub, ConnLimiter::Slot slot)
-        : Session(hub),
-          ws_(TimedSocket(std::move(s), seconds(hub.cfg.slow_seconds))),
-          slot_(std::move(slot)) {
+        : Session(hub), sock_(std::move(s)), timer_(sock_.get_executor()), slot_(std::move(slot)) {
         ++metrics().connections_ws;
     }
     ~WsSession() override { --metrics().connections_ws; }
-    void start(http::request<http::string_body> req) {
-        websocket::stream_base::timeout t;
-        t.handshake_timeout = seconds(hub_.cfg.handshake_seconds);  // also the closing handshake
-        t.idle_timeout = seconds(2 * hub_.cfg.idle_seconds);        // Beast pings at half of it
-        t.keep_alive_pings = true;
-        ws_.set_option(t);
-        // Pings, pongs and close frames complete a frame unless they arrive within a message.
-        ws_.control_callback([this](websocket::frame_type, beast::string_view) {
-            if (!in_message_) ws_.next_layer().frame_done();
-        });
-        websocket::permessage_deflate no_deflate;  // Beast's default, stated: never compress
-        no_deflate.server_enable = no_deflate.client_enable = false;
-        ws_.set_option(no_deflate);
-        ws_.auto_fragment(false);  // one frame per message: one write, even for a snapshot
-        ws_.read_message_max(proto::kMaxMessageBytes);
-        ws_.text(true);
-        ws_.async_accept(req, [self = shared()](beast::error_code ec) {
-            if (ec) return self->finish();
-            self->read();
+    // Sends the 101 answer, then reads frames.
+    void start(std::string response) {
+        auto r = std::make_shared<std::string>(std::move(response));
+        net::post(sock_.get_executor(), [self = shared(), r] {
+            self->last_rx_ = Clock::now();
+            self->arm();
+            net::async_write(self->sock_, net::buffer(*r),
+                             [self, r](boost::system::error_code ec, std::size_t) {
+                                 if (ec) return self->finish();
+                                 self->read();
+                             });
         });
     }
     // From this connection's own strand (replies to its requests) the message is queued at
     // once; from elsewhere (rooms, the lobby) it is posted to the strand.
     void deliver(Msg m) override {
-        if (ws_.get_executor().running_in_this_thread()) return enqueue(std::move(m));
-        net::post(ws_.get_executor(),
+        if (sock_.get_executor().running_in_this_thread()) return enqueue(std::move(m));
+        net::post(sock_.get_executor(),
                   [self = shared(), m = std::move(m)]() mutable { self->enqueue(std::move(m)); });
     }
     void close(std::string reason, bool now) override {
-        net::post(ws_.get_executor(), [self = shared(), reason, now] {
+        net::post(sock_.get_executor(), [self = shared(), reason, now] {
+            if (self->closed_ || self->close_sent_) return;
             spdlog::info("ws#{}: closing: {}", self->conn_id_, reason);
             self->close_reason_ = reason;
-            if (now) self->queue_.keep_front();
-            if (self->queue_.empty()) self->do_close();
+            if (now) self->queue_.keep_first(self->in_flight_);
+            if (self->queue_.empty()) self->send_close(1008, reason);  // policy violation
         });
     }
 
@@ -185,93 +136,233 @@ class WsSession : public Session {
     std::shared_ptr<WsSession> shared() {
         return std::static_pointer_cast<WsSession>(shared_from_this());
     }
-    // A message arrives in pieces of at most chunk_'s size (Beast's own frame buffer holds what
-    // the socket gave): a short one is used in place, a longer one is assembled in long_ and
-    // freed afterwards, so an idle connection owns no read buffer on the heap.
+
     void read() {
-        ws_.async_read_some(
-            net::buffer(chunk_),
-            [self = shared()](beast::error_code ec, std::size_t n) { self->on_read(ec, n); });
+        sock_.async_read_some(net::buffer(chunk_),
+                              [self = shared()](boost::system::error_code ec, std::size_t n) {
+                                  self->on_read(ec, n);
+                              });
     }
-    void on_read(beast::error_code ec, std::size_t n) {
-        if (ec == websocket::error::message_too_big)
-            spdlog::warn("ws#{}: message over {} bytes, closed", conn_id_, proto::kMaxMessageBytes);
-        else if (ec == net::error::timed_out)
+    void on_read(boost::system::error_code ec, std::size_t n) {
+        if (ec) return finish();
+        last_rx_ = Clock::now();
+        ping_sent_ = false;
+        framer_.feed(std::string_view(chunk_.data(), n));
+        next_frame();
+    }
+    // One message per handler, as a read per message did: a close posted by on_text runs in
+    // between.
+    void next_frame() {
+        if (closed_) return;
+        auto r = framer_.next();
+        switch (r.status) {
+            case WsFramer::Status::NeedMore:
+                if (!framer_.mid_message()) {
+                    frame_since_ = {};
+                } else if (frame_since_ == Clock::time_point{}) {  // a frame has begun
+                    frame_since_ = last_rx_;
+                    if (frame_since_ + slow_ < timer_.expiry()) arm();
+                }
+                return read();
+            case WsFramer::Status::Text:
+                if (!close_sent_) on_text(r.payload);
+                break;
+            case WsFramer::Status::Binary:
+                spdlog::warn("ws#{}: binary frame", conn_id_);
+                if (!close_sent_)
+                    send_error(proto::Err::BinaryFrame, "binary frames are not accepted");
+                break;
+            case WsFramer::Status::Ping:
+                if (!close_sent_)
+                    push({std::make_shared<const std::string>(r.payload), ws_opcode::kPong});
+                break;
+            case WsFramer::Status::Pong:
+                break;
+            case WsFramer::Status::Close:
+                peer_closed_ = true;
+                if (close_sent_) return finish();  // the answer to ours: done
+                queue_.keep_first(in_flight_);
+                // Echo the client's code (none if it gave none), then close the connection.
+                send_close(r.code, "", r.code != 1005);
+                return read();  // until the echo is written; EOF or errors just end it
+            case WsFramer::Status::Error:
+                if (r.code == 1009)
+                    spdlog::warn("ws#{}: message over {} bytes, closed", conn_id_,
+                                 proto::kMaxMessageBytes);
+                else
+                    spdlog::warn("ws#{}: protocol error ({}), closed", conn_id_, r.why);
+                queue_.keep_first(in_flight_);
+                send_close(r.code, r.why);
+                return read();
+        }
+        if (framer_.mid_message()) {  // more bytes are buffered: the next frame in a handler
+            net::post(sock_.get_executor(), [self = shared()] { self->next_frame(); });
+        } else {
+            frame_since_ = {};
+            read();
+        }
+    }
+
+    // The single timer: the earliest of the frame deadline, the idle ping or close, and the
+    // closing handshake's deadline. Activity only moves time stamps; the timer, when it fires,
+    // looks at them and sets itself again.
+    Clock::time_point deadline() const {
+        auto t = last_rx_ + (ping_sent_ ? 2 * idle_ : idle_);
+        if (frame_since_ != Clock::time_point{}) t = std::min(t, frame_since_ + slow_);
+        if (close_sent_) t = std::min(t, close_by_);
+        return t;
+    }
+    void arm() {
+        timer_.expires_at(deadline());
+        timer_.async_wait([self = shared()](boost::system::error_code ec) {
+            if (!ec) self->on_timer();
+        });
+    }
+    void on_timer() {
+        if (closed_) return;
+        const auto now = Clock::now();
+        if (close_sent_ && now >= close_by_) return finish();
+        if (frame_since_ != Clock::time_point{} && now - frame_since_ >= slow_) {
             spdlog::warn("ws#{}: a message left incomplete too long, disconnecting", conn_id_);
-        else if (ec == beast::error::timeout)
+            return finish();
+        }
+        if (now - last_rx_ >= 2 * idle_) {
             spdlog::warn("ws#{}: no answer to a ping within the idle time, disconnecting",
                          conn_id_);
-        if (ec) return finish();
-        const bool done = ws_.is_message_done();
-        in_message_ = !done;
-        if (done) ws_.next_layer().frame_done();
-        if (!done || !long_.empty()) {
-            long_.append(chunk_.data(), n);
-            if (!done) return read();
+            return finish();
         }
-        if (!ws_.got_text()) {
-            spdlog::warn("ws#{}: binary frame", conn_id_);
-            send_error(proto::Err::BinaryFrame, "binary frames are not accepted");
-        } else {
-            on_text(long_.empty() ? std::string_view(chunk_.data(), n) : std::string_view(long_));
+        if (now - last_rx_ >= idle_ && !ping_sent_ && !close_sent_) {
+            ping_sent_ = true;
+            push({empty_payload(), ws_opcode::kPing});
         }
-        if (!long_.empty()) std::string().swap(long_);
-        if (!closed_) read();
+        arm();
     }
+    static const Msg& empty_payload() {
+        static const Msg empty = std::make_shared<const std::string>();
+        return empty;
+    }
+
     // May run inside this session's own request handling (deliver from its strand), so a slow
     // reader is only cut off here; the session ends in a handler of its own.
     void enqueue(Msg m) {
-        if (closed_ || dropped_ || close_reason_) return;
+        if (closed_ || dropped_ || close_reason_ || close_sent_) return;
+        ++metrics().messages_out;
+        push({std::move(m), ws_opcode::kText});
+    }
+    void push(Out o) {
+        if (closed_ || dropped_) return;
         if (queue_.size() >= hub_.cfg.queue_limit) {
             spdlog::warn("ws#{}: outgoing queue full, disconnecting a slow reader", conn_id_);
             ++metrics().queue_drops;
             dropped_ = true;
-            beast::error_code ec;
-            beast::get_lowest_layer(ws_).close(ec);
-            net::post(ws_.get_executor(), [self = shared()] { self->finish(); });
+            boost::system::error_code ec;
+            sock_.close(ec);
+            net::post(sock_.get_executor(), [self = shared()] { self->finish(); });
             return;
         }
-        ++metrics().messages_out;
-        queue_.push(std::move(m));
-        if (queue_.size() == 1) write();
+        queue_.push(std::move(o));
+        if (writing_) return;  // goes with the next write
+        writing_ = true;
+        // The first write waits one post: what is posted to this connection meanwhile (the
+        // event that follows an ack) leaves in the same write.
+        net::post(sock_.get_executor(), [self = shared()] { self->write(); });
     }
+    // Every queued frame (up to kMaxBatch) in one gather write.
     void write() {
-        ws_.async_write(net::buffer(*queue_.front()),
-                        [self = shared()](beast::error_code ec, std::size_t) {
-                            if (ec || self->closed_) return self->finish();
-                            self->queue_.pop();
-                            if (!self->queue_.empty()) return self->write();
-                            if (self->close_reason_) self->do_close();
-                        });
-    }
-    void do_close() {
         if (closed_) return;
-        websocket::close_reason cr(websocket::close_code::policy_error);
-        cr.reason = close_reason_.value_or("closing");
-        ws_.async_close(cr, [self = shared()](beast::error_code) { self->finish(); });
+        in_flight_ = std::min(queue_.size(), kMaxBatch);
+        headers_.resize(10 * in_flight_);
+        bufs_.clear();
+        bool closes = false;
+        for (std::size_t i = 0; i < in_flight_; ++i) {
+            const Out& o = queue_.at(i);
+            char* h = headers_.data() + 10 * i;
+            bufs_.push_back(net::buffer(h, ws_frame_header(o.opcode, o.payload->size(), h)));
+            if (!o.payload->empty()) bufs_.push_back(net::buffer(*o.payload));
+            closes = closes || o.opcode == ws_opcode::kClose;
+        }
+        net::async_write(sock_, bufs_,
+                         [self = shared(), closes](boost::system::error_code ec, std::size_t) {
+                             self->on_written(ec, closes);
+                         });
+    }
+    void on_written(boost::system::error_code ec, bool closes) {
+        if (ec || closed_) return finish();
+        for (; in_flight_ > 0; --in_flight_) queue_.pop();
+        if (closes) {  // nothing follows a close frame
+            if (peer_closed_) return finish();
+            boost::system::error_code ignored;
+            sock_.shutdown(net::ip::tcp::socket::shutdown_send, ignored);
+            return;  // reading goes on until the client's close, EOF or close_by_
+        }
+        if (!queue_.empty()) return write();
+        writing_ = false;
+        if (close_reason_ && !close_sent_) send_close(1008, *close_reason_);
+        if (headers_.capacity() > 64) {  // a burst is over: an idle connection keeps no batch
+            std::string().swap(headers_);
+            std::vector<net::const_buffer>().swap(bufs_);
+        }
+    }
+    // Queues a close frame (code and reason, at most 125 bytes) as the last frame.
+    void send_close(std::uint16_t code, std::string_view reason, bool with_code = true) {
+        if (close_sent_ || closed_) return;
+        close_sent_ = true;
+        close_by_ = Clock::now() + seconds(hub_.cfg.handshake_seconds);
+        std::string payload;
+        if (with_code) {
+            payload = {char(code >> 8), char(code & 0xff)};
+            reason = reason.substr(0, 123);
+            while (!valid_utf8(reason)) reason.remove_suffix(1);
+            payload.append(reason);
+        }
+        push({std::make_shared<const std::string>(std::move(payload)), ws_opcode::kClose});
+        arm();
     }
     // The socket closes here (a write to a client that stopped reading would otherwise keep
     // the session, its descriptor and its per-address slot alive).
     void finish() {
         if (closed_) return;
         closed_ = true;
-        beast::error_code ec;
-        beast::get_lowest_layer(ws_).close(ec);
+        boost::system::error_code ec;
+        sock_.close(ec);
+        timer_.cancel();
         on_closed();
     }
 
-    websocket::stream<TimedSocket> ws_;
+    Socket sock_;
+    Timer timer_;
     ConnLimiter::Slot slot_;
-    std::array<char, 256> chunk_;  // most client messages (a turn: ~200 bytes) fit
-    std::string long_;
-    MsgQueue queue_;
-    std::optional<std::string> close_reason_;
-    bool dropped_ = false;  // cut off for not reading: nothing more is queued
+    const Clock::duration idle_ = seconds(hub_.cfg.idle_seconds);
+    const Clock::duration slow_ = seconds(hub_.cfg.slow_seconds);
+    Clock::time_point last_rx_{};      // the last byte from the client
+    Clock::time_point frame_since_{};  // first byte of the incomplete frame; {} = none
+    Clock::time_point close_by_{};     // after our close frame: the client's answer is due
+    std::array<char, 256> chunk_;      // most client messages (a turn: ~200 bytes) fit
+    WsFramer framer_{proto::kMaxMessageBytes};
+    MsgQueue queue_;  // the first in_flight_ are being written
+    static constexpr std::size_t kMaxBatch = 64;
+    std::string headers_;                  // the write in flight: 10 bytes per frame
+    std::vector<net::const_buffer> bufs_;  // its header and payload buffers
+    std::size_t in_flight_ = 0;
+    std::optional<std::string> close_reason_;  // close() asked: a close frame after the queue
+    bool writing_ = false;                     // a write is posted or in flight
+    bool ping_sent_ = false;                   // since the last byte from the client
+    bool close_sent_ = false;                  // our close frame is queued: nothing else follows it
+    bool peer_closed_ = false;                 // the client's close frame arrived
+    bool dropped_ = false;                     // cut off for not reading: nothing more is queued
     bool closed_ = false;
-    bool in_message_ = false;  // a data message has begun and not ended
 };
 
 }  // namespace
+
+std::optional<std::string> ws_upgrade_refusal(
+    const boost::beast::http::request<boost::beast::http::string_body>& req) {
+    if (req[http::field::sec_websocket_version] != "13") return "unsupported WebSocket version";
+    auto key = req[http::field::sec_websocket_key];
+    if (key.empty() || key.size() > beast::websocket::detail::sec_ws_key_type::max_size_n)
+        return "bad Sec-WebSocket-Key";
+    return std::nullopt;
+}
 
 // The HTTP session is done with the socket: it moves to a socket type bound to a strand of
 // its own (same descriptor; Asio re-registers it with the reactor).
@@ -291,7 +382,14 @@ void start_ws_session(beast::tcp_stream stream, http::request<http::string_body>
         spdlog::error("ws: cannot adopt the upgraded socket: {}", ec.message());
         return;
     }
-    std::make_shared<WsSession>(std::move(s), hub, std::move(slot))->start(std::move(req));
+    beast::websocket::detail::sec_ws_accept_type accept;
+    beast::websocket::detail::make_sec_ws_accept(accept, req[http::field::sec_websocket_key]);
+    std::string response =
+        "HTTP/1.1 101 Switching Protocols\r\nServer: trunkfield\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nSec-WebSocket-Accept: ";
+    response.append(accept.data(), accept.size());
+    response += "\r\n\r\n";
+    std::make_shared<WsSession>(std::move(s), hub, std::move(slot))->start(std::move(response));
 }
 
 }  // namespace tf::server

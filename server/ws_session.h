@@ -5,11 +5,19 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <optional>
+#include <string>
 
 #include "server/hub.h"
 
 namespace tf::server {
 
+// Why an upgrade request cannot be accepted (a version other than 13, a missing or malformed
+// Sec-WebSocket-Key), or nothing.
+std::optional<std::string> ws_upgrade_refusal(
+    const boost::beast::http::request<boost::beast::http::string_body>& req);
+
+// Answers the (acceptable) upgrade with 101 and runs the WebSocket session on the socket.
 void start_ws_session(boost::beast::tcp_stream stream,
                       boost::beast::http::request<boost::beast::http::string_body> req, Hub& hub,
                       ConnLimiter::Slot slot);

@@ -191,6 +191,37 @@ def framer_corpus(examples):
         put(f"one-line-{i}", 4 * i, [(i + k) % 16 for k in range(8)], l + ("\r\n" if i % 2 else "\n"))
 
 
+def ws_frame(first, payload, masked=True):
+    n = len(payload)
+    head = bytes([first])
+    m = 0x80 if masked else 0
+    if n < 126:
+        head += bytes([m | n])
+    elif n <= 0xffff:
+        head += bytes([m | 126]) + struct.pack(">H", n)
+    else:
+        head += bytes([m | 127]) + struct.pack(">Q", n)
+    if not masked:
+        return head + payload
+    key = bytes([0x12, 0x34, 0x56, 0x78])
+    return head + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+
+
+def ws_framer_corpus(examples):
+    msgs = [compact(j).encode() for j in examples]
+    def put(name, limit_byte, chunks, stream):
+        write("fuzz_ws_framer", name, bytes([limit_byte]) + bytes(chunks) + stream)
+    put("protocol-text", 0, [15, 3, 7, 1, 15, 15, 2, 9], b"".join(ws_frame(0x81, m) for m in msgs[:8]))
+    put("fragmented-with-ping", 0, [2] * 8, ws_frame(0x01, msgs[0][:5]) + ws_frame(0x89, b"hi") +
+        ws_frame(0x00, msgs[0][5:9]) + ws_frame(0x80, msgs[0][9:]))
+    put("long-forms", 0, [15] * 8, ws_frame(0x81, b"x" * 300) + ws_frame(0x82, b"\x00" * 70000)[:40])
+    put("close-1000", 0, [4] * 8, ws_frame(0x81, msgs[1]) + ws_frame(0x88, b"\x03\xe8bye") +
+        ws_frame(0x81, msgs[2]))
+    put("unmasked", 0, [3] * 8, ws_frame(0x81, msgs[1], masked=False))
+    put("small-limit", 20, [1] * 8, ws_frame(0x81, b'{"type":"ping"}') + ws_frame(0x81, msgs[3]))
+    put("utf8", 0, [5] * 8, ws_frame(0x81, "café € 🐘".encode()) + ws_frame(0x81, b"\xed\xa0\x80"))
+
+
 SPEC = None
 
 
@@ -208,6 +239,7 @@ def main():
     rules_corpus(cases, a.cli, a.seed_states)
     turn_corpus(cases)
     framer_corpus(examples)
+    ws_framer_corpus(examples)
     for t in sorted(os.listdir(CORPUS)):
         print(t, len(os.listdir(os.path.join(CORPUS, t))), "files", file=sys.stderr)
 
