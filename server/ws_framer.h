@@ -45,7 +45,7 @@ class WsFramer {
     Result next();
 
     // Bytes of a frame or a fragmented message have arrived and it is not complete yet.
-    bool mid_message() const { return pos_ < buf_.size() || fragmented_; }
+    bool mid_message() const { return !done_ && (pos_ < buf_.size() || fragmented_); }
     // The framer stopped: an error or a close frame was returned.
     bool done() const { return done_; }
 

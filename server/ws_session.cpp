@@ -155,6 +155,7 @@ class WsSession : public Session {
     void next_frame() {
         if (closed_) return;
         auto r = framer_.next();
+        if (r.status != WsFramer::Status::NeedMore) frame_since_ = {};  // a frame is complete
         switch (r.status) {
             case WsFramer::Status::NeedMore:
                 if (!framer_.mid_message()) {
@@ -198,7 +199,6 @@ class WsSession : public Session {
         if (framer_.mid_message()) {  // more bytes are buffered: the next frame in a handler
             net::post(sock_.get_executor(), [self = shared()] { self->next_frame(); });
         } else {
-            frame_since_ = {};
             read();
         }
     }

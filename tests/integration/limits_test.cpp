@@ -7,10 +7,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "client/lib/traffic_log.h"
@@ -315,6 +317,37 @@ TEST_CASE("limit_ws_timeouts") {
                                  std::chrono::milliseconds(300), std::chrono::seconds(10)));
     CHECK(log_has(s, "a message left incomplete too long"));
     play_one(a, b, rng);
+
+    // A client whose every write ends in the middle of a frame (the rest follows 100 ms later)
+    // is not slow: each frame is complete in time, so 2.6 s of this is fine.
+    {
+        fd = ws_upgrade(s.http_port(), "", status);
+        CHECK(status == 101);
+        const std::string msg = R"({"type":"ping"})";
+        const std::string frame = text_frame_header(int(msg.size())) + msg;
+        std::string stream;
+        for (int i = 0; i < 26; ++i) stream += frame;
+        bool closed = false;
+        int pongs = 0;
+        for (std::size_t at = 0; at < stream.size() && !closed;) {
+            std::size_t n = std::min(at == 0 ? frame.size() / 2 : frame.size(), stream.size() - at);
+            (void)!send(fd, stream.data() + at, n, MSG_NOSIGNAL);
+            at += n;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            pollfd p{fd, POLLIN, 0};
+            while (!closed && poll(&p, 1, 0) > 0) {
+                char buf[4096];
+                ssize_t got = recv(fd, buf, sizeof buf, 0);
+                closed = got <= 0;
+                pongs += int(
+                    std::string_view(buf, std::size_t(std::max<ssize_t>(got, 0))).find("pong") !=
+                    std::string_view::npos);
+            }
+        }
+        CHECK_FALSE(closed);
+        CHECK(pongs > 0);
+        close(fd);
+    }
 
     // A WebSocket client that never answers the server's pings is dropped after the idle time.
     fd = ws_upgrade(s.http_port(), "", status);
