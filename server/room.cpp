@@ -113,7 +113,14 @@ std::optional<Side> Room::seat_of(const std::string& player_id) const {
 }
 
 void Room::reply(const Who& who, const json& j) {
-    outbox_.push_back({who, std::make_shared<const std::string>(j.dump())});
+    // A spectator's reply goes with its share of the crowd's events: each recipient's messages
+    // keep their order (committed()).
+    bool crowd = false;
+    if (auto p = who.lock()) {
+        auto it = subs_.find(p.get());
+        crowd = it != subs_.end() && !seat_of(it->second.player_id);
+    }
+    outbox_.push_back({who, std::make_shared<const std::string>(j.dump()), crowd});
 }
 
 void Room::fail(const Who& who, Err code, std::string message, std::optional<std::string> ref,
@@ -158,7 +165,7 @@ void Room::emit(const char* kind, json payload, bool changes_state) {
     while (history_.size() > history_limit_) history_.pop_front();
     for (auto it = subs_.begin(); it != subs_.end();) {
         if (!it->second.who.expired()) {
-            outbox_.push_back({it->second.who, msg});
+            outbox_.push_back({it->second.who, msg, !seat_of(it->second.player_id)});
             ++it;
         } else {
             it = unsubscribe(it);

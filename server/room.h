@@ -45,6 +45,9 @@ struct RoomParams {
 
 class Room : public std::enable_shared_from_this<Room> {
   public:
+    // At or above this many messages for spectators in one operation, they go out in a handler
+    // of their own after the players' (room_store.cpp).
+    static constexpr std::size_t kCrowd = 64;
     using Executor = boost::asio::strand<boost::asio::io_context::executor_type>;
     using Who = std::weak_ptr<Participant>;
     enum class DrawAct { Offer, Accept, Decline };
@@ -99,7 +102,9 @@ class Room : public std::enable_shared_from_this<Room> {
     struct Out {
         Who to;
         Msg msg;
+        bool crowd = false;  // to a subscriber without a seat (see committed())
     };
+
     using After = std::vector<std::function<void()>>;
     void committed(const std::optional<std::string>& error, std::vector<Out>& out, After& after);
     // Runs `f` once the current operation is committed (lobby changes), or at once if nothing
@@ -206,6 +211,7 @@ class Room : public std::enable_shared_from_this<Room> {
     std::optional<StoredGame> pending_create_;
     std::vector<JournalRow> pending_rows_;
     std::vector<Out> outbox_;
+    int crowd_pending_ = 0;  // crowd deliveries posted and not yet run
     After after_;
     Offload offload_;
     bool bot_busy_ = false;                        // a search is running for the bot's move

@@ -8,6 +8,8 @@
 //   running again from the stored reading (the downtime is not charged).
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "common/json.h"
 #include "server/lobby.h"
 #include "server/room.h"
@@ -82,8 +84,29 @@ void Room::committed(const std::optional<std::string>& error, std::vector<Out>& 
     // Lobby changes first: a client that reacts to its ack (a second create_game, welcome after
     // a reconnect) must find the lobby already up to date.
     for (auto& f : after) f();
-    for (auto& o : out)
-        if (auto p = o.to.lock()) p->deliver(o.msg);
+    // A crowd of spectators gets its messages in a handler of its own, after the players': the
+    // players' writes are then not queued behind thousands of deliveries. While such a handler
+    // is pending everything waits behind it, so every recipient's messages keep their order.
+    auto send = [](std::vector<Out>& msgs, bool crowd) {
+        for (auto& o : msgs)
+            if (o.crowd == crowd)
+                if (auto p = o.to.lock()) p->deliver(o.msg);
+    };
+    auto defer = [this, send](std::vector<Out> msgs, bool players_too) {
+        ++crowd_pending_;
+        boost::asio::post(
+            ex_, [self = shared_from_this(), msgs = std::move(msgs), players_too, send]() mutable {
+                --self->crowd_pending_;
+                if (players_too) send(msgs, false);
+                send(msgs, true);
+            });
+    };
+    if (crowd_pending_ > 0) return defer(std::move(out), true);
+    const auto crowd =
+        std::size_t(std::count_if(out.begin(), out.end(), [](const Out& o) { return o.crowd; }));
+    send(out, false);
+    if (crowd >= kCrowd) return defer(std::move(out), false);
+    send(out, true);
 }
 
 void Room::suspend(const std::string& why) {

@@ -18,8 +18,11 @@ using nlohmann::json;
 struct Fake : Participant {
     std::vector<json> got;
     std::vector<int> spectator_counts;  // unversioned `spectators` events, kept apart
+    std::vector<int> order;             // when each message of `got` came, among all Fakes
+    static inline int delivered = 0;
     void deliver(Msg m) override {
         json j = json::parse(*m);
+        order.push_back(++delivered);
         if (j["type"] == "event" && j["kind"] == "spectators")
             spectator_counts.push_back(j["payload"]["count"]);
         else
@@ -31,6 +34,7 @@ struct Fake : Participant {
         json m = got.back();
         CHECK(m["type"] == type);
         got.clear();
+        order.clear();
         return m;
     }
 };
@@ -182,6 +186,48 @@ TEST_CASE("room: seats, turns and versions through fake participants") {
     CHECK(over["payload"]["winner"] == "silver");
     f.room->turn(f.ann, f.a, f.turn_msg());
     CHECK(f.error_of(*f.a)["code"] == "game_over");
+}
+
+TEST_CASE("room: in a crowd the players are served first, and everyone's order holds") {
+    Fixture f;
+    f.room->join(f.bob, f.b);
+    std::vector<std::shared_ptr<Fake>> crowd;
+    for (std::size_t i = 0; i < Room::kCrowd + 6; ++i) {
+        crowd.push_back(std::make_shared<Fake>());
+        f.room->watch(Player{"p-s" + std::to_string(i), "s"}, crowd.back(), std::nullopt);
+    }
+    f.run();
+    for (auto* p : {f.a.get(), f.b.get()}) p->got.clear(), p->order.clear();
+    for (auto& c : crowd) c->got.clear(), c->order.clear();
+
+    // Silver's setup, and meanwhile a spectator's refused setup (a reply only, no event): the
+    // refusal must not overtake the event it came after.
+    auto s = f.setup_msg(1);
+    REQUIRE(!f.mirror.apply_setup(Side::Silver, s.setup));
+    f.room->setup(f.ann, f.a, s);
+    f.room->setup(Player{"p-s0", "s"}, crowd[0], f.setup_msg());
+    f.run();
+    REQUIRE(f.a->got.size() == 2);  // ack, event
+    REQUIRE(f.b->got.size() == 1);
+    CHECK(f.b->got[0]["version"] == 2);
+    const int players_done = std::max(f.a->order.back(), f.b->order.back());
+    for (auto& c : crowd) {
+        REQUIRE(!c->got.empty());
+        CHECK(c->got[0]["type"] == "event");
+        CHECK(c->got[0]["version"] == 2);
+        CHECK(c->order[0] > players_done);  // after both players
+    }
+    REQUIRE(crowd[0]->got.size() == 2);
+    CHECK(crowd[0]->got[1]["code"] == "not_seated");
+
+    // A small audience is served in one go, as before.
+    f.room->leave(crowd[0].get());
+    for (std::size_t i = 1; i < crowd.size() - 3; ++i) f.room->leave(crowd[i].get());
+    f.run();
+    for (auto& c : crowd) c->got.clear();
+    f.room->setup(f.bob, f.b, f.setup_msg(2));
+    f.run();
+    CHECK(crowd.back()->last("event")["version"] == 3);
 }
 
 TEST_CASE("room: the spectator count reaches the players at most once per interval") {
