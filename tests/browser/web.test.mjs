@@ -534,7 +534,25 @@ test("a game against the computer starts at once", async () => {
   // Either the computer takes the other seat and plays silver's setup, or the page says why not.
   await bob.waitForSelector("#status:has-text('Your setup'), #lobby-error:not([hidden])", { timeout: 15000 });
   assert.ok(await bob.isHidden("#lobby-error"), `no computer opponent: ${await bob.textContent("#lobby-error")}`);
-  await doSetup(bob, ["a2", "a4"], ["NE", "E5"]);
+  // Bronze's setup must suit the computer's random one (rules §3: ring cells no guardian took,
+  // no elephant on a crossing of all four guardians): guardians on two free corners, which
+  // watch nothing, and elephants on start cells that silver's two guardians do not cross.
+  const mine = await bob.evaluate(({ n, e }) => {
+    const S = window.trunkfield.S;
+    const st = S.games.get(S.route.code).state;
+    const taken = new Set(st.guardians.map((g) => String(g.cell)));
+    const guardians = [[n + 1, n + 1, "NE"], [0, n + 1, "NW"], [n + 1, 0, "SE"], [0, 0, "SW"]]
+      .filter(([x, y]) => !taken.has(String([x, y]))).slice(0, 2).map((c) => c[2]);
+    const cols = new Set(), rows = new Set();
+    for (const { cell: [x, y] } of st.guardians) {
+      if ((y === 0 || y === n + 1) && x >= 1 && x <= n) cols.add(x);
+      if ((x === 0 || x === n + 1) && y >= 1 && y <= n) rows.add(y);
+    }
+    const elephants = [];
+    for (let y = 2; y <= n && elephants.length < e; y++) if (!(cols.has(1) && rows.has(y))) elephants.push(`a${y}`);
+    return { elephants, guardians };
+  }, { n: 5, e: 2 });
+  await doSetup(bob, mine.elephants, mine.guardians);
   // the computer (silver) answers with a turn; then it is Bob's turn
   await bob.waitForSelector("#turn-log li.last", { timeout: 15000 });
   await waitMyTurn(bob);
