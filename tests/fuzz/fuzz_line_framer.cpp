@@ -14,6 +14,7 @@
 
 #include "proto/messages.h"
 #include "server/line_framer.h"
+#include "tests/fuzz/chunked_stream.h"
 #include "tests/fuzz/fuzz_check.h"
 
 using tf::server::LineFramer;
@@ -54,11 +55,11 @@ Outcome model(std::string_view s, std::size_t max) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    if (size < 9) return 0;
-    const std::size_t max = data[0] % 4 == 0 ? tf::proto::kMaxMessageBytes : 1 + data[0] % 64;
-    std::size_t chunks[8];
-    for (int i = 0; i < 8; ++i) chunks[i] = 1 + data[1 + i] % 16;
-    std::string_view stream(reinterpret_cast<const char*>(data + 9), size - 9);
+    ChunkedStream in;
+    if (!read_chunked_stream(data, size, in)) return 0;
+    const std::size_t max = in.max;
+    const std::size_t* chunks = in.chunks;
+    const std::string_view stream = in.stream;
 
     LineFramer f(max);
     Outcome got;

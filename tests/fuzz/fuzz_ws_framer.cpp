@@ -13,6 +13,7 @@
 
 #include "proto/messages.h"
 #include "server/ws_framer.h"
+#include "tests/fuzz/chunked_stream.h"
 #include "tests/fuzz/fuzz_check.h"
 
 using tf::server::WsFramer;
@@ -63,11 +64,11 @@ std::vector<std::string> run(std::string_view stream, std::size_t max, const std
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    if (size < 9) return 0;
-    const std::size_t max = data[0] % 4 == 0 ? tf::proto::kMaxMessageBytes : 1 + data[0] % 64;
-    std::size_t chunks[8];
-    for (int i = 0; i < 8; ++i) chunks[i] = 1 + data[1 + i] % 16;
-    std::string_view stream(reinterpret_cast<const char*>(data + 9), size - 9);
+    ChunkedStream in;
+    if (!read_chunked_stream(data, size, in)) return 0;
+    const std::size_t max = in.max;
+    const std::size_t* chunks = in.chunks;
+    const std::string_view stream = in.stream;
     const std::size_t whole[1] = {stream.size() + 1};
     TF_FUZZ_CHECK(run(stream, max, chunks, 8) == run(stream, max, whole, 1));
     return 0;
