@@ -2,51 +2,59 @@
 // Append new codes; never rename existing ones.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace tf::proto {
 
-#define TF_PROTO_ERRORS(X)                                                                       \
-    X(BadJson, "bad_json")         /* not a JSON object */                                       \
-    X(UnknownType, "unknown_type") /* "type" missing or not a known message */                   \
-    X(BadMessage, "bad_message")   /* missing or mistyped field */                               \
-    X(UnsupportedVersion, "unsupported_version")                                                 \
-    X(TooLarge, "too_large")           /* message over 16 KiB */                                 \
-    X(RateLimited, "rate_limited")     /* out of message credits */                              \
-    X(BinaryFrame, "binary_frame")     /* WebSocket binary frame */                              \
-    X(HelloRequired, "hello_required") /* anything but hello before welcome */                   \
-    X(AlreadyHello, "already_hello")   /* second hello on one connection */                      \
-    X(BadToken, "bad_token")           /* unknown or forged session token */                     \
-    X(BadVariant, "bad_variant")                                                                 \
-    X(NoSuchGame, "no_such_game")                                                                \
-    X(GameFull, "game_full")                                                                     \
-    X(NotCreator, "not_creator")                                                                 \
-    X(AlreadyStarted, "already_started")                                                         \
-    X(NotSeated, "not_seated")   /* acting in a game without a seat */                           \
-    X(NotStarted, "not_started") /* waiting for an opponent */                                   \
-    X(NotYourTurn, "not_your_turn")                                                              \
-    X(StaleVersion, "stale_version") /* turn based on an old version */                          \
-    X(IllegalSetup, "illegal_setup") /* rules rejected it; see "rule" */                         \
-    X(IllegalTurn, "illegal_turn")   /* rules rejected it; see "rule" */                         \
-    X(WrongPhase, "wrong_phase")     /* setup during play or the reverse */                      \
-    X(GameOver, "game_over")                                                                     \
-    X(ChatTooLong, "chat_too_long")                                                              \
-    X(ChatRate, "chat_rate")         /* too many chat lines in the window */                     \
-    X(NotClaimable, "not_claimable") /* claim_win while the opponent may return */               \
-    X(NoDrawOffer, "no_draw_offer")  /* accept/decline without an offer */                       \
-    X(DrawPending, "draw_pending")   /* a second offer before your next turn */                  \
-    X(Flooding, "flooding")          /* kept sending without credits; the connection closes */   \
-    X(Internal, "internal")                                                                      \
-    X(StoreFailed, "store_failed")    /* the game could not be saved; suspended until restart */ \
-    X(TooManyGames, "too_many_games") /* create_game over the per-player limit of open games */  \
-    X(TooManyConnections, "too_many_connections") /* per-IP connection limit; then closed */
+#define TF_PROTO_ERRORS(X)                                                                      \
+    X(BadJson, "bad_json")         /* not a JSON object */                                      \
+    X(UnknownType, "unknown_type") /* "type" missing or not a known message */                  \
+    X(BadMessage, "bad_message")   /* missing or mistyped field */                              \
+    X(UnsupportedVersion, "unsupported_version")                                                \
+    X(TooLarge, "too_large")           /* message over 16 KiB */                                \
+    X(RateLimited, "rate_limited")     /* out of message credits */                             \
+    X(BinaryFrame, "binary_frame")     /* WebSocket binary frame */                             \
+    X(HelloRequired, "hello_required") /* anything but hello before welcome */                  \
+    X(AlreadyHello, "already_hello")   /* second hello on one connection */                     \
+    X(BadToken, "bad_token")           /* unknown or forged session token */                    \
+    X(BadVariant, "bad_variant")                                                                \
+    X(NoSuchGame, "no_such_game")                                                               \
+    X(GameFull, "game_full")                                                                    \
+    X(NotCreator, "not_creator")                                                                \
+    X(AlreadyStarted, "already_started")                                                        \
+    X(NotSeated, "not_seated")   /* acting in a game without a seat */                          \
+    X(NotStarted, "not_started") /* waiting for an opponent */                                  \
+    X(NotYourTurn, "not_your_turn")                                                             \
+    X(StaleVersion, "stale_version") /* turn based on an old version */                         \
+    X(IllegalSetup, "illegal_setup") /* rules rejected it; see "rule" */                        \
+    X(IllegalTurn, "illegal_turn")   /* rules rejected it; see "rule" */                        \
+    X(WrongPhase, "wrong_phase")     /* setup during play or the reverse */                     \
+    X(GameOver, "game_over")                                                                    \
+    X(ChatTooLong, "chat_too_long")                                                             \
+    X(ChatRate, "chat_rate")         /* too many chat lines in the window */                    \
+    X(NotClaimable, "not_claimable") /* claim_win while the opponent may return */              \
+    X(NoDrawOffer, "no_draw_offer")  /* accept/decline without an offer */                      \
+    X(DrawPending, "draw_pending")   /* a second offer before your next turn */                 \
+    X(Flooding, "flooding")          /* kept sending without credits; the connection closes */  \
+    X(Internal, "internal")                                                                     \
+    X(StoreFailed, "store_failed")    /* the game could not be saved; suspended meanwhile */    \
+    X(TooManyGames, "too_many_games") /* create_game over the per-player limit of open games */ \
+    X(TooManyConnections, "too_many_connections") /* per-IP connection limit; then closed */    \
+    X(StoreUnavailable, "store_unavailable")      /* the store cannot save or read right now */
 
 enum class Err : unsigned char {
 #define X(id, name) id,
     TF_PROTO_ERRORS(X)
 #undef X
 };
+
+inline constexpr std::size_t kErrCount = 0
+#define X(id, name) +1
+    TF_PROTO_ERRORS(X)
+#undef X
+    ;
 
 std::string_view err_name(Err e);
 

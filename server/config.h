@@ -16,12 +16,11 @@ struct Config {
     std::string data_dir = "trunkfield-data";  // the store: DIR/trunkfield.db (created)
     std::string store = "sqlite";              // sqlite, or memory (nothing kept: benchmarks)
     std::string sync = "full";                 // full, normal or off (docs/ARCHITECTURE.md)
-    int workers = 2;
-    double drain_seconds = 5;
+    std::string fault_file;         // tests only: the store injects the faults this file names
+    int workers = 2;                // threads for store reads (history API) and computer opponents
+    double drain_seconds = 5;       // SIGTERM: longest wait for in-flight writes
     double handshake_seconds = 10;  // a new connection's first message (TCP) or request (HTTP)
-    double slow_seconds =
-        30;  // longest time a TCP message may stay incomplete  // SIGTERM: longest wait for
-             // in-flight writes  // threads for store reads (history API) and computer opponents
+    double slow_seconds = 30;       // longest time a TCP message may stay incomplete
     int threads = 2;
     double grace_seconds = 60;           // a disconnected player's grace period, then claim
     double award_seconds = -1;           // after the grace: win awarded unclaimed; <0: = grace

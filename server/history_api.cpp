@@ -38,15 +38,16 @@ json parse_or_null(const std::string& s) {
     return s.empty() ? json(nullptr) : json::parse(s, nullptr, false);
 }
 
-json summary(const StoredGame& g) {
+json summary(const StoredGame& g, const SuspendedFn& suspended) {
     json players = json::object();
     const char* sides[] = {"silver", "bronze"};
     for (int i = 0; i < 2; ++i)
         players[sides[i]] = g.seat_id[i].empty()
                                 ? json(nullptr)
                                 : json{{"id", g.seat_id[i]}, {"name", g.seat_name[i]}};
+    bool paused = (g.status == "open" || g.status == "playing") && suspended && suspended(g.code);
     return {{"code", g.code},
-            {"status", g.status},
+            {"status", paused ? std::string("suspended") : g.status},
             {"variant", parse_or_null(g.variant)},
             {"time_control", parse_or_null(g.time_control)},
             {"players", std::move(players)},
@@ -146,7 +147,7 @@ std::optional<std::int64_t> integer(const std::string& s) {
     return v;
 }
 
-ApiResponse list(Store& store, std::string_view qs) {
+ApiResponse list(Store& store, std::string_view qs, const SuspendedFn& suspended) {
     auto q = query_of(qs);
     GameQuery gq;
     for (auto& [k, v] : q) {
@@ -176,19 +177,20 @@ ApiResponse list(Store& store, std::string_view qs) {
     }
     auto page = store.list(gq);
     json games = json::array();
-    for (auto& [cursor, g] : page.games) games.push_back(summary(g));
+    for (auto& [cursor, g] : page.games) games.push_back(summary(g, suspended));
     json out = {{"games", std::move(games)},
                 {"next", page.next ? json(std::to_string(*page.next)) : json(nullptr)}};
     return {200, "application/json", out.dump() + "\n", {}};
 }
 
-ApiResponse one(Store& store, const std::string& code, std::string_view what) {
+ApiResponse one(Store& store, const std::string& code, std::string_view what,
+                const SuspendedFn& suspended) {
     if (!token_ok(code, 16)) return error(404, "not_found", "no game with code " + code);
     auto g = store.game(code);
     if (!g) return error(404, "not_found", "no game with code " + code);
     json record = record_of(*g, store.journal(code));
     if (what.empty()) {
-        json out = summary(*g);
+        json out = summary(*g, suspended);
         out["record"] = std::move(record);
         return {200, "application/json", out.dump() + "\n", {}};
     }
@@ -209,19 +211,19 @@ bool is_api_target(std::string_view target) {
     return target.substr(0, 5) == "/api/";
 }
 
-ApiResponse history_api(Store& store, std::string_view target) {
+ApiResponse history_api(Store& store, std::string_view target, const SuspendedFn& suspended) {
     try {
         auto qpos = target.find('?');
         std::string_view path = target.substr(0, qpos);
         std::string_view qs = qpos == std::string_view::npos ? "" : target.substr(qpos + 1);
         constexpr std::string_view games = "/api/games";
-        if (path == games || path == "/api/games/") return list(store, qs);
+        if (path == games || path == "/api/games/") return list(store, qs, suspended);
         if (path.substr(0, games.size() + 1) == "/api/games/") {
             auto rest = path.substr(games.size() + 1);
             auto slash = rest.find('/');
             std::string code(rest.substr(0, slash));
             std::string_view what = slash == std::string_view::npos ? "" : rest.substr(slash + 1);
-            return one(store, code, what);
+            return one(store, code, what, suspended);
         }
         return error(404, "not_found", "no such API path");
     } catch (const std::exception& e) {

@@ -3,6 +3,7 @@
 // store's reads; http_session.cpp runs it on the worker pool, off the network threads.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -19,7 +20,9 @@ struct ApiResponse {
 
 // True for targets this API answers ("/api/..." paths).
 bool is_api_target(std::string_view target);
-// Answers a GET of `target`; never throws.
-ApiResponse history_api(Store& store, std::string_view target);
+// Answers a GET of `target`; never throws. `suspended` tells which games are paused by a store
+// failure in this process: they are shown as "suspended" whatever their stored status says.
+using SuspendedFn = std::function<bool(const std::string& code)>;
+ApiResponse history_api(Store& store, std::string_view target, const SuspendedFn& suspended = {});
 
 }  // namespace tf::server

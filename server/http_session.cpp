@@ -68,15 +68,17 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         if (req.method() == http::verb::get && req.target() == "/healthz")
             return respond(req, http::status::ok, "ok");
         if (req.method() == http::verb::get && req.target() == "/readyz")
-            return hub_.ready ? respond(req, http::status::ok, "ready")
-                              : respond(req, http::status::service_unavailable, "not ready\n");
+            return !hub_.ready ? respond(req, http::status::service_unavailable, "not ready\n")
+                   : !hub_.store->healthy() ? respond(req, http::status::service_unavailable,
+                                                      "not ready: the store cannot write\n")
+                                            : respond(req, http::status::ok, "ready");
         if (req.method() == http::verb::get && req.target() == "/metrics") {
             auto res = std::make_shared<http::response<http::string_body>>(http::status::ok,
                                                                            req.version());
             res->set(http::field::server, "trunkfield");
             res->set(http::field::content_type, "text/plain; version=0.0.4");
             res->keep_alive(req.keep_alive());
-            res->body() = render_metrics(hub_.lobby);
+            res->body() = render_metrics(hub_.lobby, hub_.store->healthy());
             res->prepare_payload();
             return send(std::move(res));
         }
@@ -125,8 +127,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     void serve_api(http::request<http::string_body> req) {
         boost::asio::post(hub_.workers, [self = shared_from_this(), req = std::move(req)] {
             auto target = req.target();
-            auto api =
-                history_api(*self->hub_.store, std::string_view(target.data(), target.size()));
+            auto api = history_api(
+                *self->hub_.store, std::string_view(target.data(), target.size()),
+                [self](const std::string& code) { return self->hub_.lobby.is_suspended(code); });
             boost::asio::post(self->stream_.get_executor(), [self, req, api = std::move(api)] {
                 auto res = std::make_shared<http::response<http::string_body>>(
                     http::status(api.status), req.version());

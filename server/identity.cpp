@@ -53,13 +53,7 @@ std::shared_ptr<const Player> Identity::restore(const std::string& token) {
             return constant_time_equal(it->second.secret, secret) ? it->second.player : nullptr;
     }
     if (!store_) return nullptr;
-    std::optional<StoredPlayer> stored;
-    try {
-        stored = store_->player_by_selector(selector);
-    } catch (const std::exception& e) {
-        spdlog::error("identity: store lookup failed: {}", e.what());
-        return nullptr;
-    }
+    auto stored = store_->player_by_selector(selector);
     if (!stored || !constant_time_equal(stored->secret, secret)) return nullptr;
     auto player = std::make_shared<const Player>(Player{stored->id, stored->name});
     std::lock_guard lock(m_);

@@ -24,7 +24,8 @@ class Identity {
         std::string token;
     };
     Issued create(std::string name);
-    // The player the token belongs to, or nullptr for an unknown or forged token.
+    // The player the token belongs to, or nullptr for an unknown or forged token. Throws
+    // StoreError when the store could not be asked (the token may be good).
     std::shared_ptr<const Player> restore(const std::string& token);
 
   private:

@@ -9,7 +9,9 @@ namespace tf::server {
 std::shared_ptr<Room> Lobby::add(
     const std::function<std::shared_ptr<Room>(const std::string&)>& make) {
     static const char* alphabet = "23456789abcdefghjkmnpqrstuvwxyz";  // no 0/o, 1/l/i
-    for (;;) {
+    // 31^6 codes: a draw is taken by chance almost never, so many refusals in a row mean the
+    // store cannot answer (code_taken says "taken" when unsure).
+    for (int attempt = 0; attempt < 16; ++attempt) {
         std::string hex = random_hex(6), code(6, ' ');
         for (std::size_t i = 0; i < 6; ++i)
             code[i] = alphabet[(std::stoi(hex.substr(2 * i, 2), nullptr, 16)) % 31];
@@ -20,6 +22,7 @@ std::shared_ptr<Room> Lobby::add(
         rooms_[code] = room;
         return room;
     }
+    return nullptr;
 }
 
 void Lobby::insert(const std::string& code, std::shared_ptr<Room> room) {
@@ -40,6 +43,7 @@ void Lobby::remove(const std::string& code) {
         std::lock_guard lock(m_);
         rooms_.erase(code);
         live_.erase(code);
+        suspended_.erase(code);
         if (open_.erase(code)) publish_locked(to, msg);
     }
     for (auto& p : to) p->deliver(msg);
@@ -166,6 +170,19 @@ void Lobby::unseat(const std::string& player_id, const std::string& code) {
     if (it == seats_.end()) return;
     it->second.erase(code);
     if (it->second.empty()) seats_.erase(it);
+}
+
+void Lobby::set_suspended(const std::string& code, bool suspended) {
+    std::lock_guard lock(m_);
+    if (suspended)
+        suspended_.insert(code);
+    else
+        suspended_.erase(code);
+}
+
+bool Lobby::is_suspended(const std::string& code) {
+    std::lock_guard lock(m_);
+    return suspended_.count(code) > 0;
 }
 
 std::vector<std::string> Lobby::games_of(const std::string& player_id) {

@@ -40,7 +40,8 @@ struct Seek {
 
 class Lobby {
   public:
-    // Registers a new room under a fresh short code; `make` builds it given the code.
+    // Registers a new room under a fresh short code; `make` builds it given the code. Null when
+    // no free code could be found (the store cannot say which codes are taken).
     std::shared_ptr<Room> add(const std::function<std::shared_ptr<Room>(const std::string&)>& make);
     // A restored room under its stored code.
     void insert(const std::string& code, std::shared_ptr<Room> room);
@@ -87,6 +88,10 @@ class Lobby {
     // Withdraws p's request; false when there was none.
     bool withdraw(const std::string& player_id);
 
+    // Games paused by a store failure (Room::suspend), for the history API.
+    void set_suspended(const std::string& code, bool suspended);
+    bool is_suspended(const std::string& code);
+
     // Hands `m` to every connection of every player (server shutdown).
     void notify_all(const Msg& m);
     struct Counts {
@@ -115,6 +120,7 @@ class Lobby {
 
     std::map<std::string, std::map<const Member*, std::weak_ptr<Member>>> conns_;
     std::vector<Seek> seeks_;  // oldest first, at most one per player
+    std::set<std::string> suspended_;
 };
 
 }  // namespace tf::server

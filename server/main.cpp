@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "proto/messages.h"
+#include "server/faulty_store.h"
 #include "server/hub.h"
 #include "server/listener.h"
 #include "server/recovery.h"
@@ -42,6 +43,10 @@ int main(int argc, char** argv) {
                    "the server), off (benchmarks only)")
         ->check(CLI::IsMember({"full", "normal", "off"}))
         ->capture_default_str();
+    app.add_option("--fault-file", cfg.fault_file,
+                   "for tests: the store injects the faults named in this file, re-read when it "
+                   "changes (server/faulty_store.h: write=ok|fail|fsync, reads=ok|fail, "
+                   "commit_delay_ms=N)");
     app.add_option("--drain-seconds", cfg.drain_seconds,
                    "on SIGTERM, wait at most this long for in-flight turns to be stored")
         ->check(CLI::PositiveNumber);
@@ -141,6 +146,11 @@ int main(int argc, char** argv) {
                                                                     ? SyncLevel::Normal
                                                                     : SyncLevel::Off);
             spdlog::info("store: {}/trunkfield.db (sync {})", cfg.data_dir, cfg.sync);
+        }
+        if (!cfg.fault_file.empty()) {
+            spdlog::warn("store: injecting the faults named in {} (--fault-file, tests only)",
+                         cfg.fault_file);
+            store = std::make_unique<tf::server::FaultyStore>(std::move(store), cfg.fault_file);
         }
     } catch (const std::exception& e) {
         spdlog::critical("cannot open the store: {}", e.what());

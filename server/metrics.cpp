@@ -55,7 +55,7 @@ long rss_bytes() {
 
 }  // namespace
 
-std::string render_metrics(Lobby& lobby) {
+std::string render_metrics(Lobby& lobby, bool store_healthy) {
     Metrics& m = metrics();
     auto c = lobby.counts();
     std::string out;
@@ -77,6 +77,19 @@ std::string render_metrics(Lobby& lobby) {
            std::to_string(c.rooms));
     metric(out, "trunkfield_quick_match_waiting", "gauge", "Quick-match requests waiting.",
            std::to_string(c.seeks));
+    metric(out, "trunkfield_games_suspended", "gauge",
+           "Games paused at their last saved position because the store failed.",
+           std::to_string(m.games_suspended.load()));
+    metric(out, "trunkfield_games_resumed_total", "counter",
+           "Suspended games that resumed once the store worked again.",
+           std::to_string(m.games_resumed.load()));
+    metric(out, "trunkfield_store_healthy", "gauge", "1 while store writes succeed, else 0.",
+           store_healthy ? "1" : "0");
+    metric(out, "trunkfield_store_failures_total", "counter", "Store operations that failed.",
+           std::to_string(m.store_failures.load()));
+    metric(out, "trunkfield_store_failure_episodes_total", "counter",
+           "Times the store went from working to failing.",
+           std::to_string(m.store_episodes.load()));
     metric(out, "trunkfield_spectators", "gauge", "Connections watching a game without a seat.",
            std::to_string(m.spectators.load()));
     metric(out, "trunkfield_turns_accepted_total", "counter", "Turns accepted and stored.",
@@ -86,10 +99,9 @@ std::string render_metrics(Lobby& lobby) {
     out +=
         "# HELP trunkfield_rejected_total Requests answered with an error, by error code.\n"
         "# TYPE trunkfield_rejected_total counter\n";
-#define X(id, name)                                                                             \
-    out += "trunkfield_rejected_total{code=\"" name "\"} " +                                    \
-           std::to_string(m.rejected[std::size_t(proto::Err::id) % m.rejected.size()].load()) + \
-           "\n";
+#define X(id, name)                                          \
+    out += "trunkfield_rejected_total{code=\"" name "\"} " + \
+           std::to_string(m.rejected[std::size_t(proto::Err::id)].load()) + "\n";
     TF_PROTO_ERRORS(X)
 #undef X
     metric(out, "trunkfield_messages_in_total", "counter", "Messages received from clients.",

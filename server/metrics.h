@@ -34,16 +34,20 @@ struct Metrics {
     std::atomic<std::uint64_t> messages_in{0}, messages_out{0}, queue_drops{0};
     std::atomic<std::uint64_t> turns_accepted{0}, setups_accepted{0};
     std::atomic<std::int64_t> spectators{0};
-    std::array<std::atomic<std::uint64_t>, 64> rejected{};  // by proto::Err
+    std::atomic<std::int64_t> games_suspended{0};  // rooms paused by a store failure
+    std::atomic<std::uint64_t> store_failures{0};  // store operations that failed
+    std::atomic<std::uint64_t> store_episodes{0};  // times the store started failing
+    std::atomic<std::uint64_t> games_resumed{0};   // suspended rooms that resumed
+    std::array<std::atomic<std::uint64_t>, proto::kErrCount> rejected{};  // by proto::Err
     Histogram turn_latency;    // a turn read from its connection -> ack delivered
     Histogram commit_latency;  // an operation queued in the store -> durable
 
-    void reject(proto::Err e) { ++rejected[std::size_t(e) % rejected.size()]; }
+    void reject(proto::Err e) { ++rejected[std::size_t(e)]; }
 };
 
 Metrics& metrics();
 
 // The whole /metrics page.
-std::string render_metrics(Lobby& lobby);
+std::string render_metrics(Lobby& lobby, bool store_healthy);
 
 }  // namespace tf::server

@@ -176,7 +176,9 @@ void Room::emit(const char* kind, json payload, bool changes_state) {
 
 void Room::join(Player p, Who who, Msg joined) {
     on_strand([this, p = std::move(p), who = std::move(who), joined = std::move(joined)] {
+        if (lost_) return (void)refuse_unsaved(who);
         if (seat_of(p.id)) return watch(p, who, std::nullopt);
+        if (refuse_unsaved(who)) return;
         if (status_ != Status::Open) return fail(who, Err::GameFull, "the game is not open");
         Side s = ~params_.creator_side;
         seats_[idx(s)] = p;
@@ -200,6 +202,10 @@ void Room::join(Player p, Who who, Msg joined) {
 // far enough, a snapshot otherwise.
 void Room::watch(Player p, Who who, std::optional<std::int64_t> since) {
     on_strand([this, p = std::move(p), who = std::move(who), since] {
+        if (lost_) return (void)refuse_unsaved(who);
+        if (!loaded_)  // suspended, and the saved game could not be read back yet
+            return fail(who, Err::StoreFailed,
+                        "the game cannot be read from the store right now; try again shortly");
         subscribe(p, who);
         bool can_replay =
             since && *since <= version_ &&
@@ -229,6 +235,7 @@ void Room::cancel(Player p, Who who) {
     on_strand([this, p = std::move(p), who = std::move(who)] {
         if (seat_of(p.id) != params_.creator_side)
             return fail(who, Err::NotCreator, "only the creator may cancel");
+        if (refuse_unsaved(who)) return;
         if (status_ != Status::Open)
             return fail(who, Err::AlreadyStarted, "the game has already started");
         status_ = Status::Cancelled;
@@ -246,14 +253,9 @@ std::optional<Side> Room::check_seated(const Player& p, const Who& who,
     tick();  // a flag or an abort that is due takes effect before the request
     auto side = seat_of(p.id);
     if (!side) return fail(who, Err::NotSeated, "you hold no seat in this game", ref), std::nullopt;
+    if (refuse_unsaved(who, ref)) return std::nullopt;
     if (status_ == Status::Open)
         return fail(who, Err::NotStarted, "waiting for an opponent", ref), std::nullopt;
-    if (status_ == Status::Suspended)
-        return fail(who, Err::StoreFailed,
-                    "the game could not be saved; it is suspended at its last saved position "
-                    "until the server restarts",
-                    ref),
-               std::nullopt;
     if (status_ != Status::Playing)
         return fail(who, Err::GameOver, "the game is over", ref), std::nullopt;
     return side;
@@ -287,7 +289,7 @@ void Room::setup_now(const Player& p, const Who& who, const proto::SetupMsg& m) 
                     std::string(error_code_name(e->code)));
     setups_[idx(*side)] = m.setup;
     ++metrics().setups_accepted;
-    reply(who, proto::to_json(proto::Ack{m.ref, version_ + 1}));
+    ack(who, m.ref);
     emit("setup", {{"side", side_name(*side)}, {"setup", to_json(m.setup)}});
 }
 
@@ -324,7 +326,7 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
     start_deadline_.reset();
     offered_[idx(*side)] = false;
     if (draw_offer_ == *side) draw_offer_.reset();  // the offer lapses with this turn
-    reply(who, proto::to_json(proto::Ack{m.ref, version_ + 1}));
+    ack(who, m.ref);
     if (game_.over()) conclude();
     emit("turn", {{"side", side_name(*side)}, {"turn", to_json(m.turn)}});
     if (game_.over()) return finish();
@@ -337,6 +339,7 @@ void Room::chat(Player p, Who who, std::string text) {
         auto sp = who.lock();
         if (!seat_of(p.id) && (!sp || !subs_.count(sp.get())))
             return fail(who, Err::NotSeated, "watch the game before chatting in it");
+        if (refuse_unsaved(who)) return;
         auto now = SteadyClock::now();
         auto& times = chat_times_[p.id];
         while (!times.empty() && times.front() <= now - chat_window_) times.pop_front();

@@ -25,6 +25,7 @@
 
 #include "common/game.h"
 #include "proto/messages.h"
+#include "proto/status.h"
 #include "server/clock.h"
 #include "server/config.h"
 #include "server/participant.h"
@@ -62,6 +63,7 @@ class Room : public std::enable_shared_from_this<Room> {
     void open(Who who = {}, Msg created = nullptr);
     // Rebuilds an unfinished game from its stored row and journal (room_store.cpp), replaying
     // every event through the rules. Null, with `error` saying why, when it does not replay.
+    // The same replay brings a suspended room back to its last saved state (load()).
     static std::shared_ptr<Room> restore(Executor ex, const StoredGame& row,
                                          const std::vector<JournalRow>& journal, Lobby& lobby,
                                          const Config& cfg, Store& store, std::string& error);
@@ -85,7 +87,7 @@ class Room : public std::enable_shared_from_this<Room> {
     void refresh_live();
 
   private:
-    enum class Status { Open, Playing, Over, Cancelled, Aborted, Suspended };
+    using Status = proto::GameStatus;
     struct Sub {
         Who who;
         std::string player_id;
@@ -103,15 +105,35 @@ class Room : public std::enable_shared_from_this<Room> {
         Who to;
         Msg msg;
         bool crowd = false;  // to a subscriber without a seat (see committed())
+        std::optional<std::optional<std::string>> ack = {};  // an ack with its ref (suspend())
     };
 
     using After = std::vector<std::function<void()>>;
     void committed(const std::optional<std::string>& error, std::vector<Out>& out, After& after);
+    // Hands the messages to their participants, a crowd's after the players' (committed()).
+    void deliver(std::vector<Out>& out);
+    // Runs the operations that waited for a commit or a reload, while none is in flight.
+    void drain_waiting();
     // Runs `f` once the current operation is committed (lobby changes), or at once if nothing
     // needs committing.
     void later(std::function<void()> f) { after_.push_back(std::move(f)); }
-    // The store failed: nothing of the operation was sent; the game stops where it was stored.
-    void suspend(const std::string& why);
+    void ack(const Who& who, const std::optional<std::string>& ref);
+
+    // Store faults (room_store.cpp; docs/ARCHITECTURE.md "Failures"). A failed commit suspends
+    // the room: nothing of the operation is sent, everyone watching gets one store_failed, the
+    // room reloads its last saved state from the store (reload(): requests wait meanwhile) and
+    // stays paused, clocks stopped, until the store is healthy again; then it resumes where it
+    // was saved and sends everyone a fresh snapshot. A game whose creation failed is dropped.
+    void suspend(const std::string& why, const std::vector<Out>& out);
+    void reload();
+    void reloaded(std::optional<StoredGame> row, std::vector<JournalRow> journal,
+                  std::string error);
+    void try_resume();  // the recovery timer: resumes once the store is healthy
+    // Resets the game to `row` and `journal` replayed through the rules; false (and `error`)
+    // when they do not replay or disagree.
+    bool load(const StoredGame& row, const std::vector<JournalRow>& journal, std::string& error);
+    // Refuses a request while suspended (or lost); true when it was refused.
+    bool refuse_unsaved(const Who& who, const std::optional<std::string>& ref = {});
     StoredGame stored_row() const;
 
     // room_bot.cpp: the server's own computer opponent in the seat opposite the creator.
@@ -206,7 +228,19 @@ class Room : public std::enable_shared_from_this<Room> {
     boost::asio::steady_timer timer_;
 
     std::int64_t created_ms_ = 0, finished_ms_ = 0;  // epoch ms
-    bool committing_ = false;
+    bool committing_ = false;  // a commit (or a reload after a failure) is in flight
+    bool creating_ = false;    // ... and it inserts the game
+    // Faults: see suspend().
+    bool lost_ = false;   // the game's creation failed: it exists nowhere
+    bool loaded_ = true;  // the state is the store's (false until a reload worked)
+    Status resume_status_ = Status::Playing;  // the saved status, restored by try_resume()
+    std::optional<Side> resume_running_;      // whose time runs again at the resumption
+    std::int64_t saved_version_ = 0;          // the last committed version
+    std::int64_t suspended_ms_ = 0;           // epoch ms of the failure
+    std::int64_t last_clock_at_ms_ = 0;       // `at` of the last saved clock reading
+    std::optional<TimePoint> suspended_at_;
+    std::optional<TimePoint> recover_at_;  // the next recovery attempt
+    SteadyClock::duration recover_backoff_{};
     std::deque<std::function<void()>> waiting_;  // operations behind the one being committed
     std::optional<StoredGame> pending_create_;
     std::vector<JournalRow> pending_rows_;

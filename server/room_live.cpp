@@ -24,11 +24,15 @@ json Room::live_entry() const {
             {"turns", game_.turns_played()},
             {"to_move", side_name(game_.to_move())},
             {"score", std::move(score)},
-            {"spectators", spectators()}};
+            {"spectators", spectators()},
+            {"status", proto::status_name(status_)}};
 }
 
 void Room::update_live(std::string_view what) {
-    if (!params_.is_public || status_ != Status::Playing) {
+    if (!loaded_) return;  // suspended and not read back yet: the listing stays as it was
+    bool listed = status_ == Status::Playing ||
+                  (status_ == Status::Suspended && resume_status_ == Status::Playing);
+    if (!params_.is_public || !listed) {
         lobby_.set_live(code_, nullptr, true);  // not (or no longer) live: a no-op if unlisted
         return;
     }

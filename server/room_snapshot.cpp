@@ -68,7 +68,6 @@ json Room::lobby_entry() const {
 }
 
 proto::SnapshotMsg Room::snapshot() const {
-    static const char* names[] = {"open", "playing", "over", "cancelled", "aborted"};
     auto now = SteadyClock::now();
     json turns = json::array();
     for (const Turn& t : turns_) turns.push_back(to_json(t));
@@ -81,7 +80,7 @@ proto::SnapshotMsg Room::snapshot() const {
                    {"turns", std::move(turns)}};
     return proto::SnapshotMsg{code_,
                               version_,
-                              names[int(status_)],
+                              std::string(proto::status_name(status_)),
                               state_to_json(game_),
                               std::move(record),
                               players_json(now),

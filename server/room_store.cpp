@@ -1,17 +1,21 @@
-// Durability of a room (docs/ARCHITECTURE.md, "Durability"):
+// Durability of a room (docs/ARCHITECTURE.md, "Durability" and "Failures"):
 // - every operation's events are journaled and committed to the store before anything the
 //   operation produced (acks, events, lobby changes) leaves the room; operations arriving
 //   meanwhile wait, so nobody ever sees a state that is not stored;
-// - a failed commit suspends the game at its last stored position and says so to everyone;
+// - a failed commit suspends the game: nothing of the operation is sent, everyone watching is
+//   told once, the room reloads its last saved state and resumes from it when the store works
+//   again, with the time it was suspended not charged to anyone's clock;
 // - after a restart, restore() rebuilds an unfinished game by replaying its journal through
 //   the rules, and resume() puts it back in the lobby with fresh grace periods and its clock
 //   running again from the stored reading (the downtime is not charged).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <set>
 
 #include "common/json.h"
 #include "server/lobby.h"
+#include "server/metrics.h"
 #include "server/room.h"
 
 namespace tf::server {
@@ -21,15 +25,15 @@ using proto::Err;
 
 namespace {
 
-constexpr const char* kStatusNames[] = {"open",      "playing", "over",
-                                        "cancelled", "aborted", "suspended"};
-
 std::optional<Side> side_of(const json& j) {
     if (!j.is_string()) return std::nullopt;
     if (j == "silver") return Side::Silver;
     if (j == "bronze") return Side::Bronze;
     return std::nullopt;
 }
+
+constexpr auto kFirstRetry = std::chrono::milliseconds(200);
+constexpr auto kLongestRetry = std::chrono::seconds(2);
 
 }  // namespace
 
@@ -43,6 +47,20 @@ void Room::run_op(std::function<void()> f) {
     maybe_bot();
 }
 
+void Room::drain_waiting() {
+    while (!committing_ && !waiting_.empty()) {
+        auto f = std::move(waiting_.front());
+        waiting_.pop_front();
+        f();
+        end_op();
+    }
+}
+
+void Room::ack(const Who& who, const std::optional<std::string>& ref) {
+    reply(who, proto::to_json(proto::Ack{ref, version_ + 1}));
+    outbox_.back().ack = ref;
+}
+
 void Room::end_op() {
     if (!pending_create_ && pending_rows_.empty()) {
         After after;
@@ -54,6 +72,7 @@ void Room::end_op() {
     }
     GameWrite w{code_, std::move(pending_create_), std::move(pending_rows_), stored_row()};
     if (w.create) w.update.reset();  // the insert already holds the row as it is
+    creating_ = w.create.has_value();
     pending_create_.reset();
     pending_rows_.clear();
     committing_ = true;
@@ -66,12 +85,7 @@ void Room::end_op() {
                                           err = std::move(err)]() mutable {
                 self->committing_ = false;
                 self->committed(err, out, after);
-                while (!self->committing_ && !self->waiting_.empty()) {
-                    auto f = std::move(self->waiting_.front());
-                    self->waiting_.pop_front();
-                    f();
-                    self->end_op();
-                }
+                self->drain_waiting();
                 self->maybe_bot();
             });
         });
@@ -80,13 +94,19 @@ void Room::end_op() {
 }
 
 void Room::committed(const std::optional<std::string>& error, std::vector<Out>& out, After& after) {
-    if (error) return suspend(*error);
+    if (error) return suspend(*error, out);
+    creating_ = false;
+    saved_version_ = version_;
     // Lobby changes first: a client that reacts to its ack (a second create_game, welcome after
     // a reconnect) must find the lobby already up to date.
     for (auto& f : after) f();
-    // A crowd of spectators gets its messages in a handler of its own, after the players': the
-    // players' writes are then not queued behind thousands of deliveries. While such a handler
-    // is pending everything waits behind it, so every recipient's messages keep their order.
+    deliver(out);
+}
+
+// A crowd of spectators gets its messages in a handler of its own, after the players': the
+// players' writes are then not queued behind thousands of deliveries. While such a handler is
+// pending everything waits behind it, so every recipient's messages keep their order.
+void Room::deliver(std::vector<Out>& out) {
     auto send = [](std::vector<Out>& msgs, bool crowd) {
         for (auto& o : msgs)
             if (o.crowd == crowd)
@@ -109,26 +129,166 @@ void Room::committed(const std::optional<std::string>& error, std::vector<Out>& 
     send(out, true);
 }
 
-void Room::suspend(const std::string& why) {
-    spdlog::error("room {}: suspended, the store failed: {}", code_, why);
-    status_ = Status::Suspended;
-    clock_.reset();
-    start_deadline_.reset();
-    away_since_[0].reset();
-    away_since_[1].reset();
+// The operation's messages are dropped; each watcher gets one store_failed (with its ref where
+// it was waiting for an ack), then the room reloads what the store holds.
+void Room::suspend(const std::string& why, const std::vector<Out>& out) {
+    const auto now = SteadyClock::now();
     timer_.cancel();
-    auto msg = std::make_shared<const std::string>(
-        proto::to_json(proto::ErrorMsg{Err::StoreFailed,
-                                       "the game could not be saved; it is suspended at its last "
-                                       "saved position until the server restarts",
-                                       std::nullopt, std::nullopt, std::nullopt})
+    start_deadline_.reset();
+    remove_at_.reset();
+    if (creating_) {  // nothing of this game was stored: it cannot come back
+        // The requests that follow the creation (the creator's watch, a quick-match join)
+        // each get store_unavailable (refuse_unsaved): one message per requester.
+        creating_ = false;
+        lost_ = true;
+        status_ = Status::Cancelled;
+        spdlog::error("room {}: not created, the store failed: {}", code_, why);
+        subs_.clear();
+        spectators_ = 0;
+        lobby_.remove(code_);
+        return;
+    }
+    if (status_ != Status::Suspended) {
+        spdlog::error("room {}: suspended at version {}, the last saved: {}", code_, saved_version_,
+                      why);
+        ++metrics().games_suspended;
+        suspended_ms_ = epoch_ms(now, now);
+        suspended_at_ = now;
+        lobby_.set_suspended(code_, true);
+        if (params_.is_public && !params_.quick_match) lobby_.set_open(code_, nullptr);
+    }
+    status_ = Status::Suspended;
+    recover_backoff_ = kFirstRetry;
+    std::string text =
+        "the game could not be saved; it is paused at its last saved position (version " +
+        std::to_string(saved_version_) +
+        ") and resumes by itself as soon as the server can save again";
+    auto generic = std::make_shared<const std::string>(
+        proto::to_json(
+            proto::ErrorMsg{Err::StoreFailed, text, std::nullopt, saved_version_, std::nullopt})
             .dump());
+    std::vector<Out> errors;
+    std::set<const Participant*> told;
+    for (const auto& o : out) {
+        if (!o.ack) continue;
+        if (auto p = o.to.lock(); p && told.insert(p.get()).second)
+            errors.push_back({o.to,
+                              std::make_shared<const std::string>(
+                                  proto::to_json(proto::ErrorMsg{Err::StoreFailed, text, *o.ack,
+                                                                 saved_version_, std::nullopt})
+                                      .dump()),
+                              o.crowd});
+    }
     for (auto& [p, sub] : subs_)
-        if (auto sp = sub.who.lock()) sp->deliver(msg);
-    lobby_.set_open(code_, nullptr);
-    lobby_.set_live(code_, nullptr, true);
-    for (auto& s : seats_)
-        if (s) lobby_.unseat(s->id, code_);
+        if (told.insert(p).second) errors.push_back({sub.who, generic, !seat_of(sub.player_id)});
+    deliver(errors);
+    reload();
+}
+
+// Reads the game back from the store on the worker pool; requests wait until it is back.
+void Room::reload() {
+    committing_ = true;
+    auto read = [self = shared_from_this()] {
+        std::optional<StoredGame> row;
+        std::vector<JournalRow> journal;
+        std::string error;
+        try {
+            row = self->store_.game(self->code_);
+            if (row)
+                journal = self->store_.journal(self->code_);
+            else
+                error = "the game is not in the store";
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        boost::asio::post(self->ex_, [self, row = std::move(row), journal = std::move(journal),
+                                      error = std::move(error)]() mutable {
+            self->reloaded(std::move(row), std::move(journal), std::move(error));
+        });
+    };
+    if (offload_)
+        offload_(std::move(read));
+    else
+        boost::asio::post(ex_, std::move(read));
+}
+
+void Room::reloaded(std::optional<StoredGame> row, std::vector<JournalRow> journal,
+                    std::string error) {
+    committing_ = false;
+    const auto now = SteadyClock::now();
+    if (error.empty() && !load(*row, journal, error)) error = "it does not replay: " + error;
+    if (!error.empty()) {
+        if (loaded_ || recover_backoff_ == kFirstRetry)
+            spdlog::error("room {}: cannot read the saved game back ({}); retrying", code_, error);
+        loaded_ = false;
+    } else {
+        loaded_ = true;
+        resume_status_ = status_;
+        status_ = Status::Suspended;
+        resume_running_ = clock_ ? clock_->running() : std::nullopt;
+        if (clock_ && resume_running_) {
+            // The time from the last saved reading to the failure was the mover's; from the
+            // failure to the resumption it is nobody's.
+            auto at = last_clock_at_ms_;
+            if (at > 0 && suspended_ms_ > at)
+                clock_->charge(*resume_running_, std::chrono::milliseconds(suspended_ms_ - at));
+            clock_->stop(now);
+        }
+        away_since_[0].reset();
+        away_since_[1].reset();
+        update_live("suspend");
+    }
+    recover_at_ = now + recover_backoff_;
+    schedule();
+    drain_waiting();
+}
+
+// The recovery timer (check_deadlines): reads the game back if that failed, then waits for the
+// store to be healthy, backing off from 200 ms to 2 s.
+void Room::try_resume() {
+    recover_at_.reset();
+    const auto now = SteadyClock::now();
+    if (!loaded_) return reload();
+    if (!store_.healthy()) {
+        recover_backoff_ = std::min<SteadyClock::duration>(recover_backoff_ * 2, kLongestRetry);
+        recover_at_ = now + recover_backoff_;
+        return;
+    }
+    status_ = resume_status_;
+    lobby_.set_suspended(code_, false);
+    --metrics().games_suspended;
+    ++metrics().games_resumed;
+    double secs = suspended_at_ ? std::chrono::duration<double>(now - *suspended_at_).count() : 0;
+    spdlog::warn("room {}: resumed at version {} after {:.1f} s suspended", code_, version_, secs);
+    suspended_at_.reset();
+    if (clock_ && resume_running_ && status_ == Status::Playing)
+        clock_->start(*resume_running_, now);
+    resume_running_.reset();
+    if (status_ == Status::Playing && !started()) start_deadline_ = now + start_timeout_;
+    if (status_ == Status::Open && params_.is_public && !params_.quick_match)
+        lobby_.set_open(code_, lobby_entry());
+    if (proto::finished(status_) || status_ == Status::Cancelled) {
+        for (auto& s : seats_)
+            if (s) lobby_.unseat(s->id, code_);
+        remove_at_ = now + retention_;
+    }
+    for (auto& [p, sub] : subs_) reply(sub.who, proto::to_json(snapshot()));
+    update_live("resume");
+    update_presence();
+}
+
+bool Room::refuse_unsaved(const Who& who, const std::optional<std::string>& ref) {
+    if (lost_) {
+        fail(who, Err::StoreUnavailable,
+             "the game could not be created: the server cannot save games right now", ref);
+        return true;
+    }
+    if (status_ != Status::Suspended) return false;
+    fail(who, Err::StoreFailed,
+         "the game could not be saved; it is paused at its last saved position and resumes by "
+         "itself as soon as the server can save again",
+         ref);
+    return true;
 }
 
 StoredGame Room::stored_row() const {
@@ -146,9 +306,8 @@ StoredGame Room::stored_row() const {
         g.seat_id[i] = seats_[i]->id;
         g.seat_name[i] = seats_[i]->name;
     }
-    g.status = kStatusNames[int(status_)];
-    bool finished = status_ == Status::Over || status_ == Status::Aborted;
-    g.result = finished ? result_json().dump() : std::string("null");
+    g.status = proto::status_name(status_);
+    g.result = proto::finished(status_) ? result_json().dump() : std::string("null");
     g.turns = std::int64_t(turns_.size());
     g.version = version_;
     g.created_ms = created_ms_;
@@ -185,14 +344,50 @@ std::shared_ptr<Room> Room::restore(Executor ex, const StoredGame& row,
     if (row.seat_id[ci].empty()) return fail("the creator's seat is empty");
     auto room = std::make_shared<Room>(
         ex, row.code, params, Player{row.seat_id[ci], row.seat_name[ci]}, lobby, cfg, store);
-    Room& r = *room;
-    r.created_ms_ = row.created_ms;
-    r.status_ = row.status == "open" ? Status::Open : Status::Playing;
+    if (row.status != "open" && row.status != "playing")
+        return fail("the game is stored as " + row.status + ", not unfinished");
+    if (!room->load(row, journal, error)) return nullptr;
+    if (proto::finished(room->status_) || room->status_ == Status::Cancelled)
+        return fail("the game ended but is stored as unfinished");
+    return room;
+}
+
+// Replays the journal through the rules into a fresh state. Every setup and turn is validated
+// again; the endings put the game where the journal says it ended.
+bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, std::string& error) {
+    auto fail = [&](std::string why) {
+        error = std::move(why);
+        return false;
+    };
+    const int ci = idx(params_.creator_side);
+    if (row.seat_id[ci].empty()) return fail("the creator's seat is empty");
+    game_ = Game(params_.variant);
+    seats_[ci] = Player{row.seat_id[ci], row.seat_name[ci]};
+    seats_[1 - ci].reset();
+    setups_[0].reset();
+    setups_[1].reset();
+    turns_.clear();
+    version_ = state_version_ = 0;
+    history_.clear();
+    if (params_.time_control)
+        clock_.emplace(*params_.time_control);
+    else
+        clock_.reset();
+    draw_offer_.reset();
+    offered_[0] = offered_[1] = false;
+    start_deadline_.reset();
+    away_since_[0].reset();
+    away_since_[1].reset();
+    remove_at_.reset();
+    last_clock_at_ms_ = 0;
+    created_ms_ = row.created_ms;
+    finished_ms_ = row.finished_ms;
+    status_ = Status::Open;
     json last_clocks;
     for (const auto& jr : journal) {
-        if (jr.version != r.version_ + 1)
+        if (jr.version != version_ + 1)
             return fail("journal version " + std::to_string(jr.version) + " follows " +
-                        std::to_string(r.version_));
+                        std::to_string(version_));
         json ev;
         try {
             ev = json::parse(jr.event);
@@ -202,6 +397,8 @@ std::shared_ptr<Room> Room::restore(Executor ex, const StoredGame& row,
         const json& p = ev.contains("payload") ? ev["payload"] : json();
         const std::string at =
             "journal version " + std::to_string(jr.version) + " (" + jr.kind + "): ";
+        if (proto::finished(status_) && jr.kind != "game_over" && jr.kind != "chat")
+            return fail(at + "after the end of the game");
         Side side = Side::Silver;
         bool has_side = false;
         if (p.is_object() && p.contains("side"))
@@ -209,61 +406,84 @@ std::shared_ptr<Room> Room::restore(Executor ex, const StoredGame& row,
         bool changes = true;
         if (jr.kind == "join") {
             if (!has_side || !p.contains("player")) return fail(at + "malformed");
-            r.seats_[idx(side)] =
-                Player{p["player"].value("id", ""), p["player"].value("name", "")};
-            r.status_ = Status::Playing;
+            seats_[idx(side)] = Player{p["player"].value("id", ""), p["player"].value("name", "")};
+            status_ = Status::Playing;
         } else if (jr.kind == "setup") {
             if (!has_side) return fail(at + "malformed");
             auto s = setup_from_json(p.value("setup", json()));
             if (!s) return fail(at + s.error().message);
-            if (r.game_.to_move() != side) return fail(at + "out of turn");
-            if (auto e = r.game_.apply_setup(side, *s)) return fail(at + e->message);
-            r.setups_[idx(side)] = *s;
+            if (game_.to_move() != side) return fail(at + "out of turn");
+            if (auto e = game_.apply_setup(side, *s)) return fail(at + e->message);
+            setups_[idx(side)] = *s;
         } else if (jr.kind == "turn") {
             if (!has_side) return fail(at + "malformed");
             auto t = turn_from_json(p.value("turn", json()));
             if (!t) return fail(at + t.error().message);
-            if (r.game_.phase() != Phase::Play || r.game_.to_move() != side)
+            if (game_.phase() != Phase::Play || game_.to_move() != side)
                 return fail(at + "out of turn");
-            if (auto e = r.game_.apply_turn(*t)) return fail(at + e->message);
-            r.turns_.push_back(*t);
-            r.offered_[idx(side)] = false;
-            if (r.draw_offer_ == side) r.draw_offer_.reset();
-            if (r.game_.over()) return fail(at + "the game ended but is stored as unfinished");
+            if (auto e = game_.apply_turn(*t)) return fail(at + e->message);
+            turns_.push_back(*t);
+            offered_[idx(side)] = false;
+            if (draw_offer_ == side) draw_offer_.reset();
         } else if (jr.kind == "draw_offer") {
             if (!has_side) return fail(at + "malformed");
-            r.draw_offer_ = side;
-            r.offered_[idx(side)] = true;
+            draw_offer_ = side;
+            offered_[idx(side)] = true;
             changes = false;
         } else if (jr.kind == "draw_decline") {
-            r.draw_offer_.reset();
+            draw_offer_.reset();
             changes = false;
         } else if (jr.kind == "chat" || jr.kind == "player_left" || jr.kind == "player_back") {
             changes = false;
+        } else if (jr.kind == "resign" || jr.kind == "timeout" || jr.kind == "abandon") {
+            if (!has_side) return fail(at + "malformed");
+            game_.resign(side, jr.kind == "resign"    ? EndReason::Resign
+                               : jr.kind == "timeout" ? EndReason::Time
+                                                      : EndReason::Abandon);
+        } else if (jr.kind == "draw_accept") {
+            game_.agree_draw();
+        } else if (jr.kind == "abort") {
+            status_ = Status::Aborted;
+        } else if (jr.kind == "game_over") {
+            if (status_ != Status::Aborted) {
+                if (!game_.over()) return fail(at + "the game is not over");
+                status_ = Status::Over;
+            }
+        } else if (jr.kind == "cancel") {
+            status_ = Status::Cancelled;
         } else {
-            return fail(at + "ends the game, but the game is stored as unfinished");
+            return fail(at + "unknown event");
         }
-        r.version_ = jr.version;
-        if (changes) r.state_version_ = jr.version;
+        version_ = jr.version;
+        if (changes) state_version_ = jr.version;
         if (ev.contains("clocks")) last_clocks = ev["clocks"];
-        r.history_.emplace_back(jr.version, std::make_shared<const std::string>(jr.event));
-        while (r.history_.size() > r.history_limit_) r.history_.pop_front();
+        history_.emplace_back(jr.version, std::make_shared<const std::string>(jr.event));
+        while (history_.size() > history_limit_) history_.pop_front();
     }
-    if (r.version_ != row.version)
-        return fail("the journal ends at version " + std::to_string(r.version_) +
+    if (version_ != row.version)
+        return fail("the journal ends at version " + std::to_string(version_) +
                     " but the game row says " + std::to_string(row.version));
-    if (r.status_ == Status::Playing && !r.seats_[idx(~*creator)])
+    if (game_.over() && !proto::finished(status_))
+        return fail("the rules ended the game but the journal has no game_over");
+    if (status_ == Status::Playing && !seats_[idx(~params_.creator_side)])
         return fail("a game being played with an empty seat");
+    if (proto::status_name(status_) != row.status)
+        return fail("the journal leaves the game " + std::string(proto::status_name(status_)) +
+                    " but the game row says " + row.status);
     auto now = SteadyClock::now();
-    if (r.clock_ && r.started() && last_clocks.is_object()) {
-        r.clock_->restore(last_clocks.value("silver_ms", std::int64_t(0)),
-                          last_clocks.value("bronze_ms", std::int64_t(0)),
-                          side_of(last_clocks.value("running", json())), now);
-    } else if (r.clock_ && r.started()) {
+    if (clock_ && started() && last_clocks.is_object()) {
+        clock_->restore(last_clocks.value("silver_ms", std::int64_t(0)),
+                        last_clocks.value("bronze_ms", std::int64_t(0)),
+                        status_ == Status::Playing ? side_of(last_clocks.value("running", json()))
+                                                   : std::nullopt,
+                        now);
+        last_clock_at_ms_ = last_clocks.value("at", std::int64_t(0));
+    } else if (clock_ && started()) {
         return fail("a timed game without a clock reading");
     }
-    if (r.status_ == Status::Playing && !r.started()) r.start_deadline_ = now + r.start_timeout_;
-    return room;
+    if (status_ == Status::Playing && !started()) start_deadline_ = now + start_timeout_;
+    saved_version_ = version_;
+    return true;
 }
 
 void Room::resume() {

@@ -38,6 +38,7 @@ void Room::check_deadlines(TimePoint now) {
             end_abort("abandoned");
     }
     if (spectators_due_ && now >= *spectators_due_) tell_spectators(now);
+    if (status_ == Status::Suspended && recover_at_ && now >= *recover_at_) try_resume();
     if (remove_at_ && now >= *remove_at_) {
         remove_at_.reset();
         spdlog::debug("room {}: removed after the retention period", code_);
@@ -60,6 +61,7 @@ void Room::schedule() {
     }
     consider(remove_at_);
     consider(spectators_due_);
+    if (status_ == Status::Suspended) consider(recover_at_);
     if (!next) {
         timer_.cancel();
         return;

@@ -92,7 +92,15 @@ void Session::handle(proto::Hello& m) {
                           "unsupported protocol version; supported versions: [1]");
     std::string token;
     if (m.token) {
-        auto p = hub_.identity.restore(*m.token);
+        std::shared_ptr<const Player> p;
+        try {
+            p = hub_.identity.restore(*m.token);
+        } catch (const StoreError& e) {
+            spdlog::warn("{}#{}: token lookup failed: {}", transport(), conn_id_, e.what());
+            return send_error(Err::StoreUnavailable,
+                              "your session token cannot be checked right now (the server's "
+                              "store is failing); keep it and try again in a moment");
+        }
         if (!p) {
             spdlog::warn("{}#{}: bad token", transport(), conn_id_);
             return send_error(Err::BadToken, "unknown or expired session token");
@@ -135,7 +143,16 @@ void Session::remember_locked(const std::shared_ptr<Room>& room) {
     if (!known) rooms_.push_back(room);
 }
 
+// New games are refused while the store cannot write: they would be accepted and then lost.
+bool Session::refuse_new_game() {
+    if (hub_.store->healthy()) return false;
+    send_error(Err::StoreUnavailable,
+               "the server cannot save games right now; try again in a moment");
+    return true;
+}
+
 void Session::handle(proto::CreateGame& m) {
+    if (refuse_new_game()) return;
     if (hub_.lobby.games_of(player_->id).size() >= std::size_t(hub_.cfg.max_games))
         return send_error(Err::TooManyGames, "you already have " +
                                                  std::to_string(hub_.cfg.max_games) +
@@ -148,6 +165,10 @@ void Session::handle(proto::CreateGame& m) {
         return std::make_shared<Room>(boost::asio::make_strand(hub_.ioc), code, params, *player_,
                                       hub_.lobby, hub_.cfg, *hub_.store);
     });
+    if (!room)
+        return send_error(Err::StoreUnavailable,
+                          "no free game code could be checked (the store cannot be read); try "
+                          "again in a moment");
     room->set_offload(hub_.offload());
     room->open(weak_from_this(),
                std::make_shared<const std::string>(

@@ -41,6 +41,7 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
   private:
     bool take_credit();
     std::shared_ptr<Room> find_room(const std::string& code);
+    bool refuse_new_game();
     void remember(const std::shared_ptr<Room>& room);
     void remember_locked(const std::shared_ptr<Room>& room);  // rooms_m_ held
 

@@ -12,6 +12,7 @@ namespace tf::server {
 // Pairs with a waiting player of the same pool, or files this player's request. The player who
 // completes a pair builds the room and tells both: `matched`, then the game's snapshot.
 void Session::handle(proto::QuickMatch& m) {
+    if (refuse_new_game()) return;
     auto self = std::static_pointer_cast<Session>(shared_from_this());
     std::string pool = proto::to_json(m).dump();  // canonical variant and time control
     auto opponent = hub_.lobby.quick_match(*player_, pool, self);
@@ -23,6 +24,15 @@ void Session::handle(proto::QuickMatch& m) {
         return std::make_shared<Room>(boost::asio::make_strand(hub_.ioc), code, params, *player_,
                                       hub_.lobby, hub_.cfg, *hub_.store);
     });
+    if (!room) {  // the store cannot be read: the waiting player is told too
+        const auto msg = "the game could not be created (the store cannot be read); ask again";
+        send_error(proto::Err::StoreUnavailable, msg);
+        if (auto them = opponent->who.lock())
+            them->deliver(std::make_shared<const std::string>(
+                proto::to_json(proto::ErrorMsg{proto::Err::StoreUnavailable, msg, {}, {}, {}})
+                    .dump()));
+        return;
+    }
     room->set_offload(hub_.offload());
     const std::string link = "/g/" + room->code();
     spdlog::info("quick match: {} vs {} in {}", player_->id, opponent->player.id, room->code());

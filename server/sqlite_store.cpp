@@ -67,6 +67,17 @@ CREATE TABLE journal (
   PRIMARY KEY (code, version)
 ) WITHOUT ROWID;
 )sql",
+    // 2: the journal's storage format (server/record_codec.h; 1 = the protocol-v1 event
+    // message, what schema 1 stored), and the row the writer rewrites to find out whether
+    // writes work again after a failure.
+    R"sql(
+ALTER TABLE journal ADD COLUMN format INTEGER NOT NULL DEFAULT 1;
+CREATE TABLE store_probe (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  at INTEGER NOT NULL,
+  room BLOB
+);
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -74,6 +85,13 @@ std::int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
                std::chrono::system_clock::now().time_since_epoch())
         .count();
+}
+
+// The request's own errors (a duplicate key, a type mismatch) are not the store's trouble; every
+// other failure (disk full, I/O, a locked, corrupt or vanished file, no memory) is.
+bool is_fault(int rc) {
+    int primary = rc & 0xff;
+    return primary != SQLITE_CONSTRAINT && primary != SQLITE_MISMATCH;
 }
 
 // A prepared statement, reset after each use.
@@ -107,7 +125,7 @@ class Stmt {
         if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
             std::string msg = sqlite3_errmsg(db_);
             reset();
-            throw StoreError("sqlite: " + msg);
+            throw StoreError("sqlite: " + msg, is_fault(rc));
         }
         return rc;
     }
@@ -138,6 +156,12 @@ void exec(sqlite3* db, const char* sql) {
         sqlite3_free(err);
         throw StoreError("sqlite: " + msg);
     }
+}
+
+// Runs `sql` and ignores its outcome (ROLLBACK after a failure that may have ended the
+// transaction already).
+void try_exec(sqlite3* db, const char* sql) {
+    sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
 }
 
 sqlite3* open_db(const std::string& path, int flags) {
@@ -188,17 +212,19 @@ std::pair<std::int64_t, StoredGame> read_game(const Stmt& s) {
 
 class SqliteStore : public Store {
   public:
-    SqliteStore(const std::string& dir, SyncLevel sync) {
+    SqliteStore(const std::string& dir, SyncLevel sync)
+        : path_((fs::path(dir) / "trunkfield.db").string()), sync_(sync) {
         std::error_code ec;
         fs::create_directories(dir, ec);
         if (ec) throw StoreError("cannot create the data directory " + dir + ": " + ec.message());
         lock_dir(dir);
-        const std::string path = (fs::path(dir) / "trunkfield.db").string();
-        wr_ = open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
         try {
-            init(path, sync);
+            wr_ = open_db(path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+            migrate();
+            open_connections();
         } catch (...) {
-            close_all();
+            close_connections();
+            ::close(lock_fd_);
             throw;
         }
         writer_ = std::thread([this] { run(); });
@@ -211,7 +237,8 @@ class SqliteStore : public Store {
         }
         cv_.notify_all();
         if (writer_.joinable()) writer_.join();
-        close_all();
+        close_connections();
+        if (lock_fd_ >= 0) ::close(lock_fd_);
     }
 
     void commit(GameWrite w, Done done) override {
@@ -223,7 +250,7 @@ class SqliteStore : public Store {
 
     std::optional<StoredPlayer> player_by_selector(const std::string& selector) override {
         std::lock_guard lock(rm_);
-        Stmt s(rd_, "SELECT id, name, selector, secret FROM players WHERE selector = ?");
+        Stmt s(reader(), "SELECT id, name, selector, secret FROM players WHERE selector = ?");
         s.bind(1, selector);
         if (s.step() != SQLITE_ROW) return std::nullopt;
         return StoredPlayer{s.text(0), s.text(1), s.text(2), s.text(3)};
@@ -231,16 +258,16 @@ class SqliteStore : public Store {
 
     bool code_taken(const std::string& code) override {
         std::lock_guard lock(rm_);
-        Stmt s(rd_, "SELECT 1 FROM games WHERE code = ?");
+        Stmt s(reader(), "SELECT 1 FROM games WHERE code = ?");
         s.bind(1, code);
         return s.step() == SQLITE_ROW;
     }
 
     std::vector<StoredGame> unfinished() override {
         std::lock_guard lock(rm_);
-        Stmt s(rd_, (std::string("SELECT ") + kGameColumns +
-                     " FROM games WHERE status IN ('open', 'playing') ORDER BY id")
-                        .c_str());
+        Stmt s(reader(), (std::string("SELECT ") + kGameColumns +
+                          " FROM games WHERE status IN ('open', 'playing') ORDER BY id")
+                             .c_str());
         std::vector<StoredGame> out;
         while (s.step() == SQLITE_ROW) out.push_back(read_game(s).second);
         return out;
@@ -248,7 +275,8 @@ class SqliteStore : public Store {
 
     std::optional<StoredGame> game(const std::string& code) override {
         std::lock_guard lock(rm_);
-        Stmt s(rd_, (std::string("SELECT ") + kGameColumns + " FROM games WHERE code = ?").c_str());
+        Stmt s(reader(),
+               (std::string("SELECT ") + kGameColumns + " FROM games WHERE code = ?").c_str());
         s.bind(1, code);
         if (s.step() != SQLITE_ROW) return std::nullopt;
         return read_game(s).second;
@@ -256,7 +284,8 @@ class SqliteStore : public Store {
 
     std::vector<JournalRow> journal(const std::string& code) override {
         std::lock_guard lock(rm_);
-        Stmt s(rd_, "SELECT version, kind, event, at FROM journal WHERE code = ? ORDER BY version");
+        Stmt s(reader(),
+               "SELECT version, kind, event, at FROM journal WHERE code = ? ORDER BY version");
         s.bind(1, code);
         std::vector<JournalRow> out;
         while (s.step() == SQLITE_ROW)
@@ -276,7 +305,7 @@ class SqliteStore : public Store {
         std::string sql = std::string("SELECT ") + kGameColumns + " FROM games " + where +
                           " ORDER BY id DESC LIMIT ?4";
         std::lock_guard lock(rm_);
-        Stmt s(rd_, sql.c_str());
+        Stmt s(reader(), sql.c_str());
         s.bind(1, q.before > 0 ? q.before : std::numeric_limits<std::int64_t>::max());
         if (!q.status.empty() && q.status != "live" && q.status != "finished") s.bind(2, q.status);
         if (!q.player_id.empty()) s.bind(3, q.player_id);
@@ -292,6 +321,7 @@ class SqliteStore : public Store {
 
     void quarantine(const std::string& code, const std::string& why) override {
         std::lock_guard lock(wm_);
+        if (!wr_) throw StoreError("the database is not open");
         Stmt s(wr_, "UPDATE games SET status = 'quarantined', quarantine = ? WHERE code = ?");
         s.bind(1, why).bind(2, code).run();
     }
@@ -303,13 +333,26 @@ class SqliteStore : public Store {
         return s;
     }
 
+    std::size_t pending() override { return pending_.load(); }
+    bool healthy() override { return healthy_.load(); }
+
   private:
     struct Op {
         GameWrite write;
         std::optional<StoredPlayer> player;
         Done done;
         SteadyClock::time_point queued;
+        std::string what() const {
+            return !write.code.empty() ? "game " + write.code
+                   : player            ? "player " + player->id
+                                       : std::string("an empty write");
+        }
     };
+
+    sqlite3* reader() {
+        if (!rd_) throw StoreError("the database " + path_ + " is not open (reopening failed)");
+        return rd_;
+    }
 
     void lock_dir(const std::string& dir) {
         const std::string path = (fs::path(dir) / "LOCK").string();
@@ -324,28 +367,27 @@ class SqliteStore : public Store {
         }
     }
 
-    void init(const std::string& path, SyncLevel sync) {
+    // At start, on the writer connection: refuses an unreadable file or a newer schema, applies
+    // the migrations this file lacks.
+    void migrate() {
         int have = 0;
         try {
             have = user_version(wr_);
             exec(wr_, "SELECT count(*) FROM sqlite_schema");  // reads the file: corrupt -> error
         } catch (const StoreError& e) {
-            throw StoreError("the database " + path + " is unreadable (" + e.what() +
+            throw StoreError("the database " + path_ + " is unreadable (" + e.what() +
                              "); it was left untouched");
         }
         if (have > kSchemaVersion)
-            throw StoreError("the database " + path + " has schema version " +
+            throw StoreError("the database " + path_ + " has schema version " +
                              std::to_string(have) + ", newer than this server's " +
                              std::to_string(kSchemaVersion) + "; refusing to start");
         {
             Stmt s(wr_, "PRAGMA journal_mode = WAL");
             s.step();
             if (s.text(0) != "wal")
-                throw StoreError("the database " + path + " cannot use WAL mode");
+                throw StoreError("the database " + path_ + " cannot use WAL mode");
         }
-        exec(wr_, sync == SyncLevel::Full     ? "PRAGMA synchronous = FULL"
-                  : sync == SyncLevel::Normal ? "PRAGMA synchronous = NORMAL"
-                                              : "PRAGMA synchronous = OFF");
         for (int v = have; v < kSchemaVersion; ++v) {
             exec(wr_, "BEGIN IMMEDIATE");
             try {
@@ -353,13 +395,21 @@ class SqliteStore : public Store {
                 exec(wr_, ("PRAGMA user_version = " + std::to_string(v + 1)).c_str());
                 exec(wr_, "COMMIT");
             } catch (const StoreError& e) {
-                sqlite3_exec(wr_, "ROLLBACK", nullptr, nullptr, nullptr);
-                throw StoreError("migrating " + path + " to schema version " +
+                try_exec(wr_, "ROLLBACK");
+                throw StoreError("migrating " + path_ + " to schema version " +
                                  std::to_string(v + 1) + " failed: " + e.what());
             }
-            spdlog::info("store: migrated {} to schema version {}", path, v + 1);
+            spdlog::info("store: migrated {} to schema version {}", path_, v + 1);
         }
-        rd_ = open_db(path, SQLITE_OPEN_READONLY);
+    }
+
+    // Both connections and the writer's prepared statements; also after a failure (reopen()).
+    void open_connections() {
+        if (!wr_) wr_ = open_db(path_, SQLITE_OPEN_READWRITE);
+        exec(wr_, sync_ == SyncLevel::Full     ? "PRAGMA synchronous = FULL"
+                  : sync_ == SyncLevel::Normal ? "PRAGMA synchronous = NORMAL"
+                                               : "PRAGMA synchronous = OFF");
+        rd_ = open_db(path_, SQLITE_OPEN_READONLY);
         insert_player_ = std::make_unique<Stmt>(
             wr_,
             "INSERT OR IGNORE INTO players (id, name, selector, secret, created_at) "
@@ -379,6 +429,11 @@ class SqliteStore : public Store {
             wr_, "UPDATE games SET turns = ?2, version = ?3 WHERE code = ?1");
         insert_row_ = std::make_unique<Stmt>(
             wr_, "INSERT INTO journal (code, version, kind, event, at) VALUES (?, ?, ?, ?, ?)");
+        // The probe writes as much as a busy batch would (256 KiB), so that "writes work again"
+        // is not concluded from a write small enough to fit where a real one does not.
+        probe_ = std::make_unique<Stmt>(
+            wr_,
+            "INSERT OR REPLACE INTO store_probe (id, at, room) VALUES (1, ?, zeroblob(262144))");
         // The batch's frame, prepared once rather than parsed on every operation.
         begin_ = std::make_unique<Stmt>(wr_, "BEGIN IMMEDIATE");
         savepoint_ = std::make_unique<Stmt>(wr_, "SAVEPOINT op");
@@ -386,24 +441,32 @@ class SqliteStore : public Store {
         commit_ = std::make_unique<Stmt>(wr_, "COMMIT");
     }
 
-    void close_all() {
-        insert_player_.reset();
-        insert_game_.reset();
-        update_game_.reset();
-        progress_game_.reset();
-        insert_row_.reset();
-        begin_.reset();
-        savepoint_.reset();
-        release_.reset();
-        commit_.reset();
+    void close_connections() {
+        for (auto* st : {&insert_player_, &insert_game_, &update_game_, &progress_game_,
+                         &insert_row_, &probe_, &begin_, &savepoint_, &release_, &commit_})
+            st->reset();
         if (rd_) sqlite3_close(rd_);
         if (wr_) sqlite3_close(wr_);
         rd_ = wr_ = nullptr;
-        if (lock_fd_ >= 0) ::close(lock_fd_);
-        lock_fd_ = -1;
     }
 
-    std::size_t pending() override { return pending_.load(); }
+    // After a fault: both connections are closed and opened again, so that nothing SQLite kept
+    // in memory about a write that failed (its page cache, a connection left in an error
+    // state) outlives the failure. Writer thread.
+    bool reopen() {
+        std::scoped_lock lock(wm_, rm_);
+        close_connections();
+        seats_.clear();
+        try {
+            open_connections();
+        } catch (const StoreError& e) {
+            close_connections();
+            failed("reopening the database", e.what(), 1);
+            return false;
+        }
+        reopen_ = false;
+        return true;
+    }
 
     void enqueue(Op op) {
         ++pending_;
@@ -415,45 +478,104 @@ class SqliteStore : public Store {
     }
 
     // The writer thread: everything queued meanwhile goes into one transaction (group commit);
-    // each operation is a savepoint of its own, so one bad operation fails alone.
+    // each operation is a savepoint of its own, so one bad operation fails alone. While writes
+    // fail, it also wakes up on its own after a backoff (100 ms doubling to 5 s) and tries a
+    // probe write, so that the store becomes healthy again without anyone writing.
     void run() {
         for (;;) {
             std::deque<Op> batch;
             {
                 std::unique_lock lock(qm_);
-                cv_.wait(lock, [&] { return stop_ || !q_.empty(); });
-                if (q_.empty()) return;  // stopping, and everything queued is written
+                auto ready = [&] { return stop_ || !q_.empty(); };
+                if (healthy_)
+                    cv_.wait(lock, ready);
+                else
+                    cv_.wait_for(lock, backoff_, ready);
+                if (stop_ && q_.empty()) return;  // stopping, and everything queued is written
                 batch.swap(q_);
             }
-            write_batch(batch);
+            if (reopen_ && !reopen()) {
+                finish(batch, {}, "the database " + path_ + " could not be reopened");
+                continue;
+            }
+            if (batch.empty())
+                probe();
+            else
+                write_batch(batch);
         }
+    }
+
+    // Players whose insert failed, written with every later transaction until one commits.
+    void write_unsaved_players() {
+        for (const auto& p : unsaved_players_) {
+            insert_player_->bind(1, p.id).bind(2, p.name).bind(3, p.selector).bind(4, p.secret);
+            insert_player_->bind(5, now_ms()).run();
+        }
+    }
+
+    void probe() {
+        {
+            std::lock_guard lock(wm_);
+            try {
+                begin_->run();
+                probe_->bind(1, now_ms()).run();
+                write_unsaved_players();
+                commit_->run();
+            } catch (const StoreError& e) {
+                try_exec(wr_, "ROLLBACK");
+                return failed("the probe write", e.what(), 0);
+            }
+            unsaved_players_.clear();
+        }
+        succeeded();
     }
 
     void write_batch(std::deque<Op>& batch) {
         std::vector<std::optional<std::string>> errors(batch.size());
         std::optional<std::string> batch_error;
+        bool fault = false;
         {
             std::lock_guard lock(wm_);
             try {
                 begin_->run();
+                write_unsaved_players();
                 for (std::size_t i = 0; i < batch.size(); ++i) {
                     savepoint_->run();
                     try {
                         apply(batch[i]);
                         release_->run();
                     } catch (const StoreError& e) {
+                        // A fault inside a transaction may have rolled all of it back: then
+                        // the whole batch failed, not this operation alone.
+                        if (sqlite3_get_autocommit(wr_)) throw;
                         errors[i] = e.what();
+                        fault = fault || e.fault;
                         seats_.erase(batch[i].write.code);
-                        sqlite3_exec(wr_, "ROLLBACK TO op; RELEASE op", nullptr, nullptr, nullptr);
+                        try_exec(wr_, "ROLLBACK TO op; RELEASE op");
                     }
                 }
                 commit_->run();
+                unsaved_players_.clear();
             } catch (const StoreError& e) {
                 batch_error = e.what();
+                fault = fault || e.fault;
                 seats_.clear();
-                sqlite3_exec(wr_, "ROLLBACK", nullptr, nullptr, nullptr);
+                try_exec(wr_, "ROLLBACK");
             }
         }
+        finish(batch, errors, batch_error, fault);
+        if (!fault) return succeeded();
+        std::size_t first = 0;
+        while (first < errors.size() && !errors[first]) ++first;
+        failed(batch[first < batch.size() ? first : 0].what(),
+               batch_error ? *batch_error : *errors[first], int(batch.size()));
+    }
+
+    // Reports each operation's outcome; a failed operation's player insert is kept for later.
+    // Faults are logged once per episode (failed()); an operation's own error is a bug, logged
+    // every time.
+    void finish(std::deque<Op>& batch, const std::vector<std::optional<std::string>>& errors,
+                const std::optional<std::string>& batch_error, bool fault = true) {
         auto now = SteadyClock::now();
         {
             std::lock_guard lock(sm_);
@@ -467,15 +589,61 @@ class SqliteStore : public Store {
             }
         }
         for (std::size_t i = 0; i < batch.size(); ++i) {
-            auto err = batch_error ? batch_error : errors[i];
+            auto err = batch_error ? batch_error : i < errors.size() ? errors[i] : std::nullopt;
             if (err) {
-                spdlog::error("store: write of game {} failed: {}", batch[i].write.code, *err);
+                if (fault)
+                    spdlog::debug("store: write of {} failed: {}", batch[i].what(), *err);
+                else
+                    spdlog::error("store: write of {} failed: {}", batch[i].what(), *err);
+                if (batch[i].player) unsaved_players_.push_back(*batch[i].player);
+                ++metrics().store_failures;
                 std::lock_guard lock(sm_);
                 ++stats_.failures;
             }
             if (batch[i].done) batch[i].done(err);
             --pending_;
         }
+    }
+
+    // A fault: the first one of an episode is logged (naming what failed and why), the others
+    // are counted; the writer retries with a growing backoff. Writer thread.
+    void failed(const std::string& what, const std::string& why, int operations) {
+        if (healthy_) {
+            healthy_ = false;
+            ++metrics().store_episodes;
+            const auto now = SteadyClock::now();
+            // Failing again soon after recovering: the backoff goes on growing, and the log
+            // says so at most once a minute.
+            bool recent = now - episode_end_ < std::chrono::seconds(60);
+            backoff_ = recent ? std::min<std::chrono::milliseconds>(backoff_ * 2, kMaxBackoff)
+                              : std::chrono::milliseconds(100);
+            episode_start_ = now;
+            episode_failures_ = 0;
+            episode_logged_ = !recent || now - last_logged_ > std::chrono::seconds(60);
+            if (episode_logged_) {
+                last_logged_ = now;
+                spdlog::error(
+                    "store: writes fail ({}: {}); games that write are suspended and new games "
+                    "refused until writes succeed again (retrying with backoff)",
+                    what, why);
+            }
+        } else {
+            backoff_ = std::min<std::chrono::milliseconds>(backoff_ * 2, kMaxBackoff);
+        }
+        episode_failures_ += operations;
+        reopen_ = true;
+    }
+
+    void succeeded() {
+        if (healthy_) return;
+        healthy_ = true;
+        episode_end_ = SteadyClock::now();
+        double s = std::chrono::duration<double>(episode_end_ - episode_start_).count();
+        if (episode_logged_)
+            spdlog::warn(
+                "store: writes succeed again after {:.1f} s ({} operations failed "
+                "meanwhile)",
+                s, episode_failures_);
     }
 
     void apply(const Op& op) {
@@ -501,7 +669,8 @@ class SqliteStore : public Store {
         auto it = seats_.find(w.code);
         if (it != seats_.end() && it->second == key) {
             progress_game_->bind(1, g.code).bind(2, g.turns).bind(3, g.version).run();
-            if (sqlite3_changes(wr_) != 1) throw StoreError("no game " + g.code + " to update");
+            if (sqlite3_changes(wr_) != 1)
+                throw StoreError("no game " + g.code + " to update", false);
         } else {
             write_game(*update_game_, g, false);
             if (g.status == "open" || g.status == "playing")
@@ -542,14 +711,18 @@ class SqliteStore : public Store {
             s.bind(10, g.finished_ms);
         }
         s.run();
-        if (sqlite3_changes(wr_) != 1) throw StoreError("no game " + g.code + " to update");
+        if (sqlite3_changes(wr_) != 1) throw StoreError("no game " + g.code + " to update", false);
     }
 
+    static constexpr std::chrono::milliseconds kMaxBackoff{5000};
+    const std::string path_;
+    const SyncLevel sync_;
     sqlite3* wr_ = nullptr;
     sqlite3* rd_ = nullptr;
     int lock_fd_ = -1;
     std::mutex wm_, rm_, sm_;
-    std::unique_ptr<Stmt> insert_player_, insert_game_, update_game_, progress_game_, insert_row_;
+    std::unique_ptr<Stmt> insert_player_, insert_game_, update_game_, progress_game_, insert_row_,
+        probe_;
     // Per unfinished game, seat_key() of its row as committed or about to be (writer thread
     // only); forgotten when an operation fails, so that the next write is a full one.
     std::unordered_map<std::string, std::string> seats_;
@@ -561,6 +734,15 @@ class SqliteStore : public Store {
     bool stop_ = false;
     std::atomic<std::size_t> pending_{0};
     std::thread writer_;
+
+    // Faults (writer thread, but healthy_).
+    std::atomic<bool> healthy_{true};
+    bool reopen_ = false;
+    std::chrono::milliseconds backoff_{100};
+    SteadyClock::time_point episode_start_, episode_end_, last_logged_;
+    bool episode_logged_ = false;
+    int episode_failures_ = 0;
+    std::vector<StoredPlayer> unsaved_players_;
 
     Stats stats_;
     std::deque<double> latency_;

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <memory>
-#include <stdexcept>
 #include <string>
 
 #include "server/store.h"
@@ -13,16 +12,11 @@ namespace tf::server {
 
 enum class SyncLevel { Full, Normal, Off };
 
-// Refusing to start: an unusable data directory or database. `what()` says what and where.
-struct StoreError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
 // The schema version this build creates and understands.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 // Opens (creating and migrating as needed) `dir`/trunkfield.db and locks the directory against
-// a second server. Throws StoreError.
+// a second server. Throws StoreError (refusing to start: `what()` says what and where).
 std::unique_ptr<Store> open_sqlite_store(const std::string& dir, SyncLevel sync);
 
 }  // namespace tf::server

@@ -5,16 +5,32 @@
 // Writes are asynchronous and ordered: commit() queues one room operation's writes and calls
 // `done` once they are durable (or failed), in the order they were queued. Implementations
 // batch concurrent operations into group commits off the network threads. Reads are
-// synchronous and thread-safe; call them from a worker thread or at startup.
+// synchronous and thread-safe; call them from a worker thread or at startup. A read that cannot
+// be answered (I/O error, unreadable file) throws StoreError; it never answers "not found".
+//
+// Faults (docs/ARCHITECTURE.md "Failures"): a failed write reports its error to `done` and
+// nothing of it is applied; healthy() is false from a failed write until a write succeeds again
+// (the implementation retries on its own, with backoff). Players queued with add_player() are
+// kept and written once writes work again.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace tf::server {
+
+// A store that cannot do what was asked. `fault` is false for errors of the request itself (a
+// row that is not there, a duplicate key), true for the store's own trouble (disk full, I/O
+// error, an unreadable or closed database), which makes it unhealthy.
+struct StoreError : std::runtime_error {
+    explicit StoreError(const std::string& what, bool is_fault = true)
+        : std::runtime_error(what), fault(is_fault) {}
+    bool fault;
+};
 
 struct StoredPlayer {
     std::string id;
@@ -91,6 +107,8 @@ class Store {
 
     // Operations queued or being written (0 when everything handed over is durable).
     virtual std::size_t pending() = 0;
+    // False while writes fail; true again once one succeeds. Thread-safe, cheap.
+    virtual bool healthy() = 0;
 
     struct Stats {
         std::uint64_t commits = 0, operations = 0, failures = 0;
@@ -114,6 +132,7 @@ class NullStore : public Store {
     void quarantine(const std::string&, const std::string&) override {}
     Stats stats() override { return {}; }
     std::size_t pending() override { return 0; }
+    bool healthy() override { return true; }
 };
 
 }  // namespace tf::server

@@ -5,12 +5,12 @@
 #include "client/lib/traffic_log.h"
 #include "common/json.h"
 #include "game_client.h"
+#include "test_util.h"
 
 namespace tf::test {
 namespace {
 
 using nlohmann::json;
-const std::vector<std::string> kFast = {"--rate", "1000000", "--burst", "1000000"};
 
 // Sends deliberately bad input (not schema-checked: a traffic "probe"), returns the error.
 json error_for(client::Connection& c, const std::string& text) {

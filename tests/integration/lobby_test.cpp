@@ -8,12 +8,12 @@
 #include "client/lib/traffic_log.h"
 #include "common/json.h"
 #include "game_client.h"
+#include "test_util.h"
 
 namespace tf::test {
 namespace {
 
 using nlohmann::json;
-const std::vector<std::string> kFast = {"--rate", "1000000", "--burst", "1000000"};
 
 json quick(const json& time_control) {
     return {{"type", "quick_match"}, {"time_control", time_control}};

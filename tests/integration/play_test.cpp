@@ -4,11 +4,10 @@
 
 #include "common/json.h"
 #include "game_client.h"
+#include "test_util.h"
 
 namespace tf::test {
 namespace {
-
-const std::vector<std::string> kFast = {"--rate", "1000000", "--burst", "1000000"};
 
 // Plays to the end; `at_turn` calls `mid` once when that many events have been acknowledged.
 template <class Mid>

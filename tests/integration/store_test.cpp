@@ -13,62 +13,13 @@
 #include "common/json.h"
 #include "common/record.h"
 #include "game_client.h"
+#include "test_util.h"
 
 namespace tf::test {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-const std::vector<std::string> kFast = {"--rate", "1000000", "--burst", "1000000"};
-
-struct TempDir {
-    std::string path;
-    TempDir() {
-        char t[] = "/tmp/tf-store-test-XXXXXX";
-        REQUIRE(mkdtemp(t));
-        path = t;
-    }
-    ~TempDir() { fs::remove_all(path); }
-};
-
-std::vector<std::string> with_data(const std::string& dir) {
-    auto args = kFast;
-    args.push_back("--data");
-    args.push_back(dir);
-    return args;
-}
-
-struct HttpReply {
-    int status = 0;
-    std::string headers, body;
-};
-
-// A GET over a plain socket (HTTP/1.0: the server closes after the answer).
-HttpReply http_get(unsigned short port, const std::string& target) {
-    int fd = connect_loopback(port);
-    std::string req = "GET " + target + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
-    REQUIRE(write(fd, req.data(), req.size()) == ssize_t(req.size()));
-    std::string all;
-    char buf[4096];
-    for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) all.append(buf, std::size_t(n));
-    close(fd);
-    HttpReply r;
-    auto end = all.find("\r\n\r\n");
-    REQUIRE(end != std::string::npos);
-    r.headers = all.substr(0, end);
-    r.body = all.substr(end + 4);
-    r.status = std::stoi(all.substr(9, 3));
-    return r;
-}
-
-json api(ServerProcess& s, const std::string& target, int want = 200) {
-    auto r = http_get(s.http_port(), target);
-    INFO(target << " -> " << r.status << " " << r.body);
-    CHECK(r.status == want);
-    CHECK(r.headers.find("application/json") != std::string::npos);
-    return json::parse(r.body);
-}
 
 int user_version(const std::string& db_path) {
     sqlite3* db = nullptr;
@@ -117,7 +68,7 @@ TEST_CASE("store_migrate") {
         CHECK(s.log().find("migrated") != std::string::npos);
         GameClient a = GameClient::connect(s, Transport::Tcp, "ann");
     }
-    CHECK(user_version(dir + "/trunkfield.db") == 1);
+    CHECK(user_version(dir + "/trunkfield.db") == 2);
     ServerProcess again(with_data(dir));  // an up-to-date database: no migration
     CHECK(again.log().find("migrated") == std::string::npos);
 }
@@ -127,7 +78,7 @@ TEST_CASE("store_refusals") {
     SUBCASE("newer schema") {
         { ServerProcess s(with_data(t.path)); }
         set_user_version(t.path + "/trunkfield.db", 99);
-        refuses(with_data(t.path), "schema version 99, newer than this server's 1");
+        refuses(with_data(t.path), "schema version 99, newer than this server's 2");
         CHECK(user_version(t.path + "/trunkfield.db") == 99);  // left as it was
     }
     SUBCASE("corrupt database") {

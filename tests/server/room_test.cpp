@@ -1,95 +1,12 @@
 // A Room driven through the Participant interface with fake participants and no sockets: seat
 // checks, out-of-turn, wrong phase, stale versions, illegal turns, spectators who cannot act.
-#include <doctest/doctest.h>
-
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/strand.hpp>
-
-#include "common/json.h"
-#include "common/playout.h"
-#include "server/lobby.h"
-#include "server/room.h"
+#include "tests/server/room_fixture.h"
 
 namespace tf::server {
-namespace {
 
 using nlohmann::json;
-
-struct Fake : Participant {
-    std::vector<json> got;
-    std::vector<int> spectator_counts;  // unversioned `spectators` events, kept apart
-    std::vector<int> order;             // when each message of `got` came, among all Fakes
-    static inline int delivered = 0;
-    void deliver(Msg m) override {
-        json j = json::parse(*m);
-        order.push_back(++delivered);
-        if (j["type"] == "event" && j["kind"] == "spectators")
-            spectator_counts.push_back(j["payload"]["count"]);
-        else
-            got.push_back(std::move(j));
-    }
-    // The last message received, which must be of `type`; clears the inbox.
-    json last(const std::string& type) {
-        REQUIRE(!got.empty());
-        json m = got.back();
-        CHECK(m["type"] == type);
-        got.clear();
-        order.clear();
-        return m;
-    }
-};
-
-struct Fixture {
-    boost::asio::io_context ioc;  // first in, last out: the lobby's rooms hold timers on it
-    Lobby lobby;
-    Config cfg;
-    NullStore store;
-    Player ann{"p-ann", "ann"}, bob{"p-bob", "bob"}, cat{"p-cat", "cat"};
-    std::shared_ptr<Fake> a = std::make_shared<Fake>(), b = std::make_shared<Fake>(),
-                          c = std::make_shared<Fake>();
-    std::shared_ptr<Room> room;
-    Game mirror{Variant{}};
-    Rng rng{5};
-
-    explicit Fixture(int live_interval_ms = 1000) {
-        cfg.live_interval_ms = live_interval_ms;  // also the `spectators` event's interval
-        RoomParams params{Variant{}, std::nullopt, true, Side::Silver, false, std::nullopt};
-        room = std::make_shared<Room>(boost::asio::make_strand(ioc), "abc234", params, ann, lobby,
-                                      cfg, store);
-        room->open();
-        room->watch(ann, a, std::nullopt);
-        run();
-    }
-    void run() {
-        ioc.restart();
-        ioc.poll();
-    }
-    // Runs the room's timers until `f` (at most 5 s).
-    template <class F>
-    void run_until(F f) {
-        ioc.restart();
-        for (int i = 0; i < 500 && !f(); ++i) ioc.run_for(std::chrono::milliseconds(10));
-    }
-    void run_for(int ms) {
-        ioc.restart();
-        ioc.run_for(std::chrono::milliseconds(ms));
-    }
-    json error_of(Fake& f) {
-        run();
-        return f.last("error");
-    }
-    proto::SetupMsg setup_msg(std::optional<std::int64_t> version = {}) {
-        return proto::SetupMsg{"abc234", random_setup(mirror, rng), version, "s"};
-    }
-    proto::TurnMsg turn_msg(std::optional<std::int64_t> version = {}) {
-        MoveList ml;
-        mirror.generate(ml);
-        Turn t = ml.size == 0 ? Turn{} : mirror.to_turn(ml[0]);
-        return proto::TurnMsg{"abc234", t, version, "t"};
-    }
-};
-
-}  // namespace
+using testing::Fake;
+using testing::Fixture;
 
 TEST_CASE("room: seats, turns and versions through fake participants") {
     Fixture f;

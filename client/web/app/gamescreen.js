@@ -128,6 +128,8 @@ function statusText(G, phase, dr, st) {
   if (G.status === "open")
     return side ? "Waiting for an opponent. Send them the link below, or wait for someone to join from the lobby." : "This game is waiting for an opponent.";
   if (G.status === "cancelled") return "This game was cancelled.";
+  if (G.status === "suspended")
+    return "Paused: the server cannot save games right now. The game resumes by itself where it was last saved; nothing saved is lost and nobody's clock runs meanwhile.";
   if (G.result) return "The game is over.";
   if (G.pending) return "Sent — waiting for the server to confirm…";
   if (G.drawOffer && side && G.drawOffer === other(side)) return `${cap(G.drawOffer)} offers a draw: accept or decline — or just play on.`;
