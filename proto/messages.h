@@ -1,6 +1,7 @@
-// The closed set of protocol messages (proto/PROTOCOL.md): one struct per message.
-// Client -> server messages are parsed strictly by parse_client(); every message has one
-// serializer to_json() that writes its "type".
+// The closed set of protocol messages (proto/PROTOCOL.md): one struct per message, both ways.
+// Client -> server messages are parsed strictly by parse_client() and serialized by to_json();
+// server -> client messages (events typed per kind) are serialized by to_text() and parsed back
+// by parse_server().
 #pragma once
 
 #include <cstdint>
@@ -11,9 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/game.h"
 #include "common/turn.h"
 #include "common/types.h"
 #include "proto/errors.h"
+#include "proto/status.h"
 
 namespace tf::proto {
 
@@ -106,34 +109,237 @@ std::variant<ClientMsg, Error> parse_client(std::string_view text);
 std::variant<ClientMsg, Error> parse_client(const Json& j);
 
 // ---- server -> client ----
+// One struct per message and per event kind; to_text() serializes each (serialize_server.cpp,
+// compact JSON with its keys in sorted order, as nlohmann::json's dump() writes them), and
+// parse_server() reads any of them back (parse_server.cpp).
+
+struct PlayerRef {
+    std::string id, name;
+    friend bool operator==(const PlayerRef&, const PlayerRef&) = default;
+};
+// A seat's absence: from claim_at the opponent may claim the win, at award_at it is awarded
+// (server epoch ms).
+struct Away {
+    std::int64_t claim_at = 0, award_at = 0;
+    friend bool operator==(const Away&, const Away&) = default;
+};
+struct Seat {
+    PlayerRef player;
+    std::optional<Away> away;  // nullopt while the seat has a connection
+    friend bool operator==(const Seat&, const Seat&) = default;
+};
+// Each side's time left at the instant `at` (server epoch ms), and whose time is running.
+struct ClockReading {
+    std::int64_t silver_ms = 0, bronze_ms = 0;
+    std::optional<Side> running;
+    std::int64_t at = 0;
+    friend bool operator==(const ClockReading&, const ClockReading&) = default;
+};
+
+// Why a game ended: the rules' reasons (tf::EndReason), or aborted (no result).
+#define TF_RESULT_REASONS(X)  \
+    X(Trunks, "trunks")       \
+    X(Herd, "herd")           \
+    X(Quiet, "quiet")         \
+    X(Resign, "resign")       \
+    X(Time, "time")           \
+    X(Agreement, "agreement") \
+    X(Abandon, "abandon")     \
+    X(Aborted, "aborted")
+enum class ResultReason : unsigned char {
+#define X(id, name) id,
+    TF_RESULT_REASONS(X)
+#undef X
+};
+std::string_view reason_name(ResultReason r);
+enum class Winner : unsigned char { None, Silver, Bronze, Draw };
+
+// {"over","reason","score","winner","to_move"}: the rules library's result of a game, or an
+// aborted game's (no winner, reason aborted).
+struct Result {
+    bool over = false;
+    std::optional<ResultReason> reason;  // set once over
+    int score[2] = {0, 0};               // silver, bronze
+    Winner winner = Winner::None;        // None until over, and for an aborted game
+    std::optional<Side> to_move;         // while not over
+    friend bool operator==(const Result&, const Result&) = default;
+};
+Result result_of(const Game& g);
+Result aborted_result(const Game& g);
+// The game_over payload's JSON (also the store's `result` column), and back.
+std::string to_text(const Result& r);
+std::optional<Result> parse_result(const Json& j);
+
+// The record part of a snapshot: spec §6 plus the time control.
+struct GameRecord {
+    Variant variant;
+    std::optional<TimeControl> time_control;
+    std::optional<Setup> setup[2];  // silver, bronze
+    std::vector<Turn> turns;
+    friend bool operator==(const GameRecord&, const GameRecord&) = default;
+};
+
+// An elephant a turn captured, where it stood.
+struct Captured {
+    Side side = Side::Silver;
+    Cell cell;
+    friend bool operator==(const Captured&, const Captured&) = default;
+};
+// The elephants `t` captured, from the game before and after it: every elephant of `before`
+// that is gone from its cell in `after`, but for the mover (which moved), and the mover when
+// its landing cell in the field is empty (it landed on a crossing that caught it).
+std::vector<Captured> captures_of(const Game& before, const Game& after, const Turn& t);
+
+enum class AbortReason : unsigned char { NoStart, Abandoned };
+std::string_view abort_reason_name(AbortReason r);
+
+// Event payloads, one per kind (PROTOCOL.md "event").
+struct JoinEv {
+    Side side = Side::Silver;
+    PlayerRef player;
+    friend bool operator==(const JoinEv&, const JoinEv&) = default;
+};
+struct SetupEv {
+    Side side = Side::Silver;
+    Setup setup;
+    friend bool operator==(const SetupEv&, const SetupEv&) = default;
+};
+struct TurnEv {
+    Side side = Side::Silver;
+    Turn turn;
+    std::vector<Captured> captures;  // absent in events stored before protocol 1.1: empty
+    friend bool operator==(const TurnEv&, const TurnEv&) = default;
+};
+struct ResignEv {
+    Side side = Side::Silver;
+    friend bool operator==(const ResignEv&, const ResignEv&) = default;
+};
+struct GameOverEv {
+    Result result;
+    friend bool operator==(const GameOverEv&, const GameOverEv&) = default;
+};
+struct ChatEv {
+    PlayerRef from;
+    std::string text;
+    friend bool operator==(const ChatEv&, const ChatEv&) = default;
+};
+struct CancelEv {
+    friend bool operator==(const CancelEv&, const CancelEv&) = default;
+};
+struct DrawOfferEv {  // the offerer
+    Side side = Side::Silver;
+    friend bool operator==(const DrawOfferEv&, const DrawOfferEv&) = default;
+};
+struct DrawDeclineEv {  // the decliner
+    Side side = Side::Silver;
+    friend bool operator==(const DrawDeclineEv&, const DrawDeclineEv&) = default;
+};
+struct DrawAcceptEv {  // the accepter
+    Side side = Side::Silver;
+    friend bool operator==(const DrawAcceptEv&, const DrawAcceptEv&) = default;
+};
+struct TimeoutEv {  // the side whose time ran out
+    Side side = Side::Silver;
+    friend bool operator==(const TimeoutEv&, const TimeoutEv&) = default;
+};
+struct PlayerLeftEv {
+    Side side = Side::Silver;
+    std::int64_t claim_at = 0, award_at = 0;
+    friend bool operator==(const PlayerLeftEv&, const PlayerLeftEv&) = default;
+};
+struct PlayerBackEv {
+    Side side = Side::Silver;
+    friend bool operator==(const PlayerBackEv&, const PlayerBackEv&) = default;
+};
+struct AbandonEv {  // the side that lost by abandonment
+    Side side = Side::Silver;
+    bool claimed = false;
+    friend bool operator==(const AbandonEv&, const AbandonEv&) = default;
+};
+struct AbortEv {
+    AbortReason reason = AbortReason::NoStart;
+    friend bool operator==(const AbortEv&, const AbortEv&) = default;
+};
+struct SpectatorsEv {  // not versioned: carries the game's version without adding one
+    int count = 0;
+    friend bool operator==(const SpectatorsEv&, const SpectatorsEv&) = default;
+};
+// A kind this build does not know (from a newer server): its version still counts.
+struct UnknownEv {
+    std::string kind;
+    friend bool operator==(const UnknownEv&, const UnknownEv&) = default;
+};
+
+// Every event kind, with its name on the wire; schema/event.json lists the same names (a test
+// checks both ways).
+#define TF_EVENT_KINDS(X)            \
+    X(JoinEv, "join")                \
+    X(SetupEv, "setup")              \
+    X(TurnEv, "turn")                \
+    X(ResignEv, "resign")            \
+    X(DrawOfferEv, "draw_offer")     \
+    X(DrawDeclineEv, "draw_decline") \
+    X(DrawAcceptEv, "draw_accept")   \
+    X(TimeoutEv, "timeout")          \
+    X(PlayerBackEv, "player_back")   \
+    X(PlayerLeftEv, "player_left")   \
+    X(AbandonEv, "abandon")          \
+    X(AbortEv, "abort")              \
+    X(GameOverEv, "game_over")       \
+    X(ChatEv, "chat")                \
+    X(CancelEv, "cancel")            \
+    X(SpectatorsEv, "spectators")
+
+using EventBody = std::variant<
+#define X(type, name) type,
+    TF_EVENT_KINDS(X)
+#undef X
+        UnknownEv>;
+inline constexpr std::string_view kEventKinds[] = {
+#define X(type, name) name,
+    TF_EVENT_KINDS(X)
+#undef X
+};
+// The wire name of the body's kind.
+std::string_view event_kind(const EventBody& b);
+// Whether an event of this kind changes the game (a setup or turn sent with an older version
+// than the last such event is stale_version). Chat, draw offers and declines, presence and the
+// spectator count do not.
+bool changes_game(const EventBody& b);
+
+struct Event {
+    std::string game;
+    std::int64_t version = 0;
+    EventBody body;
+    std::optional<ClockReading> clocks;  // nullopt: an untimed game
+    friend bool operator==(const Event&, const Event&) = default;
+};
+
 struct Welcome {
     std::string player_id, token, name;
-    std::vector<std::string> games;  // codes of live games where this player holds a seat
+    std::vector<std::string> games;  // unfinished games where this player holds a seat
+    std::vector<int> versions = {kProtocolVersion};
+    friend bool operator==(const Welcome&, const Welcome&) = default;
 };
 struct GameCreated {
     std::string code, link;
+    friend bool operator==(const GameCreated&, const GameCreated&) = default;
 };
 struct SnapshotMsg {
     std::string game;
     std::int64_t version = 0;
-    std::string status;  // open | playing | over | cancelled
-    Json state;          // tf::state_to_json
-    Json record;         // {"variant", "setup": {"silver", "bronze"}, "turns"}
-    Json players;        // {"silver": {"id","name"} | null, "bronze": ...}
-    Json clocks;         // null when untimed; else {"silver_ms","bronze_ms","running","at"}
+    GameStatus status = GameStatus::Open;
+    Game state{Variant{}};  // serialized as tf::state_to_json
+    GameRecord record;
+    std::optional<Seat> players[2];  // silver, bronze; nullopt: the seat is free
+    std::optional<ClockReading> clocks;
     int spectators = 0;
-    Json draw_offer = nullptr;  // the side whose draw offer stands, or null
-};
-struct Event {
-    std::string game;
-    std::int64_t version = 0;
-    std::string kind;  // join | setup | turn | resign | game_over | chat | cancel
-    Json payload;
-    Json clocks;
+    std::optional<Side> draw_offer;  // the side whose draw offer stands
 };
 struct Ack {
     std::optional<std::string> ref;
     std::int64_t version = 0;
+    friend bool operator==(const Ack&, const Ack&) = default;
 };
 struct ErrorMsg {
     Err code;
@@ -141,27 +347,85 @@ struct ErrorMsg {
     std::optional<std::string> ref;
     std::optional<std::int64_t> version;
     std::optional<std::string> rule;  // the rules library's code for illegal setups/turns
+    friend bool operator==(const ErrorMsg&, const ErrorMsg&) = default;
+};
+// An open public game in the lobby.
+struct OpenGame {
+    std::string code;
+    Variant variant;
+    std::optional<TimeControl> time_control;
+    PlayerRef creator;
+    Side creator_side = Side::Silver;
+    friend bool operator==(const OpenGame&, const OpenGame&) = default;
 };
 struct Lobby {
-    Json games;  // array of open public games
+    std::vector<OpenGame> games;
+    friend bool operator==(const Lobby&, const Lobby&) = default;
 };
-struct Pong {};
+struct Pong {
+    friend bool operator==(const Pong&, const Pong&) = default;
+};
 struct Shutdown {  // the server is stopping (SIGTERM): reconnect after retry_after_ms
     std::string message;
     std::int64_t retry_after_ms = 0;
+    friend bool operator==(const Shutdown&, const Shutdown&) = default;
 };
 struct QuickMatchWaiting {  // the quick-match request is queued (or replaced the previous one)
     Variant variant;
     std::optional<TimeControl> time_control;
+    friend bool operator==(const QuickMatchWaiting&, const QuickMatchWaiting&) = default;
 };
-struct QuickMatchCancelled {};
+struct QuickMatchCancelled {
+    friend bool operator==(const QuickMatchCancelled&, const QuickMatchCancelled&) = default;
+};
 struct Matched {  // paired by quick match; the game's snapshot follows
     std::string code, link;
-    Side side;
+    Side side = Side::Silver;
+    friend bool operator==(const Matched&, const Matched&) = default;
+};
+// A public game being played, in the live list.
+struct LiveGame {
+    std::string code;
+    Variant variant;
+    std::optional<TimeControl> time_control;
+    std::optional<PlayerRef> players[2];
+    int turns = 0;
+    Side to_move = Side::Silver;
+    int score[2] = {0, 0};
+    int spectators = 0;
+    GameStatus status = GameStatus::Playing;  // playing or suspended
+    friend bool operator==(const LiveGame&, const LiveGame&) = default;
 };
 struct Live {
-    Json games;  // array of live games (PROTOCOL.md "live")
+    std::vector<LiveGame> games;
+    friend bool operator==(const Live&, const Live&) = default;
 };
+
+using ServerMsg = std::variant<Welcome, GameCreated, SnapshotMsg, Event, Ack, ErrorMsg, Lobby, Pong,
+                               Shutdown, QuickMatchWaiting, QuickMatchCancelled, Matched, Live>;
+
+// Parses one server message; the error is bad_json, unknown_type or bad_message.
+std::variant<ServerMsg, Error> parse_server(std::string_view text);
+inline std::variant<ServerMsg, Error> parse_server(const std::string& text) {
+    return parse_server(std::string_view(text));
+}
+std::variant<ServerMsg, Error> parse_server(const Json& j);
+
+// One serializer per server message: compact JSON, keys in sorted order.
+std::string to_text(const Welcome& m);
+std::string to_text(const GameCreated& m);
+std::string to_text(const SnapshotMsg& m);
+std::string to_text(const Event& m);
+std::string to_text(const Ack& m);
+std::string to_text(const ErrorMsg& m);
+std::string to_text(const Lobby& m);
+std::string to_text(const Pong& m);
+std::string to_text(const Shutdown& m);
+std::string to_text(const QuickMatchWaiting& m);
+std::string to_text(const QuickMatchCancelled& m);
+std::string to_text(const Matched& m);
+std::string to_text(const Live& m);
+std::string to_text(const ServerMsg& m);
 
 Json to_json(const TimeControl& t);
 Json to_json(const Hello& m);
@@ -183,20 +447,6 @@ Json to_json(const DrawAccept& m);
 Json to_json(const DrawDecline& m);
 Json to_json(const ClaimWin& m);
 Json to_json(const ClientMsg& m);
-
-Json to_json(const Welcome& m);
-Json to_json(const GameCreated& m);
-Json to_json(const SnapshotMsg& m);
-Json to_json(const Event& m);
-Json to_json(const Ack& m);
-Json to_json(const ErrorMsg& m);
-Json to_json(const Lobby& m);
-Json to_json(const Pong& m);
-Json to_json(const Shutdown& m);
-Json to_json(const QuickMatchWaiting& m);
-Json to_json(const QuickMatchCancelled& m);
-Json to_json(const Matched& m);
-Json to_json(const Live& m);
 
 std::string_view color_name(ColorChoice c);
 

@@ -5,50 +5,13 @@
 
 #include "common/json.h"
 #include "proto/messages.h"
+#include "proto/parse_util.h"
 
 namespace tf::proto {
 namespace {
 
-struct Fail {
-    Error e;
-};
-[[noreturn]] void bad(const std::string& msg) {
-    throw Fail{{Err::BadMessage, msg}};
-}
+using namespace detail;
 
-const Json& field(const Json& j, const char* k) {
-    auto it = j.find(k);
-    if (it == j.end()) bad(std::string("missing field \"") + k + "\"");
-    return *it;
-}
-// Absent and null both mean "not given".
-const Json* opt_field(const Json& j, const char* k) {
-    auto it = j.find(k);
-    return it == j.end() || it->is_null() ? nullptr : &*it;
-}
-std::string str(const Json& v, const char* k, std::size_t max = 256) {
-    if (!v.is_string()) bad(std::string("field \"") + k + "\" must be a string");
-    auto s = v.get<std::string>();
-    if (s.size() > max) bad(std::string("field \"") + k + "\" is too long");
-    return s;
-}
-std::int64_t integer(const Json& v, const char* k) {
-    if (!v.is_number_integer()) bad(std::string("field \"") + k + "\" must be an integer");
-    return v.get<std::int64_t>();
-}
-std::int64_t non_negative(const Json& v, const char* k) {
-    auto n = integer(v, k);
-    if (n < 0) bad(std::string("field \"") + k + "\" must be >= 0");
-    return n;
-}
-std::optional<std::string> opt_str(const Json& j, const char* k, std::size_t max = 256) {
-    if (auto* v = opt_field(j, k)) return str(*v, k, max);
-    return std::nullopt;
-}
-std::optional<std::int64_t> opt_version(const Json& j, const char* k) {
-    if (auto* v = opt_field(j, k)) return non_negative(*v, k);
-    return std::nullopt;
-}
 std::string code(const Json& j, const char* k) {
     return str(field(j, k), k, 16);
 }

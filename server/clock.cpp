@@ -67,14 +67,11 @@ std::optional<TimePoint> Clock::deadline() const {
     return since_ + left_[idx(*running_)];
 }
 
-nlohmann::json Clock::to_json(TimePoint now) const {
+proto::ClockReading Clock::reading(TimePoint now) const {
     auto ms = [&](Side s) {
         return std::max<std::int64_t>(0, duration_cast<milliseconds>(left(s, now)).count());
     };
-    return {{"silver_ms", ms(Side::Silver)},
-            {"bronze_ms", ms(Side::Bronze)},
-            {"running", running_ ? nlohmann::json(side_name(*running_)) : nlohmann::json(nullptr)},
-            {"at", epoch_ms(now, now)}};
+    return {ms(Side::Silver), ms(Side::Bronze), running_, epoch_ms(now, now)};
 }
 
 }  // namespace tf::server

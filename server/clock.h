@@ -7,8 +7,6 @@
 #include <cstdint>
 #include <optional>
 
-#include <nlohmann/json.hpp>
-
 #include "common/types.h"
 #include "proto/messages.h"
 
@@ -35,7 +33,7 @@ class Clock {
     void flag(Side s);
     // Deducts `d` from `s`'s time (not below zero).
     void charge(Side s, SteadyClock::duration d);
-    // Puts back a reading taken earlier (to_json's silver_ms, bronze_ms, running), with the
+    // Puts back a reading taken earlier (reading()'s silver_ms, bronze_ms, running), with the
     // running side's time starting again at `now`: the time in between is not charged.
     void restore(std::int64_t silver_ms, std::int64_t bronze_ms, std::optional<Side> running,
                  TimePoint now);
@@ -47,8 +45,8 @@ class Clock {
     // When the running side's time runs out; nullopt when no time is running.
     std::optional<TimePoint> deadline() const;
 
-    // {"silver_ms","bronze_ms","running","at"}: the reading at `now` (proto/PROTOCOL.md).
-    nlohmann::json to_json(TimePoint now) const;
+    // The reading at `now` (its wire form is proto's).
+    proto::ClockReading reading(TimePoint now) const;
 
   private:
     SteadyClock::duration left_[2];

@@ -9,6 +9,8 @@
 
 #include "common/json.h"
 #include "common/notation.h"
+#include "proto/messages.h"
+#include "server/record_codec.h"
 #include "server/store.h"
 
 namespace tf::server {
@@ -34,8 +36,22 @@ std::string iso8601(std::int64_t ms) {
     return buf;
 }
 
-json parse_or_null(const std::string& s) {
-    return s.empty() ? json(nullptr) : json::parse(s, nullptr, false);
+// The row's JSON-valued columns, read through the storage codec.
+json variant_json(const StoredGame& g) {
+    std::string error;
+    auto v = variant_of(g.variant, error);
+    return v ? to_json(*v) : json(nullptr);
+}
+
+json time_control_json(const StoredGame& g) {
+    std::string error;
+    auto tc = time_control_of(g.time_control, error);
+    return tc && *tc ? proto::to_json(**tc) : json(nullptr);
+}
+
+json result_json(const StoredGame& g) {
+    auto r = result_of_text(g.result);
+    return r ? json::parse(proto::to_text(*r)) : json(nullptr);
 }
 
 json summary(const StoredGame& g, const SuspendedFn& suspended) {
@@ -48,31 +64,34 @@ json summary(const StoredGame& g, const SuspendedFn& suspended) {
     bool paused = (g.status == "open" || g.status == "playing") && suspended && suspended(g.code);
     return {{"code", g.code},
             {"status", paused ? std::string("suspended") : g.status},
-            {"variant", parse_or_null(g.variant)},
-            {"time_control", parse_or_null(g.time_control)},
+            {"variant", variant_json(g)},
+            {"time_control", time_control_json(g)},
             {"players", std::move(players)},
             {"bot", g.bot_level ? json(*g.bot_level) : json(nullptr)},
             {"turns", g.turns},
-            {"result", parse_or_null(g.result)},
+            {"result", result_json(g)},
             {"created_at", iso8601(g.created_ms)},
             {"finished_at", g.finished_ms ? json(iso8601(g.finished_ms)) : json(nullptr)}};
 }
 
-// The spec §6 record from the journal: the setups and turns in the order they were played.
+// The spec §6 record from the journal (through the storage codec): the setups and turns in the
+// order they were played.
 json record_of(const StoredGame& g, const std::vector<JournalRow>& rows) {
     json setup = {{"silver", nullptr}, {"bronze", nullptr}};
     json turns = json::array();
     for (const auto& r : rows) {
-        if (r.kind != "setup" && r.kind != "turn") continue;
-        json ev = json::parse(r.event, nullptr, false);
-        if (!ev.is_object() || !ev.contains("payload")) continue;
-        const json& p = ev["payload"];
-        if (r.kind == "setup")
-            setup[p.value("side", "silver")] = p.value("setup", json());
-        else
-            turns.push_back(p.value("turn", json()));
+        std::string error;
+        auto ev = read_row(r, error);
+        if (!ev) {
+            spdlog::error("history API: game {} journal version {}: {}", g.code, r.version, error);
+            continue;
+        }
+        if (auto* s = std::get_if<proto::SetupEv>(&ev->body))
+            setup[std::string(side_name(s->side))] = to_json(s->setup);
+        else if (auto* t = std::get_if<proto::TurnEv>(&ev->body))
+            turns.push_back(to_json(t->turn));
     }
-    return {{"variant", parse_or_null(g.variant)}, {"setup", setup}, {"turns", turns}};
+    return {{"variant", variant_json(g)}, {"setup", setup}, {"turns", turns}};
 }
 
 bool finished(const StoredGame& g) {
@@ -80,7 +99,7 @@ bool finished(const StoredGame& g) {
 }
 
 std::string result_line(const StoredGame& g) {
-    json r = parse_or_null(g.result);
+    json r = result_json(g);
     if (!r.is_object()) return g.status;
     std::string out = r["winner"].is_string() ? r["winner"].get<std::string>() + " wins" : "draw";
     if (r["reason"].is_string()) out += " (" + r["reason"].get<std::string>() + ")";

@@ -50,21 +50,21 @@ void Lobby::remove(const std::string& code) {
 }
 
 Msg Lobby::list_locked() const {
-    nlohmann::json games = nlohmann::json::array();
+    proto::Lobby list;
     for (auto& [code, entry] : open_) {
-        if (games.size() >= list_limit) break;
-        games.push_back(entry);
+        if (list.games.size() >= list_limit) break;
+        list.games.push_back(entry);
     }
-    return std::make_shared<const std::string>(proto::to_json(proto::Lobby{games}).dump());
+    return std::make_shared<const std::string>(proto::to_text(list));
 }
 
 Msg Lobby::live_locked() const {
-    nlohmann::json games = nlohmann::json::array();
+    proto::Live list;
     for (auto& [code, entry] : live_) {
-        if (games.size() >= list_limit) break;
-        games.push_back(entry);
+        if (list.games.size() >= list_limit) break;
+        list.games.push_back(entry);
     }
-    return std::make_shared<const std::string>(proto::to_json(proto::Live{games}).dump());
+    return std::make_shared<const std::string>(proto::to_text(list));
 }
 
 // Copies the subscribers still alive into `to`, forgetting the dead ones.
@@ -85,15 +85,15 @@ void Lobby::publish_locked(std::vector<std::shared_ptr<Participant>>& to, Msg& m
     collect(subs_, to);
 }
 
-void Lobby::set_open(const std::string& code, nlohmann::json entry) {
+void Lobby::set_open(const std::string& code, std::optional<proto::OpenGame> entry) {
     std::vector<std::shared_ptr<Participant>> to;
     Msg msg;
     {
         std::lock_guard lock(m_);
-        if (entry.is_null()) {
+        if (!entry) {
             if (!open_.erase(code)) return;
         } else {
-            open_[code] = std::move(entry);
+            open_.insert_or_assign(code, std::move(*entry));
         }
         publish_locked(to, msg);
     }
@@ -117,15 +117,15 @@ void Lobby::unsubscribe(const Participant* p) {
     live_watched_ = !live_subs_.empty();
 }
 
-void Lobby::set_live(const std::string& code, nlohmann::json entry, bool urgent) {
+void Lobby::set_live(const std::string& code, std::optional<proto::LiveGame> entry, bool urgent) {
     std::vector<std::shared_ptr<Participant>> to;
     Msg msg;
     {
         std::lock_guard lock(m_);
-        if (entry.is_null()) {
+        if (!entry) {
             if (!live_.erase(code)) return;
         } else {
-            live_[code] = std::move(entry);
+            live_.insert_or_assign(code, std::move(*entry));
         }
         if (live_subs_.empty()) return;  // nobody to tell: subscribers get the list on arrival
         auto now = std::chrono::steady_clock::now();

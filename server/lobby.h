@@ -15,8 +15,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "proto/messages.h"
 #include "server/participant.h"
 
 namespace tf::server {
@@ -52,16 +51,16 @@ class Lobby {
     std::shared_ptr<Room> find(const std::string& code);
     void remove(const std::string& code);
 
-    // Open public games: `entry` is the listing, or null to withdraw the game.
-    void set_open(const std::string& code, nlohmann::json entry);
+    // Open public games: `entry` is the listing, or nullopt to withdraw the game.
+    void set_open(const std::string& code, std::optional<proto::OpenGame> entry);
     // Sends the list now and on every change until unsubscribed.
     void subscribe(const std::shared_ptr<Participant>& p);
     // Ends both the open-games and the live-games subscriptions of `p`.
     void unsubscribe(const Participant* p);
 
-    // Live games: `entry` is the listing, or null when the game ended. `urgent` publishes at
+    // Live games: `entry` is the listing, or nullopt when the game ended. `urgent` publishes at
     // once; other changes (turns) are coalesced to one broadcast per live interval.
-    void set_live(const std::string& code, nlohmann::json entry, bool urgent);
+    void set_live(const std::string& code, std::optional<proto::LiveGame> entry, bool urgent);
     // Sends the live list now and its changes until unsubscribed. The first subscriber after a
     // time without any also asks every live room to refresh its entry (Room::refresh_live).
     void subscribe_live(const std::shared_ptr<Participant>& p);
@@ -108,11 +107,11 @@ class Lobby {
 
     std::mutex m_;
     std::map<std::string, std::shared_ptr<Room>> rooms_;
-    std::map<std::string, nlohmann::json> open_;
+    std::map<std::string, proto::OpenGame> open_;
     Subs subs_;
     std::map<std::string, std::set<std::string>> seats_;
 
-    std::map<std::string, nlohmann::json> live_;
+    std::map<std::string, proto::LiveGame> live_;
     Subs live_subs_;
     std::atomic<bool> live_watched_{false};  // !live_subs_.empty(), readable without m_
     std::chrono::milliseconds live_interval_{1000};

@@ -208,10 +208,9 @@ int main(int argc, char** argv) {
         http->stop();
         tcp->stop();
         hub->lobby.notify_all(std::make_shared<const std::string>(
-            tf::proto::to_json(tf::proto::Shutdown{"the server is restarting; your games are "
+            tf::proto::to_text(tf::proto::Shutdown{"the server is restarting; your games are "
                                                    "saved and continue when it is back",
-                                                   2000})
-                .dump()));
+                                                   2000})));
         drain_deadline = std::chrono::steady_clock::now() +
                          std::chrono::milliseconds(int(cfg.drain_seconds * 1000));
         drain_step(0);

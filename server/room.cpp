@@ -3,14 +3,14 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/post.hpp>
+#include <cassert>
 
-#include "common/json.h"
 #include "server/lobby.h"
 #include "server/metrics.h"
+#include "server/record_codec.h"
 
 namespace tf::server {
 
-using nlohmann::json;
 using proto::Err;
 
 namespace {
@@ -74,9 +74,7 @@ void Room::tell_spectators(TimePoint now) {
     told_spectators_ = n;
     spectators_told_at_ = now;
     auto msg = std::make_shared<const std::string>(
-        proto::to_json(
-            proto::Event{code_, version_, "spectators", json{{"count", n}}, clocks_json(now)})
-            .dump());
+        proto::to_text(proto::Event{code_, version_, proto::SpectatorsEv{n}, clocks(now)}));
     // To the seated players only: spectators read the count from their snapshot, and telling
     // every spectator about every other one would be quadratic in a crowd.
     for (auto& [p, sub] : subs_)
@@ -95,8 +93,7 @@ void Room::open(Who who, Msg created) {
         pending_create_ = stored_row();
         if (created) outbox_.push_back({who, created});
         if (auto s = bot_side()) {
-            const Player& b = *seats_[idx(*s)];
-            emit("join", {{"side", side_name(*s)}, {"player", {{"id", b.id}, {"name", b.name}}}});
+            emit(proto::JoinEv{*s, ref(*seats_[idx(*s)])});
         }
         later([this] {
             lobby_.seat(seats_[idx(params_.creator_side)]->id, code_);
@@ -112,7 +109,7 @@ std::optional<Side> Room::seat_of(const std::string& player_id) const {
     return std::nullopt;
 }
 
-void Room::reply(const Who& who, const json& j) {
+void Room::reply(const Who& who, std::string text) {
     // A spectator's reply goes with its share of the crowd's events: each recipient's messages
     // keep their order (committed()).
     bool crowd = false;
@@ -120,14 +117,14 @@ void Room::reply(const Who& who, const json& j) {
         auto it = subs_.find(p.get());
         crowd = it != subs_.end() && !seat_of(it->second.player_id);
     }
-    outbox_.push_back({who, std::make_shared<const std::string>(j.dump()), crowd});
+    outbox_.push_back({who, std::make_shared<const std::string>(std::move(text)), crowd});
 }
 
 void Room::fail(const Who& who, Err code, std::string message, std::optional<std::string> ref,
                 std::optional<std::string> rule) {
     spdlog::warn("room {}: rejected ({}): {}", code_, proto::err_name(code), message);
     metrics().reject(code);
-    reply(who, proto::to_json(proto::ErrorMsg{code, std::move(message), std::move(ref), version_,
+    reply(who, proto::to_text(proto::ErrorMsg{code, std::move(message), std::move(ref), version_,
                                               std::move(rule)}));
 }
 
@@ -153,14 +150,13 @@ void Room::recount_spectators() {
 
 // Serializes the event once, journals it, keeps it in the bounded history and addresses it to
 // every watcher; it goes out when the operation's writes are committed (room_store.cpp).
-void Room::emit(const char* kind, json payload, bool changes_state) {
+void Room::emit(proto::EventBody body) {
     ++version_;
-    if (changes_state) state_version_ = version_;
+    if (proto::changes_game(body)) state_version_ = version_;
     auto now = SteadyClock::now();
-    auto msg = std::make_shared<const std::string>(
-        proto::to_json(proto::Event{code_, version_, kind, std::move(payload), clocks_json(now)})
-            .dump());
-    pending_rows_.push_back(JournalRow{version_, kind, *msg, epoch_ms(now, now)});
+    proto::Event ev{code_, version_, std::move(body), clocks(now)};
+    auto msg = std::make_shared<const std::string>(proto::to_text(ev));
+    pending_rows_.push_back(journal_row(ev, *msg, epoch_ms(now, now)));
     history_.emplace_back(version_, msg);
     while (history_.size() > history_limit_) history_.pop_front();
     for (auto it = subs_.begin(); it != subs_.end();) {
@@ -171,7 +167,7 @@ void Room::emit(const char* kind, json payload, bool changes_state) {
             it = unsubscribe(it);
         }
     }
-    later([this, k = std::string(kind)] { update_live(k); });
+    later([this, k = std::string(proto::event_kind(ev.body))] { update_live(k); });
 }
 
 void Room::join(Player p, Who who, Msg joined) {
@@ -187,12 +183,12 @@ void Room::join(Player p, Who who, Msg joined) {
         start_deadline_ = SteadyClock::now() + start_timeout_;
         later([this, id = p.id] {
             lobby_.seat(id, code_);
-            if (params_.is_public) lobby_.set_open(code_, nullptr);
+            if (params_.is_public) lobby_.set_open(code_, std::nullopt);
         });
         if (joined) outbox_.push_back({who, joined});
-        emit("join", {{"side", side_name(s)}, {"player", {{"id", p.id}, {"name", p.name}}}});
+        emit(proto::JoinEv{s, ref(p)});
         subscribe(p, who);
-        reply(who, proto::to_json(snapshot()));
+        reply(who, proto::to_text(snapshot()));
         update_presence();   // the creator may have left while the game was open
         count_spectators();  // one fewer if p was watching the open game
     });
@@ -211,7 +207,7 @@ void Room::watch(Player p, Who who, std::optional<std::int64_t> since) {
             since && *since <= version_ &&
             (*since == version_ || (!history_.empty() && history_.front().first <= *since + 1));
         if (!can_replay) {
-            reply(who, proto::to_json(snapshot()));
+            reply(who, proto::to_text(snapshot()));
         } else {
             for (auto& [v, msg] : history_)
                 if (v > *since) outbox_.push_back({who, msg});
@@ -240,7 +236,7 @@ void Room::cancel(Player p, Who who) {
             return fail(who, Err::AlreadyStarted, "the game has already started");
         status_ = Status::Cancelled;
         finished_ms_ = epoch_ms(SteadyClock::now(), SteadyClock::now());
-        emit("cancel", json::object());
+        emit(proto::CancelEv{});
         later([this, id = p.id] {
             lobby_.unseat(id, code_);
             lobby_.remove(code_);
@@ -287,10 +283,11 @@ void Room::setup_now(const Player& p, const Who& who, const proto::SetupMsg& m) 
     if (auto e = game_.apply_setup(*side, m.setup))
         return fail(who, Err::IllegalSetup, e->message, m.ref,
                     std::string(error_code_name(e->code)));
+    assert(game_.is_ok());
     setups_[idx(*side)] = m.setup;
     ++metrics().setups_accepted;
     ack(who, m.ref);
-    emit("setup", {{"side", side_name(*side)}, {"setup", to_json(m.setup)}});
+    emit(proto::SetupEv{*side, m.setup});
 }
 
 // Silver's first turn ends the no-start period and starts bronze's time; every later turn
@@ -307,9 +304,11 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
     if (!side) return;
     if (game_.phase() != Phase::Play)
         return fail(who, Err::WrongPhase, "setups are not complete", m.ref);
+    const Game before = game_;
     if (auto e = game_.apply_turn(m.turn))
         return fail(who, Err::IllegalTurn, e->message, m.ref,
                     std::string(error_code_name(e->code)));
+    assert(game_.is_ok());
     auto now = SteadyClock::now();
     if (clock_) {
         if (started())
@@ -328,7 +327,7 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
     if (draw_offer_ == *side) draw_offer_.reset();  // the offer lapses with this turn
     ack(who, m.ref);
     if (game_.over()) conclude();
-    emit("turn", {{"side", side_name(*side)}, {"turn", to_json(m.turn)}});
+    emit(proto::TurnEv{*side, m.turn, proto::captures_of(before, game_, m.turn)});
     if (game_.over()) return finish();
     schedule();
 }
@@ -346,7 +345,7 @@ void Room::chat(Player p, Who who, std::string text) {
         if (int(times.size()) >= chat_lines_)
             return fail(who, Err::ChatRate, "too many chat lines; wait a few seconds");
         times.push_back(now);
-        emit("chat", {{"from", {{"id", p.id}, {"name", p.name}}}, {"text", text}}, false);
+        emit(proto::ChatEv{ref(p), text});
     });
 }
 

@@ -132,6 +132,7 @@ class Room : public std::enable_shared_from_this<Room> {
     // Resets the game to `row` and `journal` replayed through the rules; false (and `error`)
     // when they do not replay or disagree.
     bool load(const StoredGame& row, const std::vector<JournalRow>& journal, std::string& error);
+    struct Replayer;  // one journaled event into the state (room_store.cpp)
     // Refuses a request while suspended (or lost); true when it was refused.
     bool refuse_unsaved(const Who& who, const std::optional<std::string>& ref = {});
     StoredGame stored_row() const;
@@ -148,7 +149,7 @@ class Room : public std::enable_shared_from_this<Room> {
     void subscribe(const Player& p, const Who& who);
     Subs::iterator unsubscribe(Subs::iterator it);
     void recount_spectators();  // after a seat was filled
-    void reply(const Who& who, const nlohmann::json& j);
+    void reply(const Who& who, std::string text);
     void fail(const Who& who, proto::Err code, std::string message,
               std::optional<std::string> ref = {}, std::optional<std::string> rule = {});
     // Checks that `p` holds a seat in a game being played; the seat.
@@ -158,7 +159,9 @@ class Room : public std::enable_shared_from_this<Room> {
     std::optional<Side> check_mover(const Player& p, const Who& who,
                                     const std::optional<std::string>& ref,
                                     std::optional<std::int64_t> version);
-    void emit(const char* kind, nlohmann::json payload, bool changes_state = true);
+    // Versioned events: serialized once, journaled, kept in the history and addressed to every
+    // watcher (room.cpp).
+    void emit(proto::EventBody body);
     bool started() const { return !turns_.empty(); }
 
     // room_timers.cpp
@@ -171,7 +174,7 @@ class Room : public std::enable_shared_from_this<Room> {
     void update_presence();
     void end_timeout(Side loser);
     void end_abandon(Side loser, bool claimed);
-    void end_abort(const char* why);
+    void end_abort(proto::AbortReason why);
     // Stops the clock and clears pending offers and deadlines before the ending event.
     void conclude();
     // Emits game_over, frees the seats and starts the retention period.
@@ -180,14 +183,15 @@ class Room : public std::enable_shared_from_this<Room> {
     // room_live.cpp: the entry of a public game in the lobby's live list, sent after `what`
     // (an event kind, "watch" or "leave") changed the room; turns are coalesced.
     void update_live(std::string_view what);
-    nlohmann::json live_entry() const;
+    proto::LiveGame live_entry() const;
     bool live_stale_ = false;  // turns not in the lobby's entry (nobody subscribed to the list)
 
     // room_snapshot.cpp
-    nlohmann::json lobby_entry() const;
-    nlohmann::json players_json(TimePoint now) const;
-    nlohmann::json clocks_json(TimePoint now) const;
-    nlohmann::json result_json() const;
+    proto::OpenGame lobby_entry() const;
+    std::optional<proto::Seat> seat_view(Side s, TimePoint now) const;
+    std::optional<proto::ClockReading> clocks(TimePoint now) const;
+    proto::Result result() const;
+    static proto::PlayerRef ref(const Player& p) { return {p.id, p.name}; }
     proto::SnapshotMsg snapshot() const;
     // Subscriptions of connections whose player holds no seat (a player watching from a second
     // connection is not a spectator); counted as subs_ changes, not scanned (live_entry() reads

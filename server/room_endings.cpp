@@ -1,11 +1,9 @@
 // Requests that end a game by the players' will: resignation, draw offers, claiming the win
 // from an opponent who left (room_timers.cpp has the endings driven by time).
-#include "common/json.h"
 #include "server/room.h"
 
 namespace tf::server {
 
-using nlohmann::json;
 using proto::Err;
 
 void Room::resign(Player p, Who who) {
@@ -14,7 +12,7 @@ void Room::resign(Player p, Who who) {
         if (!side) return;
         conclude();
         game_.resign(*side);
-        emit("resign", {{"side", side_name(*side)}});
+        emit(proto::ResignEv{*side});
         finish();
     });
 }
@@ -30,17 +28,17 @@ void Room::draw(Player p, Who who, DrawAct act) {
                 return fail(who, Err::DrawPending, "you offered a draw since your last turn");
             draw_offer_ = *side;
             offered_[idx(*side)] = true;
-            return emit("draw_offer", {{"side", side_name(*side)}}, false);
+            return emit(proto::DrawOfferEv{*side});
         }
         if (draw_offer_ != ~*side)
             return fail(who, Err::NoDrawOffer, "your opponent has not offered a draw");
         if (act == DrawAct::Decline) {
             draw_offer_.reset();
-            return emit("draw_decline", {{"side", side_name(*side)}}, false);
+            return emit(proto::DrawDeclineEv{*side});
         }
         conclude();
         game_.agree_draw();
-        emit("draw_accept", {{"side", side_name(*side)}});
+        emit(proto::DrawAcceptEv{*side});
         finish();
     });
 }

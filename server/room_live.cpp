@@ -1,31 +1,24 @@
 // The room's entry in the lobby's list of live games (PROTOCOL.md "live"): public games being
 // played, with players, turns played, score and spectators. Runs on the room's strand.
-#include "common/json.h"
 #include "server/lobby.h"
 #include "server/room.h"
 
 namespace tf::server {
 
-using nlohmann::json;
-
-json Room::live_entry() const {
-    json players = json::object(), score = json::object();
+proto::LiveGame Room::live_entry() const {
+    proto::LiveGame e;
+    e.code = code_;
+    e.variant = params_.variant;
+    e.time_control = params_.time_control;
     for (Side s : {Side::Silver, Side::Bronze}) {
-        const auto& seat = seats_[idx(s)];
-        std::string name(side_name(s));
-        players[name] = seat ? json{{"id", seat->id}, {"name", seat->name}} : json(nullptr);
-        score[name] = game_.score(s);
+        if (seats_[idx(s)]) e.players[idx(s)] = ref(*seats_[idx(s)]);
+        e.score[idx(s)] = game_.score(s);
     }
-    return {{"code", code_},
-            {"variant", to_json(params_.variant)},
-            {"time_control",
-             params_.time_control ? proto::to_json(*params_.time_control) : json(nullptr)},
-            {"players", std::move(players)},
-            {"turns", game_.turns_played()},
-            {"to_move", side_name(game_.to_move())},
-            {"score", std::move(score)},
-            {"spectators", spectators()},
-            {"status", proto::status_name(status_)}};
+    e.turns = game_.turns_played();
+    e.to_move = game_.to_move();
+    e.spectators = spectators();
+    e.status = status_;
+    return e;
 }
 
 void Room::update_live(std::string_view what) {
@@ -33,7 +26,7 @@ void Room::update_live(std::string_view what) {
     bool listed = status_ == Status::Playing ||
                   (status_ == Status::Suspended && resume_status_ == Status::Playing);
     if (!params_.is_public || !listed) {
-        lobby_.set_live(code_, nullptr, true);  // not (or no longer) live: a no-op if unlisted
+        lobby_.set_live(code_, std::nullopt, true);  // not (or no longer) live: a no-op if unlisted
         return;
     }
     bool urgent = what != "turn" && what != "setup" && what != "chat";

@@ -13,24 +13,16 @@
 #include <algorithm>
 #include <set>
 
-#include "common/json.h"
 #include "server/lobby.h"
 #include "server/metrics.h"
+#include "server/record_codec.h"
 #include "server/room.h"
 
 namespace tf::server {
 
-using nlohmann::json;
 using proto::Err;
 
 namespace {
-
-std::optional<Side> side_of(const json& j) {
-    if (!j.is_string()) return std::nullopt;
-    if (j == "silver") return Side::Silver;
-    if (j == "bronze") return Side::Bronze;
-    return std::nullopt;
-}
 
 constexpr auto kFirstRetry = std::chrono::milliseconds(200);
 constexpr auto kLongestRetry = std::chrono::seconds(2);
@@ -57,7 +49,7 @@ void Room::drain_waiting() {
 }
 
 void Room::ack(const Who& who, const std::optional<std::string>& ref) {
-    reply(who, proto::to_json(proto::Ack{ref, version_ + 1}));
+    reply(who, proto::to_text(proto::Ack{ref, version_ + 1}));
     outbox_.back().ack = ref;
 }
 
@@ -155,7 +147,7 @@ void Room::suspend(const std::string& why, const std::vector<Out>& out) {
         suspended_ms_ = epoch_ms(now, now);
         suspended_at_ = now;
         lobby_.set_suspended(code_, true);
-        if (params_.is_public && !params_.quick_match) lobby_.set_open(code_, nullptr);
+        if (params_.is_public && !params_.quick_match) lobby_.set_open(code_, std::nullopt);
     }
     status_ = Status::Suspended;
     recover_backoff_ = kFirstRetry;
@@ -163,20 +155,16 @@ void Room::suspend(const std::string& why, const std::vector<Out>& out) {
         "the game could not be saved; it is paused at its last saved position (version " +
         std::to_string(saved_version_) +
         ") and resumes by itself as soon as the server can save again";
-    auto generic = std::make_shared<const std::string>(
-        proto::to_json(
-            proto::ErrorMsg{Err::StoreFailed, text, std::nullopt, saved_version_, std::nullopt})
-            .dump());
+    auto generic = std::make_shared<const std::string>(proto::to_text(
+        proto::ErrorMsg{Err::StoreFailed, text, std::nullopt, saved_version_, std::nullopt}));
     std::vector<Out> errors;
     std::set<const Participant*> told;
     for (const auto& o : out) {
         if (!o.ack) continue;
         if (auto p = o.to.lock(); p && told.insert(p.get()).second)
             errors.push_back({o.to,
-                              std::make_shared<const std::string>(
-                                  proto::to_json(proto::ErrorMsg{Err::StoreFailed, text, *o.ack,
-                                                                 saved_version_, std::nullopt})
-                                      .dump()),
+                              std::make_shared<const std::string>(proto::to_text(proto::ErrorMsg{
+                                  Err::StoreFailed, text, *o.ack, saved_version_, std::nullopt})),
                               o.crowd});
     }
     for (auto& [p, sub] : subs_)
@@ -272,7 +260,8 @@ void Room::try_resume() {
             if (s) lobby_.unseat(s->id, code_);
         remove_at_ = now + retention_;
     }
-    for (auto& [p, sub] : subs_) reply(sub.who, proto::to_json(snapshot()));
+    const std::string snap = proto::to_text(snapshot());
+    for (auto& [p, sub] : subs_) reply(sub.who, snap);
     update_live("resume");
     update_presence();
 }
@@ -294,9 +283,8 @@ bool Room::refuse_unsaved(const Who& who, const std::optional<std::string>& ref)
 StoredGame Room::stored_row() const {
     StoredGame g;
     g.code = code_;
-    g.variant = to_json(params_.variant).dump();
-    g.time_control =
-        params_.time_control ? proto::to_json(*params_.time_control).dump() : std::string("null");
+    g.variant = variant_text(params_.variant);
+    g.time_control = time_control_text(params_.time_control);
     g.is_public = params_.is_public;
     g.quick_match = params_.quick_match;
     g.creator_side = side_name(params_.creator_side);
@@ -307,7 +295,7 @@ StoredGame Room::stored_row() const {
         g.seat_name[i] = seats_[i]->name;
     }
     g.status = proto::status_name(status_);
-    g.result = proto::finished(status_) ? result_json().dump() : std::string("null");
+    g.result = result_text(proto::finished(status_) ? std::optional(result()) : std::nullopt);
     g.turns = std::int64_t(turns_.size());
     g.version = version_;
     g.created_ms = created_ms_;
@@ -323,20 +311,15 @@ std::shared_ptr<Room> Room::restore(Executor ex, const StoredGame& row,
         return std::shared_ptr<Room>();
     };
     RoomParams params;
-    try {
-        auto v = variant_from_json(json::parse(row.variant));
-        if (!v) return fail("stored variant: " + v.error().message);
-        params.variant = *v;
-        auto tc = json::parse(row.time_control);
-        if (!tc.is_null())
-            params.time_control = proto::TimeControl{tc.at("initial_ms").get<std::int64_t>(),
-                                                     tc.at("increment_ms").get<std::int64_t>()};
-    } catch (const std::exception& e) {
-        return fail(std::string("stored game row: ") + e.what());
-    }
+    auto variant = variant_of(row.variant, error);
+    if (!variant) return nullptr;
+    params.variant = *variant;
+    auto tc = time_control_of(row.time_control, error);
+    if (!tc) return nullptr;
+    params.time_control = *tc;
     params.is_public = row.is_public;
     params.quick_match = row.quick_match;
-    auto creator = side_of(json(row.creator_side));
+    auto creator = parse_side(row.creator_side);
     if (!creator) return fail("stored creator side: " + row.creator_side);
     params.creator_side = *creator;
     params.bot_level = row.bot_level;
@@ -352,8 +335,72 @@ std::shared_ptr<Room> Room::restore(Executor ex, const StoredGame& row,
     return room;
 }
 
-// Replays the journal through the rules into a fresh state. Every setup and turn is validated
-// again; the endings put the game where the journal says it ended.
+// One journaled event replayed into the room: every setup and turn is validated again by the
+// rules; the endings put the game where the journal says it ended. An error message, or "".
+struct Room::Replayer {
+    Room& r;
+    std::string operator()(const proto::JoinEv& e) {
+        r.seats_[idx(e.side)] = Player{e.player.id, e.player.name};
+        r.status_ = Status::Playing;
+        return {};
+    }
+    std::string operator()(const proto::SetupEv& e) {
+        if (r.game_.to_move() != e.side) return "out of turn";
+        if (auto err = r.game_.apply_setup(e.side, e.setup)) return err->message;
+        r.setups_[idx(e.side)] = e.setup;
+        return {};
+    }
+    std::string operator()(const proto::TurnEv& e) {
+        if (r.game_.phase() != Phase::Play || r.game_.to_move() != e.side) return "out of turn";
+        if (auto err = r.game_.apply_turn(e.turn)) return err->message;
+        r.turns_.push_back(e.turn);
+        r.offered_[idx(e.side)] = false;
+        if (r.draw_offer_ == e.side) r.draw_offer_.reset();
+        return {};
+    }
+    std::string operator()(const proto::DrawOfferEv& e) {
+        r.draw_offer_ = e.side;
+        r.offered_[idx(e.side)] = true;
+        return {};
+    }
+    std::string operator()(const proto::DrawDeclineEv&) {
+        r.draw_offer_.reset();
+        return {};
+    }
+    std::string operator()(const proto::ResignEv& e) { return end(e.side, EndReason::Resign); }
+    std::string operator()(const proto::TimeoutEv& e) { return end(e.side, EndReason::Time); }
+    std::string operator()(const proto::AbandonEv& e) { return end(e.side, EndReason::Abandon); }
+    std::string operator()(const proto::DrawAcceptEv&) {
+        r.game_.agree_draw();
+        return {};
+    }
+    std::string operator()(const proto::AbortEv&) {
+        r.status_ = Status::Aborted;
+        return {};
+    }
+    std::string operator()(const proto::GameOverEv&) {
+        if (r.status_ == Status::Aborted) return {};
+        if (!r.game_.over()) return "the game is not over";
+        r.status_ = Status::Over;
+        return {};
+    }
+    std::string operator()(const proto::CancelEv&) {
+        r.status_ = Status::Cancelled;
+        return {};
+    }
+    // Presence and chat change nothing that is kept; the spectator count is never journaled.
+    std::string operator()(const proto::ChatEv&) { return {}; }
+    std::string operator()(const proto::PlayerLeftEv&) { return {}; }
+    std::string operator()(const proto::PlayerBackEv&) { return {}; }
+    std::string operator()(const proto::SpectatorsEv&) { return "not a journaled event"; }
+    std::string operator()(const proto::UnknownEv& e) { return "unknown event " + e.kind; }
+    std::string end(Side loser, EndReason why) {
+        r.game_.resign(loser, why);
+        return {};
+    }
+};
+
+// Replays the journal through the rules into a fresh state.
 bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, std::string& error) {
     auto fail = [&](std::string why) {
         error = std::move(why);
@@ -383,80 +430,23 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
     created_ms_ = row.created_ms;
     finished_ms_ = row.finished_ms;
     status_ = Status::Open;
-    json last_clocks;
+    std::optional<proto::ClockReading> last_clocks;
     for (const auto& jr : journal) {
-        if (jr.version != version_ + 1)
-            return fail("journal version " + std::to_string(jr.version) + " follows " +
-                        std::to_string(version_));
-        json ev;
-        try {
-            ev = json::parse(jr.event);
-        } catch (const std::exception& e) {
-            return fail("journal version " + std::to_string(jr.version) + ": " + e.what());
-        }
-        const json& p = ev.contains("payload") ? ev["payload"] : json();
         const std::string at =
             "journal version " + std::to_string(jr.version) + " (" + jr.kind + "): ";
-        if (proto::finished(status_) && jr.kind != "game_over" && jr.kind != "chat")
+        if (jr.version != version_ + 1)
+            return fail(at + "follows version " + std::to_string(version_));
+        std::string why;
+        auto ev = read_row(jr, why);
+        if (!ev) return fail(at + why);
+        const bool after_end_ok = std::holds_alternative<proto::GameOverEv>(ev->body) ||
+                                  std::holds_alternative<proto::ChatEv>(ev->body);
+        if (proto::finished(status_) && !after_end_ok)
             return fail(at + "after the end of the game");
-        Side side = Side::Silver;
-        bool has_side = false;
-        if (p.is_object() && p.contains("side"))
-            if (auto sd = side_of(p["side"])) side = *sd, has_side = true;
-        bool changes = true;
-        if (jr.kind == "join") {
-            if (!has_side || !p.contains("player")) return fail(at + "malformed");
-            seats_[idx(side)] = Player{p["player"].value("id", ""), p["player"].value("name", "")};
-            status_ = Status::Playing;
-        } else if (jr.kind == "setup") {
-            if (!has_side) return fail(at + "malformed");
-            auto s = setup_from_json(p.value("setup", json()));
-            if (!s) return fail(at + s.error().message);
-            if (game_.to_move() != side) return fail(at + "out of turn");
-            if (auto e = game_.apply_setup(side, *s)) return fail(at + e->message);
-            setups_[idx(side)] = *s;
-        } else if (jr.kind == "turn") {
-            if (!has_side) return fail(at + "malformed");
-            auto t = turn_from_json(p.value("turn", json()));
-            if (!t) return fail(at + t.error().message);
-            if (game_.phase() != Phase::Play || game_.to_move() != side)
-                return fail(at + "out of turn");
-            if (auto e = game_.apply_turn(*t)) return fail(at + e->message);
-            turns_.push_back(*t);
-            offered_[idx(side)] = false;
-            if (draw_offer_ == side) draw_offer_.reset();
-        } else if (jr.kind == "draw_offer") {
-            if (!has_side) return fail(at + "malformed");
-            draw_offer_ = side;
-            offered_[idx(side)] = true;
-            changes = false;
-        } else if (jr.kind == "draw_decline") {
-            draw_offer_.reset();
-            changes = false;
-        } else if (jr.kind == "chat" || jr.kind == "player_left" || jr.kind == "player_back") {
-            changes = false;
-        } else if (jr.kind == "resign" || jr.kind == "timeout" || jr.kind == "abandon") {
-            if (!has_side) return fail(at + "malformed");
-            game_.resign(side, jr.kind == "resign"    ? EndReason::Resign
-                               : jr.kind == "timeout" ? EndReason::Time
-                                                      : EndReason::Abandon);
-        } else if (jr.kind == "draw_accept") {
-            game_.agree_draw();
-        } else if (jr.kind == "abort") {
-            status_ = Status::Aborted;
-        } else if (jr.kind == "game_over") {
-            if (status_ != Status::Aborted) {
-                if (!game_.over()) return fail(at + "the game is not over");
-                status_ = Status::Over;
-            }
-        } else if (jr.kind == "cancel") {
-            status_ = Status::Cancelled;
-        } else {
-            return fail(at + "unknown event");
-        }
+        if (auto e = std::visit(Replayer{*this}, ev->body); !e.empty()) return fail(at + e);
         version_ = jr.version;
-        if (changes) state_version_ = jr.version;
-        if (ev.contains("clocks")) last_clocks = ev["clocks"];
+        if (proto::changes_game(ev->body)) state_version_ = jr.version;
+        if (ev->clocks) last_clocks = ev->clocks;
         history_.emplace_back(jr.version, std::make_shared<const std::string>(jr.event));
         while (history_.size() > history_limit_) history_.pop_front();
     }
@@ -471,13 +461,10 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
         return fail("the journal leaves the game " + std::string(proto::status_name(status_)) +
                     " but the game row says " + row.status);
     auto now = SteadyClock::now();
-    if (clock_ && started() && last_clocks.is_object()) {
-        clock_->restore(last_clocks.value("silver_ms", std::int64_t(0)),
-                        last_clocks.value("bronze_ms", std::int64_t(0)),
-                        status_ == Status::Playing ? side_of(last_clocks.value("running", json()))
-                                                   : std::nullopt,
-                        now);
-        last_clock_at_ms_ = last_clocks.value("at", std::int64_t(0));
+    if (clock_ && started() && last_clocks) {
+        clock_->restore(last_clocks->silver_ms, last_clocks->bronze_ms,
+                        status_ == Status::Playing ? last_clocks->running : std::nullopt, now);
+        last_clock_at_ms_ = last_clocks->at;
     } else if (clock_ && started()) {
         return fail("a timed game without a clock reading");
     }

@@ -10,13 +10,11 @@
 // deadline is also checked when a request arrives (tick), so a late turn is never accepted.
 #include <spdlog/spdlog.h>
 
-#include "common/json.h"
 #include "server/lobby.h"
 #include "server/room.h"
 
 namespace tf::server {
 
-using nlohmann::json;
 using proto::Err;
 
 void Room::tick() {
@@ -28,14 +26,14 @@ void Room::check_deadlines(TimePoint now) {
     if (status_ == Status::Playing && clock_ && clock_->expired(now))
         end_timeout(*clock_->running());
     if (status_ == Status::Playing && start_deadline_ && now >= *start_deadline_)
-        end_abort("no_start");
+        end_abort(proto::AbortReason::NoStart);
     for (Side s : {Side::Silver, Side::Bronze}) {
         if (status_ != Status::Playing || !started() || !away_since_[idx(s)]) continue;
         if (now < *away_since_[idx(s)] + grace_ + award_) continue;
         if (present(~s))
             end_abandon(s, false);
         else if (!clock_)
-            end_abort("abandoned");
+            end_abort(proto::AbortReason::Abandoned);
     }
     if (spectators_due_ && now >= *spectators_due_) tell_spectators(now);
     if (status_ == Status::Suspended && recover_at_ && now >= *recover_at_) try_resume();
@@ -89,14 +87,11 @@ void Room::update_presence() {
         bool here = present(s);
         if (!here && !away) {
             away = now;
-            emit("player_left",
-                 {{"side", side_name(s)},
-                  {"claim_at", epoch_ms(now + grace_, now)},
-                  {"award_at", epoch_ms(now + grace_ + award_, now)}},
-                 false);
+            emit(proto::PlayerLeftEv{s, epoch_ms(now + grace_, now),
+                                     epoch_ms(now + grace_ + award_, now)});
         } else if (here && away) {
             away.reset();
-            emit("player_back", {{"side", side_name(s)}}, false);
+            emit(proto::PlayerBackEv{s});
         }
     }
     schedule();
@@ -114,28 +109,28 @@ void Room::end_timeout(Side loser) {
     conclude();
     clock_->flag(loser);
     game_.resign(loser, EndReason::Time);
-    emit("timeout", {{"side", side_name(loser)}});
+    emit(proto::TimeoutEv{loser});
     finish();
 }
 
 void Room::end_abandon(Side loser, bool claimed) {
     conclude();
     game_.resign(loser, EndReason::Abandon);
-    emit("abandon", {{"side", side_name(loser)}, {"claimed", claimed}});
+    emit(proto::AbandonEv{loser, claimed});
     finish();
 }
 
-void Room::end_abort(const char* why) {
+void Room::end_abort(proto::AbortReason why) {
     conclude();
     status_ = Status::Aborted;
-    emit("abort", {{"reason", why}});
+    emit(proto::AbortEv{why});
     finish();
 }
 
 void Room::finish() {
     if (status_ != Status::Aborted) status_ = Status::Over;
     finished_ms_ = epoch_ms(SteadyClock::now(), SteadyClock::now());
-    emit("game_over", result_json());
+    emit(proto::GameOverEv{result()});
     later([this] {
         for (auto& s : seats_)
             if (s) lobby_.unseat(s->id, code_);

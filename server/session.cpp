@@ -22,13 +22,13 @@ Session::Session(Hub& hub)
       credits_(hub.cfg.rate_burst),
       refilled_(std::chrono::steady_clock::now()) {}
 
-void Session::send(const nlohmann::json& j) {
-    deliver(std::make_shared<const std::string>(j.dump()));
+void Session::send(std::string text) {
+    deliver(std::make_shared<const std::string>(std::move(text)));
 }
 
 void Session::send_error(Err code, std::string message) {
     metrics().reject(code);
-    send(proto::to_json(proto::ErrorMsg{code, std::move(message), {}, {}, {}}));
+    send(proto::to_text(proto::ErrorMsg{code, std::move(message), {}, {}, {}}));
 }
 
 // Token bucket, checked before parsing. A client that keeps sending while out of credits
@@ -115,7 +115,7 @@ void Session::handle(proto::Hello& m) {
     spdlog::info("{}#{}: hello from player {}{}", transport(), conn_id_, player_->id,
                  m.token ? " (token restored)" : "");
     hub_.lobby.connected(player_->id, std::static_pointer_cast<Session>(shared_from_this()));
-    send(proto::to_json(
+    send(proto::to_text(
         proto::Welcome{player_->id, token, player_->name, hub_.lobby.games_of(player_->id)}));
 }
 
@@ -170,9 +170,8 @@ void Session::handle(proto::CreateGame& m) {
                           "no free game code could be checked (the store cannot be read); try "
                           "again in a moment");
     room->set_offload(hub_.offload());
-    room->open(weak_from_this(),
-               std::make_shared<const std::string>(
-                   proto::to_json(proto::GameCreated{room->code(), "/g/" + room->code()}).dump()));
+    room->open(weak_from_this(), std::make_shared<const std::string>(proto::to_text(
+                                     proto::GameCreated{room->code(), "/g/" + room->code()})));
     remember(room);
     room->watch(*player_, weak_from_this(), std::nullopt);
 }
@@ -235,7 +234,7 @@ void Session::handle(proto::ClaimWin& m) {
 }
 
 void Session::handle(proto::Ping&) {
-    send(proto::to_json(proto::Pong{}));
+    send(proto::to_text(proto::Pong{}));
 }
 
 }  // namespace tf::server

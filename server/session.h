@@ -32,7 +32,7 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
   protected:
     void on_text(std::string_view text);
     void on_closed();
-    void send(const nlohmann::json& j);
+    void send(std::string text);
     void send_error(proto::Err code, std::string message);
     virtual const char* transport() const = 0;
     Hub& hub_;

@@ -16,7 +16,7 @@ void Session::handle(proto::QuickMatch& m) {
     auto self = std::static_pointer_cast<Session>(shared_from_this());
     std::string pool = proto::to_json(m).dump();  // canonical variant and time control
     auto opponent = hub_.lobby.quick_match(*player_, pool, self);
-    if (!opponent) return send(proto::to_json(proto::QuickMatchWaiting{m.variant, m.time_control}));
+    if (!opponent) return send(proto::to_text(proto::QuickMatchWaiting{m.variant, m.time_control}));
 
     RoomParams params{m.variant, m.time_control, true, Side::Silver, true, std::nullopt};
     if (std::random_device{}() & 1) params.creator_side = Side::Bronze;
@@ -29,8 +29,7 @@ void Session::handle(proto::QuickMatch& m) {
         send_error(proto::Err::StoreUnavailable, msg);
         if (auto them = opponent->who.lock())
             them->deliver(std::make_shared<const std::string>(
-                proto::to_json(proto::ErrorMsg{proto::Err::StoreUnavailable, msg, {}, {}, {}})
-                    .dump()));
+                proto::to_text(proto::ErrorMsg{proto::Err::StoreUnavailable, msg, {}, {}, {}})));
         return;
     }
     room->set_offload(hub_.offload());
@@ -38,7 +37,7 @@ void Session::handle(proto::QuickMatch& m) {
     spdlog::info("quick match: {} vs {} in {}", player_->id, opponent->player.id, room->code());
     auto matched = [&](Side s) {
         return std::make_shared<const std::string>(
-            proto::to_json(proto::Matched{room->code(), link, s}).dump());
+            proto::to_text(proto::Matched{room->code(), link, s}));
     };
     remember(room);
     room->open(weak_from_this(), matched(params.creator_side));
@@ -49,7 +48,7 @@ void Session::handle(proto::QuickMatch& m) {
 
 void Session::handle(proto::QuickMatchCancel&) {
     hub_.lobby.withdraw(player_->id);
-    send(proto::to_json(proto::QuickMatchCancelled{}));
+    send(proto::to_text(proto::QuickMatchCancelled{}));
 }
 
 void Session::handle(proto::ListLive&) {

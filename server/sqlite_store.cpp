@@ -285,11 +285,12 @@ class SqliteStore : public Store {
     std::vector<JournalRow> journal(const std::string& code) override {
         std::lock_guard lock(rm_);
         Stmt s(reader(),
-               "SELECT version, kind, event, at FROM journal WHERE code = ? ORDER BY version");
+               "SELECT version, kind, event, at, format FROM journal WHERE code = ? "
+               "ORDER BY version");
         s.bind(1, code);
         std::vector<JournalRow> out;
         while (s.step() == SQLITE_ROW)
-            out.push_back({s.integer(0), s.text(1), s.text(2), s.integer(3)});
+            out.push_back({s.integer(0), s.text(1), s.text(2), s.integer(3), int(s.integer(4))});
         return out;
     }
 
@@ -427,8 +428,9 @@ class SqliteStore : public Store {
             "WHERE code = ?1");
         progress_game_ = std::make_unique<Stmt>(
             wr_, "UPDATE games SET turns = ?2, version = ?3 WHERE code = ?1");
-        insert_row_ = std::make_unique<Stmt>(
-            wr_, "INSERT INTO journal (code, version, kind, event, at) VALUES (?, ?, ?, ?, ?)");
+        insert_row_ = std::make_unique<Stmt>(wr_,
+                                             "INSERT INTO journal (code, version, kind, event, at, "
+                                             "format) VALUES (?, ?, ?, ?, ?, ?)");
         // The probe writes as much as a busy batch would (256 KiB), so that "writes work again"
         // is not concluded from a write small enough to fit where a real one does not.
         probe_ = std::make_unique<Stmt>(
@@ -659,7 +661,7 @@ class SqliteStore : public Store {
         }
         for (const auto& r : w.rows) {
             insert_row_->bind(1, w.code).bind(2, r.version).bind(3, r.kind).bind(4, r.event);
-            insert_row_->bind(5, r.at_ms).run();
+            insert_row_->bind(5, r.at_ms).bind(6, std::int64_t(r.format)).run();
         }
         if (!w.update) return;
         // Most operations are a turn: only `turns` and `version` change. Rewriting the seats

@@ -56,13 +56,14 @@ struct StoredGame {
     std::int64_t created_ms = 0, finished_ms = 0;  // epoch ms; 0 = not finished
 };
 
-// One event as it was sent: `event` is the whole event message (proto/PROTOCOL.md, "event"),
-// clock reading included.
+// One event of a game's journal, in the storage format `format` (server/record_codec.h, which
+// alone writes and reads rows).
 struct JournalRow {
     std::int64_t version = 0;
     std::string kind;
     std::string event;
     std::int64_t at_ms = 0;
+    int format = 1;
 };
 
 // The writes of one room operation, applied atomically.

@@ -171,12 +171,11 @@ void start_tcp_session(tcp::socket s, Hub& hub) {
     if (!slot) {
         metrics().reject(proto::Err::TooManyConnections);
         static const std::string refusal =
-            proto::to_json(proto::ErrorMsg{proto::Err::TooManyConnections,
+            proto::to_text(proto::ErrorMsg{proto::Err::TooManyConnections,
                                            "too many connections from your address",
                                            {},
                                            {},
-                                           {}})
-                .dump() +
+                                           {}}) +
             "\n";
         return refuse_connection(s, refusal);
     }

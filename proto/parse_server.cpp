@@ -1,0 +1,311 @@
+// Strict parsing of server messages, the mirror of serialize_server.cpp: exact JSON types,
+// required fields present, the rules' canonical JSON for setups, turns and the game state.
+// Unknown extra fields are ignored, and an event of an unknown kind parses as UnknownEv (a
+// client older than its server keeps counting versions).
+#include <algorithm>
+#include <unordered_map>
+
+#include "common/json.h"
+#include "proto/messages.h"
+#include "proto/parse_util.h"
+
+namespace tf::proto {
+namespace {
+
+using namespace detail;
+
+Side side(const Json& v, const char* k) {
+    auto s = parse_side(str(v, k));
+    if (!s) bad(std::string("field \"") + k + "\" must be silver or bronze");
+    return *s;
+}
+std::optional<Side> opt_side(const Json& j, const char* k) {
+    if (auto* v = opt_field(j, k)) return side(*v, k);
+    return std::nullopt;
+}
+Side side_field(const Json& j) {
+    return side(field(j, "side"), "side");
+}
+int count(const Json& v, const char* k) {
+    return int(std::clamp<std::int64_t>(non_negative(v, k), 0, 1 << 30));
+}
+PlayerRef player(const Json& v, const char* k) {
+    object(v, k);
+    return {str(field(v, "id"), "id"), str(field(v, "name"), "name", 1024)};
+}
+Variant variant(const Json& v) {
+    auto var = variant_from_json(v);
+    if (!var) bad("field \"variant\": " + var.error().message);
+    return *var;
+}
+std::optional<TimeControl> time_control(const Json& j) {
+    const Json& tc = field(j, "time_control");
+    if (tc.is_null()) return std::nullopt;
+    object(tc, "time_control");
+    return TimeControl{non_negative(field(tc, "initial_ms"), "initial_ms"),
+                       non_negative(field(tc, "increment_ms"), "increment_ms")};
+}
+Setup setup(const Json& v) {
+    auto s = setup_from_json(v);
+    if (!s) bad("field \"setup\": " + s.error().message);
+    return *s;
+}
+Turn turn(const Json& v) {
+    auto t = turn_from_json(v);
+    if (!t) bad("field \"turn\": " + t.error().message);
+    return *t;
+}
+Cell cell(const Json& v, const char* k) {
+    auto c = cell_from_json(v, k);
+    if (!c) bad(c.error().message);
+    return *c;
+}
+void score(const Json& v, int out[2]) {
+    object(v, "score");
+    out[0] = int(integer(field(v, "silver"), "silver"));
+    out[1] = int(integer(field(v, "bronze"), "bronze"));
+}
+std::optional<ClockReading> clocks(const Json& j) {
+    const Json& c = field(j, "clocks");
+    if (c.is_null()) return std::nullopt;
+    object(c, "clocks");
+    return ClockReading{non_negative(field(c, "silver_ms"), "silver_ms"),
+                        non_negative(field(c, "bronze_ms"), "bronze_ms"), opt_side(c, "running"),
+                        integer(field(c, "at"), "at")};
+}
+
+Result result(const Json& v) {
+    object(v, "result");
+    Result r;
+    r.over = boolean(field(v, "over"), "over");
+    if (auto reason = opt_str(v, "reason")) {
+        bool known = false;
+        for (int i = 0; i <= int(ResultReason::Aborted); ++i)
+            if (reason_name(ResultReason(i)) == *reason) r.reason = ResultReason(i), known = true;
+        if (!known) bad("unknown result reason \"" + *reason + "\"");
+    }
+    score(field(v, "score"), r.score);
+    if (auto w = opt_str(v, "winner")) {
+        if (*w == "silver")
+            r.winner = Winner::Silver;
+        else if (*w == "bronze")
+            r.winner = Winner::Bronze;
+        else if (*w == "draw")
+            r.winner = Winner::Draw;
+        else
+            bad("field \"winner\" must be silver, bronze, draw or null");
+    }
+    r.to_move = opt_side(v, "to_move");
+    return r;
+}
+
+EventBody payload(const std::string& kind, const Json& p) {
+    if (kind == "join") return JoinEv{side_field(p), player(field(p, "player"), "player")};
+    if (kind == "setup") return SetupEv{side_field(p), setup(field(p, "setup"))};
+    if (kind == "turn") {
+        TurnEv e{side_field(p), turn(field(p, "turn")), {}};
+        if (auto* cs = opt_field(p, "captures"))
+            for (const Json& c : array(*cs, "captures"))
+                e.captures.push_back(
+                    {side_field(object(c, "captures")), cell(field(c, "cell"), "cell")});
+        return e;
+    }
+    if (kind == "resign") return ResignEv{side_field(p)};
+    if (kind == "draw_offer") return DrawOfferEv{side_field(p)};
+    if (kind == "draw_decline") return DrawDeclineEv{side_field(p)};
+    if (kind == "draw_accept") return DrawAcceptEv{side_field(p)};
+    if (kind == "timeout") return TimeoutEv{side_field(p)};
+    if (kind == "player_back") return PlayerBackEv{side_field(p)};
+    if (kind == "player_left")
+        return PlayerLeftEv{side_field(p), integer(field(p, "claim_at"), "claim_at"),
+                            integer(field(p, "award_at"), "award_at")};
+    if (kind == "abandon") return AbandonEv{side_field(p), boolean(field(p, "claimed"), "claimed")};
+    if (kind == "abort") {
+        auto r = str(field(p, "reason"), "reason");
+        if (r == "no_start") return AbortEv{AbortReason::NoStart};
+        if (r == "abandoned") return AbortEv{AbortReason::Abandoned};
+        bad("field \"reason\" must be no_start or abandoned");
+    }
+    if (kind == "game_over") return GameOverEv{result(p)};
+    if (kind == "chat")
+        return ChatEv{player(field(p, "from"), "from"),
+                      str(field(p, "text"), "text", kMaxMessageBytes)};
+    if (kind == "cancel") return CancelEv{};
+    if (kind == "spectators") return SpectatorsEv{count(field(p, "count"), "count")};
+    return UnknownEv{kind};
+}
+
+ServerMsg event(const Json& j) {
+    Event e;
+    e.game = str(field(j, "game"), "game", 16);
+    e.version = non_negative(field(j, "version"), "version");
+    e.clocks = clocks(j);
+    e.body = payload(str(field(j, "kind"), "kind", 64), object(field(j, "payload"), "payload"));
+    return e;
+}
+
+ServerMsg snapshot(const Json& j) {
+    SnapshotMsg m;
+    m.game = str(field(j, "game"), "game", 16);
+    m.version = non_negative(field(j, "version"), "version");
+    auto st = status_from_name(str(field(j, "status"), "status"));
+    if (!st) bad("unknown status");
+    m.status = *st;
+    auto g = game_from_json(field(j, "state"));
+    if (!g) bad("field \"state\": " + g.error().message);
+    m.state = std::move(*g);
+    const Json& rec = object(field(j, "record"), "record");
+    m.record.variant = variant(field(rec, "variant"));
+    m.record.time_control = time_control(rec);
+    const Json& setups = object(field(rec, "setup"), "setup");
+    for (Side s : {Side::Silver, Side::Bronze})
+        if (auto* v = opt_field(setups, std::string(side_name(s)).c_str()))
+            m.record.setup[idx(s)] = setup(*v);
+    for (const Json& t : array(field(rec, "turns"), "turns")) m.record.turns.push_back(turn(t));
+    const Json& players = object(field(j, "players"), "players");
+    for (Side s : {Side::Silver, Side::Bronze}) {
+        const Json* p = opt_field(players, std::string(side_name(s)).c_str());
+        if (!p) continue;
+        Seat seat{player(*p, "players"), std::nullopt};
+        if (auto* a = opt_field(*p, "away"))
+            seat.away = Away{integer(field(object(*a, "away"), "claim_at"), "claim_at"),
+                             integer(field(*a, "award_at"), "award_at")};
+        m.players[idx(s)] = std::move(seat);
+    }
+    m.clocks = clocks(j);
+    m.spectators = count(field(j, "spectators"), "spectators");
+    m.draw_offer = opt_side(j, "draw_offer");
+    return m;
+}
+
+ServerMsg welcome(const Json& j) {
+    Welcome m;
+    m.player_id = str(field(j, "player_id"), "player_id");
+    m.token = str(field(j, "token"), "token");
+    m.name = str(field(j, "name"), "name", 1024);
+    m.games.clear();
+    for (const Json& g : array(field(j, "games"), "games")) m.games.push_back(str(g, "games", 16));
+    m.versions.clear();
+    for (const Json& v : array(field(j, "versions"), "versions"))
+        m.versions.push_back(int(integer(v, "versions")));
+    return m;
+}
+
+ServerMsg error(const Json& j) {
+    ErrorMsg m{Err::Internal, str(field(j, "message"), "message", kMaxMessageBytes), {}, {}, {}};
+    auto code = str(field(j, "code"), "code");
+    bool known = false;
+    for (std::size_t i = 0; i < kErrCount; ++i)
+        if (err_name(Err(i)) == code) m.code = Err(i), known = true;
+    if (!known) bad("unknown error code \"" + code + "\"");
+    m.ref = opt_str(j, "ref", 64);
+    m.version = opt_version(j, "version");
+    m.rule = opt_str(j, "rule");
+    return m;
+}
+
+ServerMsg lobby(const Json& j) {
+    Lobby m;
+    for (const Json& g : array(field(j, "games"), "games")) {
+        object(g, "games");
+        m.games.push_back(OpenGame{str(field(g, "code"), "code", 16), variant(field(g, "variant")),
+                                   time_control(g), player(field(g, "creator"), "creator"),
+                                   side(field(g, "creator_side"), "creator_side")});
+    }
+    return m;
+}
+
+ServerMsg live(const Json& j) {
+    Live m;
+    for (const Json& g : array(field(j, "games"), "games")) {
+        object(g, "games");
+        LiveGame e;
+        e.code = str(field(g, "code"), "code", 16);
+        e.variant = variant(field(g, "variant"));
+        e.time_control = time_control(g);
+        const Json& players = object(field(g, "players"), "players");
+        for (Side s : {Side::Silver, Side::Bronze})
+            if (auto* p = opt_field(players, std::string(side_name(s)).c_str()))
+                e.players[idx(s)] = player(*p, "players");
+        e.turns = count(field(g, "turns"), "turns");
+        e.to_move = side(field(g, "to_move"), "to_move");
+        score(field(g, "score"), e.score);
+        e.spectators = count(field(g, "spectators"), "spectators");
+        if (auto* st = opt_field(g, "status")) {
+            auto s = status_from_name(str(*st, "status"));
+            if (!s) bad("unknown status");
+            e.status = *s;
+        }
+        m.games.push_back(std::move(e));
+    }
+    return m;
+}
+
+using Parser = ServerMsg (*)(const Json&);
+const std::unordered_map<std::string, Parser>& parsers() {
+    static const std::unordered_map<std::string, Parser> m = {
+        {"welcome", welcome},
+        {"game_created",
+         [](const Json& j) -> ServerMsg {
+             return GameCreated{str(field(j, "code"), "code", 16), str(field(j, "link"), "link")};
+         }},
+        {"snapshot", snapshot},
+        {"event", event},
+        {"ack",
+         [](const Json& j) -> ServerMsg {
+             return Ack{opt_str(j, "ref", 64), non_negative(field(j, "version"), "version")};
+         }},
+        {"error", error},
+        {"lobby", lobby},
+        {"pong", [](const Json&) -> ServerMsg { return Pong{}; }},
+        {"shutdown",
+         [](const Json& j) -> ServerMsg {
+             return Shutdown{str(field(j, "message"), "message", kMaxMessageBytes),
+                             non_negative(field(j, "retry_after_ms"), "retry_after_ms")};
+         }},
+        {"quick_match_waiting",
+         [](const Json& j) -> ServerMsg {
+             return QuickMatchWaiting{variant(field(j, "variant")), time_control(j)};
+         }},
+        {"quick_match_cancelled", [](const Json&) -> ServerMsg { return QuickMatchCancelled{}; }},
+        {"matched",
+         [](const Json& j) -> ServerMsg {
+             return Matched{str(field(j, "code"), "code", 16), str(field(j, "link"), "link"),
+                            side(field(j, "side"), "side")};
+         }},
+        {"live", live},
+    };
+    return m;
+}
+
+}  // namespace
+
+std::optional<Result> parse_result(const Json& j) {
+    try {
+        return result(j);
+    } catch (const Fail&) {
+        return std::nullopt;
+    }
+}
+
+std::variant<ServerMsg, Error> parse_server(const Json& j) {
+    if (!j.is_object()) return Error{Err::BadJson, "a message must be a JSON object"};
+    auto t = j.find("type");
+    if (t == j.end() || !t->is_string())
+        return Error{Err::UnknownType, "missing string field \"type\""};
+    auto it = parsers().find(t->get<std::string>());
+    if (it == parsers().end()) return Error{Err::UnknownType, "unknown message type"};
+    try {
+        return it->second(j);
+    } catch (const Fail& f) {
+        return f.e;
+    }
+}
+
+std::variant<ServerMsg, Error> parse_server(std::string_view text) {
+    Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return Error{Err::BadJson, "malformed JSON"};
+    return parse_server(j);
+}
+
+}  // namespace tf::proto

@@ -1,0 +1,66 @@
+// Helpers of the two strict parsers (parse.cpp for client messages, parse_server.cpp for server
+// messages): a field of an exact JSON type, or a Fail naming it. Internal to proto/.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "proto/messages.h"
+
+namespace tf::proto::detail {
+
+struct Fail {
+    Error e;
+};
+[[noreturn]] inline void bad(const std::string& msg) {
+    throw Fail{{Err::BadMessage, msg}};
+}
+
+inline const Json& field(const Json& j, const char* k) {
+    auto it = j.find(k);
+    if (it == j.end()) bad(std::string("missing field \"") + k + "\"");
+    return *it;
+}
+// Absent and null both mean "not given".
+inline const Json* opt_field(const Json& j, const char* k) {
+    auto it = j.find(k);
+    return it == j.end() || it->is_null() ? nullptr : &*it;
+}
+inline const Json& object(const Json& v, const char* k) {
+    if (!v.is_object()) bad(std::string("field \"") + k + "\" must be an object");
+    return v;
+}
+inline const Json& array(const Json& v, const char* k) {
+    if (!v.is_array()) bad(std::string("field \"") + k + "\" must be an array");
+    return v;
+}
+inline std::string str(const Json& v, const char* k, std::size_t max = 256) {
+    if (!v.is_string()) bad(std::string("field \"") + k + "\" must be a string");
+    auto s = v.get<std::string>();
+    if (s.size() > max) bad(std::string("field \"") + k + "\" is too long");
+    return s;
+}
+inline std::int64_t integer(const Json& v, const char* k) {
+    if (!v.is_number_integer()) bad(std::string("field \"") + k + "\" must be an integer");
+    return v.get<std::int64_t>();
+}
+inline std::int64_t non_negative(const Json& v, const char* k) {
+    auto n = integer(v, k);
+    if (n < 0) bad(std::string("field \"") + k + "\" must be >= 0");
+    return n;
+}
+inline bool boolean(const Json& v, const char* k) {
+    if (!v.is_boolean()) bad(std::string("field \"") + k + "\" must be a boolean");
+    return v.get<bool>();
+}
+inline std::optional<std::string> opt_str(const Json& j, const char* k, std::size_t max = 256) {
+    if (auto* v = opt_field(j, k)) return str(*v, k, max);
+    return std::nullopt;
+}
+inline std::optional<std::int64_t> opt_version(const Json& j, const char* k) {
+    if (auto* v = opt_field(j, k)) return non_negative(*v, k);
+    return std::nullopt;
+}
+
+}  // namespace tf::proto::detail

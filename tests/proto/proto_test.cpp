@@ -1,0 +1,257 @@
+// The typed server -> client protocol: every message survives to_text -> parse_server unchanged,
+// to_text writes exactly what nlohmann::json would dump for the same value (sorted keys, the
+// same escaping), the rules' values are written as the rules library writes them, the event
+// kinds are the schema's, and malformed messages get an error, never an exception.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <set>
+
+#include "common/bot.h"
+#include "common/json.h"
+#include "common/playout.h"
+#include "proto/json_writer.h"
+#include "proto/messages.h"
+
+namespace tf::proto {
+namespace {
+
+using nlohmann::json;
+
+template <class T>
+T round_trip(const T& m) {
+    const std::string text = to_text(m);
+    // Byte for byte what a dumped tree says: keys sorted, compact, escaped alike.
+    CHECK(json::parse(text).dump() == text);
+    auto parsed = parse_server(text);
+    REQUIRE_MESSAGE(std::holds_alternative<ServerMsg>(parsed),
+                    text << " -> " << std::get<Error>(parsed).message);
+    auto* back = std::get_if<T>(&std::get<ServerMsg>(parsed));
+    REQUIRE(back);
+    CHECK(to_text(*back) == text);
+    return *back;
+}
+
+// A game played a few turns in, by random elephant moves or by the bot (whose turns include
+// guardian moves and captures): its turns, setups and state.
+struct Played {
+    Game game{Variant{}};
+    Setup setup[2];
+    std::vector<Turn> turns;
+    std::vector<TurnEv> events;
+};
+Played play(std::uint64_t seed, int turns, bool bot = false) {
+    Played p;
+    Rng rng(seed);
+    for (Side s : {Side::Silver, Side::Bronze}) {
+        p.setup[idx(s)] = random_setup(p.game, rng);
+        REQUIRE(!p.game.apply_setup(s, p.setup[idx(s)]));
+    }
+    for (int i = 0; i < turns && !p.game.over(); ++i) {
+        MoveList ml;
+        p.game.generate(ml);
+        Turn t = ml.size == 0 ? Turn{} : p.game.to_turn(ml[int(rng.below(std::uint32_t(ml.size)))]);
+        if (bot) {
+            BotOptions o;
+            o.level = 1;
+            o.seed = seed * 1000 + std::uint64_t(i);
+            auto b = bot_turn(p.game, o);
+            REQUIRE(bool(b));
+            t = *b;
+        }
+        Game before = p.game;
+        Side mover = p.game.to_move();
+        REQUIRE(!p.game.apply_turn(t));
+        p.turns.push_back(t);
+        p.events.push_back(TurnEv{mover, t, captures_of(before, p.game, t)});
+        // Each capture is one the rules counted: for the captured elephant's opponent.
+        int counted[2] = {0, 0};
+        for (const Captured& c : p.events.back().captures) ++counted[idx(~c.side)];
+        for (Side s : {Side::Silver, Side::Bronze})
+            CHECK(p.game.stats(s).captured - before.stats(s).captured == counted[idx(s)]);
+    }
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("proto: every server message round-trips and dumps like a JSON tree") {
+    round_trip(Welcome{"p1", std::string(48, 'a'), "ann \"é\"\n", {"k3v9qa", "x"}});
+    round_trip(GameCreated{"k3v9qa", "/g/k3v9qa"});
+    round_trip(Ack{"t7", 13});
+    round_trip(Ack{std::nullopt, 1});
+    round_trip(ErrorMsg{Err::IllegalTurn, "no\ttab\x01", "r", 12, "step_shape"});
+    round_trip(ErrorMsg{Err::StoreFailed, "saved", std::nullopt, std::nullopt, std::nullopt});
+    round_trip(Pong{});
+    round_trip(Shutdown{"bye", 2000});
+    round_trip(QuickMatchWaiting{Variant{7, 3, 2, 30}, TimeControl{180000, 2000}});
+    round_trip(QuickMatchWaiting{Variant{}, std::nullopt});
+    round_trip(QuickMatchCancelled{});
+    round_trip(Matched{"abc234", "/g/abc234", Side::Bronze});
+    Lobby lobby;
+    lobby.games.push_back(
+        OpenGame{"abc234", Variant{}, std::nullopt, PlayerRef{"p1", "ann"}, Side::Bronze});
+    lobby.games.push_back(OpenGame{
+        "k3v9qa", Variant{11, 7, 3, 40}, TimeControl{60000, 0}, {"p2", "b"}, Side::Silver});
+    round_trip(lobby);
+    round_trip(Lobby{});
+    Live live;
+    LiveGame g;
+    g.code = "abc234";
+    g.players[0] = PlayerRef{"p1", "ann"};
+    g.turns = 14;
+    g.to_move = Side::Bronze;
+    g.score[0] = 3;
+    g.spectators = 2;
+    g.status = GameStatus::Suspended;
+    live.games.push_back(g);
+    round_trip(live);
+}
+
+TEST_CASE("proto: every event kind round-trips with its payload") {
+    Played p = play(11, 30);
+    ClockReading clocks{58120, 60000, Side::Silver, 1767000000000};
+    std::vector<EventBody> bodies = {
+        JoinEv{Side::Bronze, {"p2", "bob"}},
+        SetupEv{Side::Silver, p.setup[0]},
+        p.events.back(),
+        ResignEv{Side::Bronze},
+        DrawOfferEv{Side::Silver},
+        DrawDeclineEv{Side::Bronze},
+        DrawAcceptEv{Side::Silver},
+        TimeoutEv{Side::Bronze},
+        PlayerBackEv{Side::Silver},
+        PlayerLeftEv{Side::Bronze, 1767000060000, 1767000120000},
+        AbandonEv{Side::Silver, true},
+        AbortEv{AbortReason::Abandoned},
+        GameOverEv{result_of(p.game)},
+        GameOverEv{aborted_result(p.game)},
+        ChatEv{{"p1", "ann"}, "gl \\ hf \u00e9 \x1f"},
+        CancelEv{},
+        SpectatorsEv{5000},
+    };
+    std::set<std::string_view> kinds;
+    for (auto& b : bodies) {
+        Event e{"abc234", 17, b, clocks};
+        CHECK(round_trip(e) == e);
+        kinds.insert(event_kind(b));
+        Event untimed{"abc234", 18, b, std::nullopt};
+        CHECK(round_trip(untimed) == untimed);
+    }
+    CHECK(kinds.size() == std::size(kEventKinds));  // every kind was tried
+    // A kind from a newer server still parses, as UnknownEv.
+    auto u = parse_server(std::string_view(
+        R"({"type":"event","game":"abc234","version":3,"kind":"rematch","payload":{"x":1},"clocks":null})"));
+    REQUIRE(std::holds_alternative<ServerMsg>(u));
+    auto& ev = std::get<Event>(std::get<ServerMsg>(u));
+    CHECK(std::get<UnknownEv>(ev.body).kind == "rematch");
+    CHECK(!changes_game(ev.body));
+}
+
+TEST_CASE("proto: a snapshot round-trips with the game state, record, seats and clocks") {
+    Played p = play(5, 25);
+    SnapshotMsg m;
+    m.game = "abc234";
+    m.version = 40;
+    m.status = GameStatus::Playing;
+    m.state = p.game;
+    m.record = {Variant{}, TimeControl{300000, 2000}, {p.setup[0], p.setup[1]}, p.turns};
+    m.players[0] = Seat{{"p1", "ann"}, std::nullopt};
+    m.players[1] = Seat{{"p2", "bob"}, Away{1767000060000, 1767000120000}};
+    m.clocks = ClockReading{1, 2, std::nullopt, 3};
+    m.spectators = 2;
+    m.draw_offer = Side::Bronze;
+    SnapshotMsg back = round_trip(m);
+    CHECK(back.record == m.record);
+    CHECK(back.players[1] == m.players[1]);
+    CHECK(state_to_json(back.state) == state_to_json(p.game));
+    CHECK(back.draw_offer == Side::Bronze);
+    SnapshotMsg open;  // a fresh game: free seat, no setups, untimed
+    open.game = "k3v9qa";
+    open.players[0] = Seat{{"p1", "ann"}, std::nullopt};
+    round_trip(open);
+}
+
+TEST_CASE("proto: rules values are written byte for byte as the rules library writes them") {
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+        Played p = play(seed, 200, seed % 2 == 0);
+        for (const Turn& t : p.turns) {
+            std::string out;
+            JsonWriter w(out);
+            write(w, t);
+            CHECK(out == to_json(t).dump());
+        }
+        for (const Setup& s : p.setup) {
+            std::string out;
+            JsonWriter w(out);
+            write(w, s);
+            CHECK(out == to_json(s).dump());
+        }
+    }
+    std::string out;
+    JsonWriter w(out);
+    write(w, Variant{13, 11, 9, 1000});
+    CHECK(out == to_json(Variant{13, 11, 9, 1000}).dump());
+    // Strings: every control character, quotes, backslashes and UTF-8 as nlohmann escapes them.
+    std::string all;
+    for (int c = 1; c < 128; ++c) all += char(c);
+    all += "\u00e9\u20ac\U0001F418";
+    out.clear();
+    JsonWriter(out).value(all);
+    CHECK(out == json(all).dump());
+}
+
+TEST_CASE("proto: captures name the elephants a turn's guardians took") {
+    int found = 0;
+    for (std::uint64_t seed = 1; seed <= 60 && found < 5; ++seed) {
+        Played p = play(seed, 300, true);
+        for (const TurnEv& e : p.events)
+            for (const Captured& c : e.captures) {
+                CHECK(p.game.variant().on_board(c.cell));
+                ++found;
+            }
+    }
+    CHECK(found >= 5);  // random games do capture
+}
+
+TEST_CASE("proto: the event kinds are the schema's, both ways") {
+    std::ifstream in(std::string(TF_PROTO_SCHEMA_DIR) + "/event.json");
+    REQUIRE(in);
+    json schema = json::parse(in);
+    std::set<std::string> in_schema, in_code;
+    for (const auto& k : schema["properties"]["kind"]["enum"])
+        in_schema.insert(k.get<std::string>());
+    for (auto k : kEventKinds) in_code.insert(std::string(k));
+    CHECK(in_schema == in_code);
+}
+
+TEST_CASE("proto: malformed server messages are errors, never exceptions") {
+    const char* bad[] = {
+        "",
+        "[]",
+        "{}",
+        R"({"type":5})",
+        R"({"type":"nope"})",
+        R"({"type":"ack"})",
+        R"({"type":"ack","version":"1"})",
+        R"({"type":"ack","version":-1})",
+        R"({"type":"event","game":"a","version":1,"kind":"turn","payload":{},"clocks":null})",
+        R"({"type":"event","game":"a","version":1,"kind":"turn","payload":{"side":"green","turn":{}},"clocks":null})",
+        R"({"type":"event","game":"a","version":1,"kind":"join","payload":[],"clocks":null})",
+        R"({"type":"event","game":"a","version":1,"kind":"abort","payload":{"reason":"x"},"clocks":null})",
+        R"({"type":"event","game":"a","version":1,"kind":"game_over","payload":{"over":true,"reason":"nope","score":{"silver":0,"bronze":0}},"clocks":null})",
+        R"({"type":"event","game":"a","version":1,"kind":"chat","payload":{"from":{"id":"p"},"text":"x"},"clocks":{"at":1}})",
+        R"({"type":"snapshot","game":"a","version":1,"status":"paused"})",
+        R"({"type":"snapshot","game":"a","version":1,"status":"open","state":{},"record":{}})",
+        R"({"type":"error","code":"no_such_code","message":"x"})",
+        R"({"type":"live","games":[{"code":"a"}]})",
+        R"({"type":"welcome","player_id":"p","token":"t","name":"n","games":[1],"versions":[1]})",
+    };
+    for (const char* text : bad) {
+        INFO(text);
+        auto r = parse_server(std::string_view(text));
+        CHECK(std::holds_alternative<Error>(r));
+    }
+}
+
+}  // namespace tf::proto
