@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "common/json.h"
+#include "proto/messages.h"
 
 namespace tf::loadgen {
 
@@ -80,11 +81,13 @@ void Slot::on_fail(Conn& c, const char* what, const std::string& message) {
     }
 }
 
+// Relay messages are scanned for their few fields (bench/relay/relay.mjs); ours are read with
+// proto::parse_server(), as every client of the server reads them.
 void Slot::on_message(Conn& c, std::string_view text) {
-    Fields f;
-    if (!scan_fields(text, f) || f.type.empty()) return error("unparsable_message");
     auto& st = st_[std::size_t(c.tag)];
     if (opt_.proto == Proto::Relay) {
+        Fields f;
+        if (!scan_fields(text, f) || f.type.empty()) return error("unparsable_message");
         if (f.type == "joined") {
             st.cur = {opt_.run_id + "-" + std::to_string(id_), 0};
             return mark_ready(c);
@@ -97,36 +100,41 @@ void Slot::on_message(Conn& c, std::string_view text) {
             return on_sequence(c, f.game, *f.version + 1, f.type);
         return error("unexpected_" + std::string(f.type));
     }
-    if (f.type == "event") {
-        if (f.kind == "spectators") return;  // not versioned (PROTOCOL.md): outside the sequence
-        if (!f.version) return error("event_without_version");
-        return on_sequence(c, f.game, *f.version, f.kind);
+    auto parsed = proto::parse_server(text);
+    if (std::holds_alternative<proto::Error>(parsed)) return error("unparsable_message");
+    const auto& msg = std::get<proto::ServerMsg>(parsed);
+    if (auto* e = std::get_if<proto::Event>(&msg)) {
+        // Not versioned (PROTOCOL.md): outside the sequence.
+        if (std::holds_alternative<proto::SpectatorsEv>(e->body)) return;
+        return on_sequence(c, e->game, e->version, proto::event_kind(e->body));
     }
-    if (f.type == "ack") return on_ack(f.ref, f.version);
-    if (f.type == "welcome") return mark_ready(c);
-    if (f.type == "game_created") {
-        if (c.tag == 0 && stage_ == Stage::Creating) on_created(f.code);
+    if (auto* a = std::get_if<proto::Ack>(&msg)) return on_ack(a->ref.value_or(""), a->version);
+    if (std::holds_alternative<proto::Welcome>(msg)) return mark_ready(c);
+    if (auto* g = std::get_if<proto::GameCreated>(&msg)) {
+        if (c.tag == 0 && stage_ == Stage::Creating) on_created(g->code);
         return;
     }
-    if (f.type == "snapshot") {
-        if (f.game == st.cur.code && st.cur.last < 0 && f.version) st.cur.last = *f.version;
-        if (c.tag == 1 && stage_ == Stage::Joining && f.game == code_) {
+    if (auto* snap = std::get_if<proto::SnapshotMsg>(&msg)) {
+        if (snap->game == st.cur.code && st.cur.last < 0) st.cur.last = snap->version;
+        if (c.tag == 1 && stage_ == Stage::Joining && snap->game == code_) {
             joined_[1] = true;
             check_started();
         }
         return;
     }
-    if (f.type == "error") {
-        error("server_" + std::string(f.code));
+    if (auto* err = std::get_if<proto::ErrorMsg>(&msg)) {
+        error("server_" + std::string(proto::err_name(err->code)));
         if (c.tag >= 2) return;
-        std::erase_if(unacked_, [&](const Unacked& u) { return u.ref == f.ref; });
+        std::erase_if(unacked_, [&](const Unacked& u) { return err->ref && u.ref == *err->ref; });
         // A refused move or game request: this game cannot go on as planned; start another.
         flight_.active = false;
         if (stage_ != Stage::Dead && stage_ != Stage::Idle) start_game();
         return;
     }
-    if (f.type == "pong" || f.type == "lobby" || f.type == "live") return;
-    error("unexpected_" + std::string(f.type));
+    if (std::holds_alternative<proto::Pong>(msg) || std::holds_alternative<proto::Lobby>(msg) ||
+        std::holds_alternative<proto::Live>(msg))
+        return;
+    error("unexpected_message");
 }
 
 void Slot::begin(TimePoint first_due, Window w) {
@@ -384,8 +392,9 @@ void IdleSet::on_open(Conn& c) {
 }
 
 void IdleSet::on_message(Conn& c, std::string_view text) {
-    Fields f;
-    if (scan_fields(text, f) && f.type == "welcome" && !done_[std::size_t(c.tag)]) {
+    auto parsed = proto::parse_server(text);
+    auto* msg = std::get_if<proto::ServerMsg>(&parsed);
+    if (msg && std::holds_alternative<proto::Welcome>(*msg) && !done_[std::size_t(c.tag)]) {
         done_[std::size_t(c.tag)] = 1;
         ++ready_;
         ++settled_;

@@ -10,22 +10,20 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
 #include "client/lib/connection.h"
+#include "client/lib/game_mirror.h"
 #include "common/bot.h"
-#include "common/json.h"
 #include "common/notation.h"
+#include "proto/messages.h"
 
 namespace tf::cli {
 
 namespace {
-
-using nlohmann::json;
 
 constexpr const char* kUsage = R"(usage:
   trunkfield bot --server HOST:PORT --level N [--games K] [--code CODE] [--name NAME]
@@ -150,21 +148,19 @@ class BotClient {
     }
 
   private:
-    // The state of the game being played.
+    // The game being played: the client library's mirror of it, and what the bot waits for.
     struct Seat {
         std::string code;
         std::optional<Side> side;
-        std::optional<Game> game;
-        std::int64_t version = -1;
-        std::string pending;              // ref of the setup/turn awaiting ack or error
-        std::int64_t acked = -1;          // our last acknowledged move's event version
-        bool resyncing = false;           // a watch was sent: wait for its snapshot before acting
-        bool seated[2] = {false, false};  // both seats filled: the game has started
+        std::optional<client::GameMirror> mirror;
+        std::string pending;      // ref of the setup/turn awaiting ack or error
+        std::int64_t acked = -1;  // our last acknowledged move's event version
+        bool resyncing = false;   // a watch was sent: wait for its snapshot before acting
         int errors = 0;
-        bool over = false;
-        bool aborted = false;
-        json result;
+        bool over() const { return mirror && mirror->finished(); }
     };
+
+    void send(const proto::ClientMsg& m) { conn_->send(proto::to_json(m)); }
 
     void connect(bool again) {
         conn_.reset();
@@ -174,38 +170,37 @@ class BotClient {
             throw Failure("cannot connect to " + o_.host + ":" + std::to_string(o_.port) + ": " +
                           e.what());
         }
-        json hello = {{"type", "hello"}, {"version", 1}, {"name", o_.name}};
-        if (again && !token_.empty()) hello["token"] = token_;
-        conn_->send(hello);
+        proto::Hello hello{proto::kProtocolVersion, o_.name, std::nullopt};
+        if (again && !token_.empty()) hello.token = token_;
+        send(hello);
         for (;;) {
-            const json m = recv();
-            const std::string type = m.value("type", "");
-            if (type == "welcome") {
-                if (!m.contains("token") || !m["token"].is_string() || !m.contains("player_id") ||
-                    !m["player_id"].is_string())
-                    throw Failure("malformed welcome: " + m.dump());
-                token_ = m["token"];
-                player_id_ = m["player_id"];
+            const proto::ServerMsg m = recv();
+            if (auto* w = std::get_if<proto::Welcome>(&m)) {
+                token_ = w->token;
+                player_id_ = w->player_id;
                 if (!again)
                     std::cout << "bot: connected to " << o_.host << ":" << o_.port << " as "
-                              << m.value("name", o_.name) << " (level " << o_.level << ")\n";
+                              << w->name << " (level " << o_.level << ")\n";
                 return;
             }
-            if (type == "error") throw Failure("hello refused: " + m.dump());
+            if (auto* e = std::get_if<proto::ErrorMsg>(&m))
+                throw Failure("hello refused: " + e->message);
         }
     }
 
-    // Receives one message (a non-JSON line is a protocol failure).
-    json recv() {
+    // Receives one message; one this client cannot read is a protocol failure.
+    proto::ServerMsg recv() {
         const std::string text = conn_->recv_text();
-        json m = json::parse(text, nullptr, false);
-        if (m.is_discarded() || !m.is_object()) throw Failure("the server sent non-JSON: " + text);
-        return m;
+        auto parsed = proto::parse_server(text);
+        if (auto* e = std::get_if<proto::Error>(&parsed))
+            throw Failure("the server sent a message this client cannot read (" + e->message +
+                          "): " + text);
+        return std::move(std::get<proto::ServerMsg>(parsed));
     }
 
     // Receives, reconnecting with the token (and watching the game again) if the connection
     // drops.
-    json recv_reconnecting(Seat& s, bool seeking) {
+    proto::ServerMsg recv_reconnecting(Seat& s, bool seeking) {
         for (int attempt = 0;; ++attempt) {
             try {
                 return recv();
@@ -231,36 +226,37 @@ class BotClient {
 
     void seek(const Seat& s) {
         if (!o_.code.empty())
-            conn_->send({{"type", "join_game"}, {"code", o_.code}});
+            send(proto::JoinGame{o_.code});
         else if (s.code.empty())
-            conn_->send({{"type", "quick_match"}, {"time_control", nullptr}});
+            send(proto::QuickMatch{Variant{}, std::nullopt});
     }
 
     void play_game(int index, Tally& tally) {
         Seat s;
         const std::string label = "game " + std::to_string(index) + "/" + std::to_string(o_.games);
         seek(s);
-        while (!s.over) {
-            const json m = recv_reconnecting(s, s.code.empty());
+        while (!s.over()) {
+            const proto::ServerMsg m = recv_reconnecting(s, s.code.empty());
             handle(s, m, label);
-            if (!s.over) act(s, index);
+            if (!s.over()) act(s, index);
         }
-        if (s.aborted || !s.side) {
+        const auto& r = *s.mirror->result();
+        auto reason = r.reason ? std::string(proto::reason_name(*r.reason)) : "aborted";
+        if (s.mirror->status() == proto::GameStatus::Aborted || !s.side) {
             ++tally.aborted;
-            std::cout << "bot: " << label << " " << s.code << " ended without a result ("
-                      << s.result.value("reason", std::string("aborted")) << ")\n";
+            std::cout << "bot: " << label << " " << s.code << " ended without a result (" << reason
+                      << ")\n";
             return;
         }
-        const std::string me(side_name(*s.side));
-        const json w = s.result.value("winner", json());
-        const std::string outcome = !w.is_string() || w == "draw" ? "drawn"
-                                    : w == me                     ? "won"
-                                                                  : "lost";
+        const bool mine = (r.winner == proto::Winner::Silver && *s.side == Side::Silver) ||
+                          (r.winner == proto::Winner::Bronze && *s.side == Side::Bronze);
+        const std::string outcome = r.winner == proto::Winner::Draw ? "drawn"
+                                    : mine                          ? "won"
+                                                                    : "lost";
         (outcome == "won" ? tally.won : outcome == "lost" ? tally.lost : tally.drawn)++;
-        std::cout << "bot: " << label << " " << s.code << " over (" << s.result.value("reason", "")
-                  << "): silver " << s.result["score"].value("silver", 0) << ", bronze "
-                  << s.result["score"].value("bronze", 0) << "; the bot played " << me << " and "
-                  << outcome << "\n";
+        std::cout << "bot: " << label << " " << s.code << " over (" << reason << "): silver "
+                  << r.score[0] << ", bronze " << r.score[1] << "; the bot played "
+                  << side_name(*s.side) << " and " << outcome << "\n";
     }
 
     void resync(Seat& s) {
@@ -268,123 +264,84 @@ class BotClient {
         s.acked = -1;
         if (s.code.empty() || s.resyncing) return;
         s.resyncing = true;
-        conn_->send({{"type", "watch"}, {"code", s.code}});
+        send(proto::Watch{s.code, std::nullopt});
     }
 
-    void handle(Seat& s, const json& m, const std::string& label) {
-        const std::string type = m.value("type", "");
-        if (type == "quick_match_waiting") {
+    void handle(Seat& s, const proto::ServerMsg& m, const std::string& label) {
+        if (std::holds_alternative<proto::QuickMatchWaiting>(m)) {
             std::cout << "bot: " << label << ": waiting for an opponent\n";
-        } else if (type == "matched") {
-            s.code = m.value("code", "");
-            if (auto side = parse_side(m.value("side", ""))) s.side = side;
+        } else if (auto* x = std::get_if<proto::Matched>(&m)) {
+            s.code = x->code;
+            s.side = x->side;
             std::cout << "bot: " << label << ": matched in " << s.code << " as "
-                      << m.value("side", "?") << "\n";
-        } else if (type == "snapshot") {
-            on_snapshot(s, m, label);
-        } else if (type == "event") {
-            if (m.value("game", "") == s.code) on_event(s, m);
-        } else if (type == "ack") {
-            if (m.value("ref", "") == s.pending) {
+                      << side_name(x->side) << "\n";
+        } else if (auto* snap = std::get_if<proto::SnapshotMsg>(&m)) {
+            on_snapshot(s, *snap, label);
+        } else if (auto* e = std::get_if<proto::Event>(&m)) {
+            on_event(s, *e);
+        } else if (auto* a = std::get_if<proto::Ack>(&m)) {
+            if (a->ref && *a->ref == s.pending) {
                 s.pending.clear();
-                s.acked = m.value("version", std::int64_t(-1));  // its event follows
+                s.acked = a->version;  // its event follows
             }
-        } else if (type == "error") {
-            on_error(s, m);
+        } else if (auto* err = std::get_if<proto::ErrorMsg>(&m)) {
+            on_error(s, *err);
         }
         // Anything else (lobby, live, pong...) does not concern a bot.
     }
 
-    void on_snapshot(Seat& s, const json& m, const std::string& label) {
-        const std::string code = m.value("game", "");
-        if (!s.code.empty() && code != s.code) return;
-        const bool first = s.code.empty() || !s.game;
-        s.code = code;
-        if (!m.contains("state")) throw Failure("snapshot without state: " + m.dump());
-        auto g = game_from_json(m["state"]);
-        if (!g) throw Failure("cannot load the snapshot's state: " + g.error().message);
-        s.game = std::move(*g);
-        s.version = m.value("version", std::int64_t(0));
+    void on_snapshot(Seat& s, const proto::SnapshotMsg& m, const std::string& label) {
+        if (!s.code.empty() && m.game != s.code) return;
+        const bool first = s.code.empty() || !s.mirror;
+        s.code = m.game;
+        s.mirror.emplace(player_id_);
+        s.mirror->apply(m);
+        if (s.mirror->my_side()) s.side = s.mirror->my_side();
         s.pending.clear();
         s.acked = -1;
         s.resyncing = false;
-        if (m.contains("players") && m["players"].is_object())
-            for (Side side : {Side::Silver, Side::Bronze}) {
-                const json p = m["players"].value(std::string(side_name(side)), json());
-                s.seated[idx(side)] = p.is_object();
-                if (p.is_object() && p.value("id", "") == player_id_) s.side = side;
-            }
-        const std::string status = m.value("status", "");
         if (first)
             std::cout << "bot: " << label << ": game " << s.code << ", playing "
                       << (s.side ? std::string(side_name(*s.side)) : std::string("no seat"))
                       << "\n";
         if (!s.side) throw Failure("not seated in game " + s.code);
-        if (status == "over" || status == "aborted" || status == "cancelled") {
-            s.over = true;
-            s.aborted = status != "over";
-            s.result = result_to_json(*s.game);
-            if (s.aborted) s.result["reason"] = status;
-        }
+        if (s.mirror->status() == proto::GameStatus::Cancelled)
+            throw Failure("game " + s.code + " was cancelled");
     }
 
-    void on_event(Seat& s, const json& m) {
-        const std::int64_t v = m.value("version", std::int64_t(-1));
-        if (!s.game || v <= s.version) return;     // before our snapshot, or already in it
-        if (v != s.version + 1) return resync(s);  // a gap: ask for a snapshot
-        s.version = v;
-        const std::string kind = m.value("kind", "");
-        const json p = m.value("payload", json::object());
-        const auto side = parse_side(p.value("side", ""));
-        Game& g = *s.game;
-        bool ok = true;
-        if (kind == "join" && side) {
-            s.seated[idx(*side)] = true;
-        } else if (kind == "setup" && side) {
-            auto st = setup_from_json(p.value("setup", json()));
-            ok = st && !g.apply_setup(*side, *st);
-        } else if (kind == "turn") {
-            auto t = turn_from_json(p.value("turn", json()));
-            ok = t && !g.apply_turn(*t);
-            if (ok && o_.verbose && side)
-                std::cout << "  " << g.turns_played() << " " << side_name(*side) << " "
-                          << turn_to_notation(*t, g.variant().size) << "\n";
-        } else if (kind == "resign" && side) {
-            g.resign(*side);
-        } else if (kind == "timeout" && side) {
-            g.resign(*side, EndReason::Time);
-        } else if (kind == "abandon" && side) {
-            g.resign(*side, EndReason::Abandon);
-        } else if (kind == "draw_accept") {
-            g.agree_draw();
-        } else if (kind == "draw_offer" && side && side != s.side) {
-            conn_->send({{"type", "draw_decline"}, {"game", s.code}});
-        } else if (kind == "abort") {
-            s.aborted = true;
-        } else if (kind == "game_over") {
-            s.over = true;
-            s.result = p;
+    void on_event(Seat& s, const proto::Event& e) {
+        if (!s.mirror || e.game != s.code) return;
+        using U = client::GameMirror::Update;
+        switch (s.mirror->apply(e)) {
+            case U::Gap:
+                return resync(s);  // a gap: ask for a snapshot
+            case U::Diverged:
+                std::cerr << "bot: event " << e.version << " does not apply to our copy of "
+                          << s.code << "; resynchronising\n";
+                return resync(s);
+            default:
+                break;
         }
-        if (!ok) {
-            std::cerr << "bot: event " << v << " does not apply to our copy of " << s.code
-                      << "; resynchronising\n";
-            resync(s);
-        }
+        if (auto* t = std::get_if<proto::TurnEv>(&e.body); t && o_.verbose)
+            std::cout << "  " << s.mirror->game().turns_played() << " " << side_name(t->side) << " "
+                      << turn_to_notation(t->turn, s.mirror->variant().size) << "\n";
+        if (auto* d = std::get_if<proto::DrawOfferEv>(&e.body); d && d->side != s.side)
+            send(proto::DrawDecline{s.code});
+        if (std::holds_alternative<proto::CancelEv>(e.body))
+            throw Failure("game " + s.code + " was cancelled");
     }
 
-    void on_error(Seat& s, const json& m) {
-        const std::string ref = m.value("ref", "");
-        const std::string code = m.value("code", "");
+    void on_error(Seat& s, const proto::ErrorMsg& m) {
+        const std::string code(proto::err_name(m.code));
         if (s.code.empty() && !o_.code.empty())
-            throw Failure("cannot join game " + o_.code + ": " + code + ": " +
-                          m.value("message", ""));
+            throw Failure("cannot join game " + o_.code + ": " + code + ": " + m.message);
         if (s.code.empty() && o_.code.empty())
-            throw Failure("quick match refused: " + code + ": " + m.value("message", ""));
-        if (ref.empty() || ref != s.pending) return;  // not about our move (e.g. draw_decline)
-        std::cerr << "bot: " << s.code << ": our move " << ref << " was refused: " << code << " "
-                  << m.value("rule", "") << " " << m.value("message", "") << "\n";
+            throw Failure("quick match refused: " + code + ": " + m.message);
+        if (!m.ref || *m.ref != s.pending) return;  // not about our move (e.g. draw_decline)
+        std::cerr << "bot: " << s.code << ": our move " << *m.ref << " was refused: " << code << " "
+                  << m.rule.value_or("") << " " << m.message << "\n";
         if (++s.errors > kMaxErrorsPerGame) {
-            conn_->send({{"type", "resign"}, {"game", s.code}});
+            send(proto::Resign{s.code});
             throw Failure("too many refused moves in game " + s.code);
         }
         resync(s);
@@ -392,31 +349,25 @@ class BotClient {
 
     // Sends our setup or turn when our seat is to move and nothing of ours is pending.
     void act(Seat& s, int index) {
-        if (!s.game || !s.side || !s.pending.empty() || s.over || s.resyncing ||
-            s.version < s.acked || !s.seated[0] || !s.seated[1])
+        if (!s.mirror || !s.side || !s.pending.empty() || s.resyncing ||
+            s.mirror->version() < s.acked || !s.mirror->to_move(*s.side))
             return;
-        const Game& g = *s.game;
-        if (g.over() || g.to_move() != *s.side) return;
+        const Game& g = s.mirror->game();
         BotOptions bo;
         bo.level = o_.level;
         bo.seed = mix(o_.seed ^ mix(std::uint64_t(index))) ^ std::uint64_t(g.turns_played());
         const std::string ref = "b" + std::to_string(++refs_);
-        json msg = {{"game", s.code}, {"version", s.version}, {"ref", ref}};
         if (g.phase() == Phase::SetupSilver || g.phase() == Phase::SetupBronze) {
             auto st = bot_setup(g, bo);
             if (!st) throw Failure("bot_setup: " + st.error().message);
-            msg["type"] = "setup";
-            msg["setup"] = to_json(*st);
+            s.pending = ref;
+            send(proto::SetupMsg{s.code, *st, s.mirror->version(), ref});
         } else if (g.phase() == Phase::Play) {
             auto t = bot_turn(g, bo);
             if (!t) throw Failure("bot_turn: " + t.error().message);
-            msg["type"] = "turn";
-            msg["turn"] = to_json(*t);
-        } else {
-            return;
+            s.pending = ref;
+            send(proto::TurnMsg{s.code, *t, s.mirror->version(), ref});
         }
-        s.pending = ref;
-        conn_->send(msg);
     }
 
     Options o_;

@@ -8,61 +8,25 @@
 
 #include "common/json.h"
 #include "common/notation.h"
-#include "common/record.h"
 #include "play_input.h"
 
 namespace tf::play {
 
 namespace {
 
-using Json = nlohmann::json;
-
-// Defensive readers: a server message of the wrong shape yields empty values, never a throw.
-std::string str(const Json& j, const char* key) {
-    if (!j.is_object()) return "";
-    auto it = j.find(key);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-// Integers beyond ±2^53 are refused too: versions, times and counts never get there, and the
-// arithmetic on them stays far from overflow.
-constexpr std::int64_t kMaxInt = std::int64_t(1) << 53;
-std::optional<std::int64_t> num(const Json& j, const char* key) {
-    if (!j.is_object()) return std::nullopt;
-    auto it = j.find(key);
-    if (it == j.end() || !it->is_number_integer()) return std::nullopt;
-    if (it->is_number_unsigned() && it->get<std::uint64_t>() > std::uint64_t(kMaxInt))
-        return std::nullopt;
-    const std::int64_t v = it->get<std::int64_t>();
-    if (v > kMaxInt || v < -kMaxInt) return std::nullopt;
-    return v;
-}
-const Json& sub(const Json& j, const char* key) {
-    static const Json null_json;
-    if (!j.is_object()) return null_json;
-    auto it = j.find(key);
-    return it == j.end() ? null_json : *it;
-}
-std::optional<Side> side_in(const Json& j, const char* key) {
-    return parse_side(str(j, key));
-}
-
 std::int64_t epoch_ms() {
     using namespace std::chrono;
     return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-std::string variant_text(const Json& v) {
-    auto n = [&](const char* k, int d) { return num(v, k).value_or(d); };
-    return std::to_string(n("size", 9)) + "x" + std::to_string(n("size", 9)) + " E" +
-           std::to_string(n("elephants", 5)) + " B" + std::to_string(n("burnt", 3)) + " Q" +
-           std::to_string(n("quiet", 40));
+std::string variant_text(const Variant& v) {
+    return std::to_string(v.size) + "x" + std::to_string(v.size) + " E" +
+           std::to_string(v.elephants) + " B" + std::to_string(v.burnt) + " Q" +
+           std::to_string(v.quiet);
 }
 
-std::string tc_text(const Json& tc) {
-    if (!tc.is_object()) return "untimed";
-    auto i = num(tc, "initial_ms"), inc = num(tc, "increment_ms");
-    if (!i || !inc || *i <= 0 || *inc < 0) return "?";
-    return describe_time_control(proto::TimeControl{*i, *inc});
+std::string tc_text(const std::optional<proto::TimeControl>& tc) {
+    return tc ? describe_time_control(*tc) : "untimed";
 }
 
 std::string pad(std::string s, std::size_t w) {
@@ -100,7 +64,7 @@ void Session::on_disconnected(const std::string& why) {
 
 bool Session::send(const Json& j) {
     // Until the welcome, the server takes nothing but hello.
-    if ((!welcomed_ && str(j, "type") != "hello") || !io_.send(j)) {
+    if ((!welcomed_ && j.value("type", "") != "hello") || !io_.send(j)) {
         fail("not connected to the server (reconnecting; try again in a moment)");
         return false;
     }
@@ -125,98 +89,84 @@ std::string Session::next_ref(const std::string& what) {
 void Session::start_view(const std::string& code) {
     view_ = GameView{};
     view_.code = code;
+    mirror_.reset();
     confirm_resign_.clear();
 }
 
 // ---- server messages ----------------------------------------------------------------------
 
+// Every server message goes through proto::parse_server(); the game on screen is the client
+// library's GameMirror, from which the view is drawn.
 void Session::on_message(std::string_view line) {
-    Json j = Json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-        note("(the server sent something that is not a JSON object; ignored)");
+    auto parsed = proto::parse_server(line);
+    if (auto* e = std::get_if<proto::Error>(&parsed)) {
+        note("(the server sent a message this client cannot read: " + clean_text(e->message, 200) +
+             "; ignored)");
         return;
     }
     try {
-        dispatch(j);
+        std::visit([this](const auto& m) { on(m); }, std::get<proto::ServerMsg>(parsed));
     } catch (const std::exception& e) {
         note(std::string("(could not use a server message: ") + clean_text(e.what(), 200) + ")");
     }
 }
 
-void Session::dispatch(const Json& j) {
-    const std::string type = str(j, "type");
-    if (type == "welcome") return on_welcome(j);
-    if (type == "error") return on_error(j);
-    if (type == "snapshot") return on_snapshot(j);
-    if (type == "event") return on_event(j);
-    if (type == "lobby") return on_lobby(j);
-    if (type == "live") return on_live(j);
-    if (type == "ack") {
-        pending_.erase(str(j, "ref"));
-        return;
-    }
-    if (type == "game_created") {
-        const std::string code = str(j, "code");
-        if (!is_game_code(code)) return note("(game_created without a usable code)");
-        start_view(code);
-        say(paint(opts_.style, "1", "Game created: " + code) + "   (your opponent types:  join " +
-            code + ")");
-        return;
-    }
-    if (type == "matched") {
-        const std::string code = str(j, "code");
-        auto side = side_in(j, "side");
-        if (!is_game_code(code)) return note("(matched without a usable code)");
-        quick_waiting_ = false;
-        start_view(code);
-        view_.me = side;
-        say(paint(opts_.style, "1", "Matched: game " + code) +
-            (side ? ", you play " + side_label(*side) : ""));
-        return;
-    }
-    if (type == "quick_match_waiting") {
-        quick_waiting_ = true;
-        say("Waiting for an opponent (" + variant_text(sub(j, "variant")) + ", " +
-            tc_text(sub(j, "time_control")) + ").  quick cancel  to stop.");
-        return;
-    }
-    if (type == "quick_match_cancelled") {
-        if (quick_waiting_) say("Quick match cancelled.");
-        quick_waiting_ = false;
-        return;
-    }
-    // pong and message types added to the protocol later need nothing from us.
+void Session::on(const proto::Ack& m) {
+    if (m.ref) pending_.erase(*m.ref);
 }
 
-void Session::on_welcome(const Json& j) {
+void Session::on(const proto::GameCreated& m) {
+    if (!is_game_code(m.code)) return note("(game_created without a usable code)");
+    start_view(m.code);
+    say(paint(opts_.style, "1", "Game created: " + m.code) + "   (your opponent types:  join " +
+        m.code + ")");
+}
+
+void Session::on(const proto::Matched& m) {
+    if (!is_game_code(m.code)) return note("(matched without a usable code)");
+    quick_waiting_ = false;
+    start_view(m.code);
+    view_.me = m.side;
+    say(paint(opts_.style, "1", "Matched: game " + m.code) + ", you play " + side_label(m.side));
+}
+
+void Session::on(const proto::QuickMatchWaiting& m) {
+    quick_waiting_ = true;
+    say("Waiting for an opponent (" + variant_text(m.variant) + ", " + tc_text(m.time_control) +
+        ").  quick cancel  to stop.");
+}
+
+void Session::on(const proto::QuickMatchCancelled&) {
+    if (quick_waiting_) say("Quick match cancelled.");
+    quick_waiting_ = false;
+}
+
+void Session::on(const proto::Shutdown& m) {
+    note("The server is restarting (" + clean_text(m.message, 200) +
+         "); this client reconnects by itself.");
+}
+
+void Session::on(const proto::Welcome& m) {
     welcomed_ = true;
-    player_id_ = clean_text(str(j, "player_id"), 100);
-    name_ = clean_text(str(j, "name"), 64);
-    const std::string token = str(j, "token");
-    if (!token.empty() && token.size() <= 256 && token != opts_.token) {
-        opts_.token = token;
-        io_.save_token(token);
+    player_id_ = clean_text(m.player_id, 100);
+    name_ = clean_text(m.name, 64);
+    if (!m.token.empty() && m.token.size() <= 256 && m.token != opts_.token) {
+        opts_.token = m.token;
+        io_.save_token(m.token);
     }
     say("Connected as " + paint(opts_.style, "1", name_) + ".  Type help for the commands.");
     std::vector<std::string> seated;
-    const Json& games = sub(j, "games");
-    if (games.is_array())
-        for (const Json& g : games)
-            if (g.is_string() && is_game_code(g.get<std::string>()))
-                seated.push_back(g.get<std::string>());
+    for (const auto& g : m.games)
+        if (is_game_code(g)) seated.push_back(g);
     if (!view_.code.empty()) {
         // Reconnected: catch up on the game on screen from the last version seen.
         resync(false);
         return;
     }
     if (!seated.empty()) {
-        say("You have a seat in: " +
-            [&] {
-                std::string s;
-                for (auto& c : seated) s += " " + c;
-                return s;
-            }() +
-            ".  Resuming " + seated[0] + ".");
+        std::string list;
+        for (auto& c : seated) list += " " + c;
+        say("You have a seat in:" + list + ".  Resuming " + seated[0] + ".");
         start_view(seated[0]);
         proto::Watch w;
         w.code = seated[0];
@@ -229,16 +179,18 @@ void Session::resync(bool full) {
     proto::Watch w;
     w.code = view_.code;
     if (!full && view_.version >= 0) w.since_version = view_.version;
-    if (full) view_.version = -1;
+    if (full) {
+        view_.version = -1;
+        mirror_.reset();
+    }
     send(proto::to_json(w));
 }
 
-void Session::on_error(const Json& j) {
-    const std::string code = clean_text(str(j, "code"), 64);
-    const std::string msg = clean_text(str(j, "message"), 400);
-    const std::string ref = str(j, "ref");
-    const std::string rule = clean_text(str(j, "rule"), 64);
-    if (code == "bad_token" && !welcomed_ && hello_with_token_) {
+void Session::on(const proto::ErrorMsg& m) {
+    const std::string code(proto::err_name(m.code));
+    const std::string msg = clean_text(m.message, 400);
+    const std::string rule = clean_text(m.rule.value_or(""), 64);
+    if (m.code == proto::Err::BadToken && !welcomed_ && hello_with_token_) {
         note("The saved token is not known to this server: starting a new identity.");
         opts_.token.clear();
         hello_with_token_ = false;
@@ -248,9 +200,9 @@ void Session::on_error(const Json& j) {
         send(proto::to_json(h));
         return;
     }
-    auto it = pending_.find(ref);
+    auto it = m.ref ? pending_.find(*m.ref) : pending_.end();
     std::string text;
-    if (!ref.empty() && it != pending_.end()) {
+    if (it != pending_.end()) {
         text = "The server refused " + it->second + ": " + msg;
         pending_.erase(it);
     } else {
@@ -260,253 +212,194 @@ void Session::on_error(const Json& j) {
     fail(text);
     // A join or watch that failed leaves nothing to show.
     if (view_.version < 0 && !view_.code.empty() &&
-        (code == "no_such_game" || code == "game_full" || code == "bad_message")) {
-        view_ = GameView{};
+        (m.code == proto::Err::NoSuchGame || m.code == proto::Err::GameFull ||
+         m.code == proto::Err::BadMessage)) {
+        start_view("");
         return;
     }
-    auto v = num(j, "version");
-    if (v && view_.version >= 0 && *v > view_.version) resync(false);
+    if (m.version && view_.version >= 0 && *m.version > view_.version) resync(false);
 }
 
-void Session::read_clocks(const Json& c) {
-    if (!c.is_object()) {
-        if (c.is_null()) view_.clock.running.reset();
-        return;
-    }
-    auto s = num(c, "silver_ms"), b = num(c, "bronze_ms");
-    if (!s || !b) return;
-    view_.clock.timed = true;
-    view_.clock.ms[0] = *s;
-    view_.clock.ms[1] = *b;
-    view_.clock.running = side_in(c, "running");
-    view_.clock.received = SteadyClock::now();
-    // A reading from the past (a replayed event) has been running since `at`, if the two
-    // clocks roughly agree; a reading "from the future" means they don't, so it counts from now.
-    if (auto at = num(c, "at")) {
-        const std::int64_t lag = epoch_ms() - *at;
-        if (lag > 0 && lag < 600000) view_.clock.received -= std::chrono::milliseconds(lag);
-    }
-}
-
-void Session::on_snapshot(const Json& j) {
-    const std::string game = str(j, "game");
-    if (game.empty() || game != view_.code) return;  // a game no longer on screen
-    auto version = num(j, "version");
-    if (!version || *version < 0) return note("(a snapshot without a version; ignored)");
-
-    GameView v;
-    v.code = view_.code;
-    v.me = view_.me;
-    v.version = *version;
-    v.status = clean_text(str(j, "status"), 32);
-    const Json& record = sub(j, "record");
-    const Json& state = sub(j, "state");
-    if (auto g = game_from_json(state)) {
-        v.game = std::move(*g);
-    } else if (record.is_object()) {
-        auto r = replay_record(record);
-        if (r && !r->error) v.game = r->game;
-    }
-    if (!v.game && record.is_object()) {
-        // Nothing set up yet: an empty board of the game's variant.
-        if (auto var = variant_from_json(sub(record, "variant"))) v.game.emplace(*var);
-    }
-    if (!v.game) return fail("The server's snapshot of " + v.code + " could not be read.");
-    const int size = v.game->variant().size;
-    const Json& turns = sub(record, "turns");
-    if (turns.is_array())
-        for (const Json& t : turns) {
-            auto parsed = turn_from_json(t);
-            v.history.push_back(parsed ? turn_to_notation(*parsed, size) : "?");
-        }
-    v.time_control = tc_text(sub(record, "time_control"));
-    const Json& players = sub(j, "players");
+// The view the board is drawn from, copied from the mirror.
+void Session::refresh_view() {
+    const client::GameMirror& g = *mirror_;
+    view_.version = g.version();
+    view_.status = std::string(proto::status_name(g.status()));
+    view_.game = g.game();
+    view_.time_control = g.time_control() ? describe_time_control(*g.time_control()) : "untimed";
     for (Side s : {Side::Silver, Side::Bronze}) {
-        const Json& p = sub(players, std::string(side_name(s)).c_str());
-        if (!p.is_object()) continue;
-        PlayerView& pv = v.players[idx(s)];
-        pv.seated = true;
-        pv.id = str(p, "id");
-        pv.name = clean_text(str(p, "name"), 40);
-        pv.away = sub(p, "away").is_object();
-        if (!player_id_.empty() && pv.id == player_id_) v.me = s;
+        PlayerView& pv = view_.players[idx(s)];
+        const auto& seat = g.seat(s);
+        pv.seated = seat.has_value();
+        pv.id = seat ? seat->player.id : "";
+        pv.name = seat ? clean_text(seat->player.name, 40) : "";
+        pv.away = seat && seat->away;
     }
-    if (v.me && !v.players[idx(*v.me)].seated) v.me.reset();
-    v.spectators = int(std::clamp<std::int64_t>(num(j, "spectators").value_or(0), 0, 1000000));
-    v.draw_offer = side_in(j, "draw_offer");
-    view_ = std::move(v);
-    view_.clock.timed = view_.time_control != "untimed";
-    read_clocks(sub(j, "clocks"));
-    const bool over_state = sub(state, "over").is_boolean() && sub(state, "over").get<bool>();
-    if (view_.status == "over" || view_.status == "aborted" || over_state) {
-        view_.finished = true;
-        view_.result_winner = str(state, "winner");
-        view_.result_reason = view_.status == "aborted" ? "aborted" : str(state, "reason");
-        const Json& score = sub(state, "score");
-        view_.result_score[0] = int(num(score, "silver").value_or(0));
-        view_.result_score[1] = int(num(score, "bronze").value_or(0));
+    if (g.my_side()) view_.me = g.my_side();
+    if (view_.me && !view_.players[idx(*view_.me)].seated) view_.me.reset();
+    view_.spectators = std::clamp(g.spectators(), 0, 1000000);
+    view_.draw_offer = g.draw_offer();
+    const int size = g.variant().size;
+    view_.history.clear();
+    for (const auto& t : g.turns()) view_.history.push_back(turn_to_notation(t.turn, size));
+    view_.finished = g.finished();
+    if (const auto& r = g.result()) {
+        view_.result_winner = r->winner == proto::Winner::Silver   ? "silver"
+                              : r->winner == proto::Winner::Bronze ? "bronze"
+                              : r->winner == proto::Winner::Draw   ? "draw"
+                                                                   : "";
+        view_.result_reason = r->reason ? std::string(proto::reason_name(*r->reason)) : "";
+        view_.result_score[0] = r->score[0];
+        view_.result_score[1] = r->score[1];
     }
+    const auto& c = g.clocks();
+    view_.clock.timed = c.has_value() || g.time_control().has_value();
+    if (c) {
+        view_.clock.ms[0] = c->silver_ms;
+        view_.clock.ms[1] = c->bronze_ms;
+        view_.clock.running = view_.finished ? std::nullopt : c->running;
+        view_.clock.received = SteadyClock::now();
+        // A reading from the past (a replayed event) has been running since `at`, if the two
+        // clocks roughly agree; a reading "from the future" means they don't: it counts from now.
+        const std::int64_t lag = epoch_ms() - c->at;
+        if (lag > 0 && lag < 600000) view_.clock.received -= std::chrono::milliseconds(lag);
+    } else {
+        view_.clock.running.reset();
+    }
+}
+
+void Session::on(const proto::SnapshotMsg& m) {
+    if (view_.code.empty() || m.game != view_.code) return;  // a game no longer on screen
+    mirror_.emplace(player_id_);
+    mirror_->apply(m);
+    view_.last_cells.clear();
+    refresh_view();
     print_game();
 }
 
-void Session::on_event(const Json& j) {
-    if (str(j, "game") != view_.code || view_.code.empty()) return;
-    auto version = num(j, "version");
-    if (!version || view_.version < 0 || *version <= view_.version) return;
-    if (*version > view_.version + 1) return resync(false);  // missed some: ask for them
-    const std::string kind = str(j, "kind");
-    view_.version = *version;
-    read_clocks(sub(j, "clocks"));
-    apply_event(kind, sub(j, "payload"));
-}
-
-void Session::apply_event(const std::string& kind, const Json& p) {
-    auto side = side_in(p, "side");
-    const std::string sname = side ? side_label(*side) : "?";
-    if (kind == "join") {
-        if (!side) return;
-        PlayerView& pv = view_.players[idx(*side)];
-        pv.seated = true;
-        pv.id = str(sub(p, "player"), "id");
-        pv.name = clean_text(str(sub(p, "player"), "name"), 40);
-        if (!player_id_.empty() && pv.id == player_id_) view_.me = side;
-        if (view_.status == "open") view_.status = "playing";
-        say(pv.name + " joined as " + sname + ".");
-        return print_game();
-    }
-    if (kind == "setup" || kind == "turn") {
-        if (!side || !view_.game) return resync(true);
-        Game& g = *view_.game;
-        std::optional<RuleError> err;
-        if (kind == "setup") {
-            auto s = setup_from_json(sub(p, "setup"));
-            err = s ? g.apply_setup(*side, *s) : s.error();
-        } else {
-            auto t = turn_from_json(sub(p, "turn"));
-            if (t) {
-                err = g.apply_turn(*t);
-                if (!err) {
-                    view_.history.push_back(turn_to_notation(*t, g.variant().size));
-                    view_.last_cells.clear();
-                    if (t->elephant) {
-                        view_.last_cells.push_back(t->elephant->from);
-                        for (Cell c : t->elephant->path) view_.last_cells.push_back(c);
-                    }
-                    if (view_.draw_offer == side) view_.draw_offer.reset();
-                }
-            } else {
-                err = t.error();
-            }
-        }
-        if (err) {
-            note("(the local board disagrees with the server: " + err->message + "; resyncing)");
+void Session::on(const proto::Event& e) {
+    if (view_.code.empty() || e.game != view_.code || !mirror_) return;
+    switch (mirror_->apply(e)) {
+        case client::GameMirror::Update::Ignored:
+            return;
+        case client::GameMirror::Update::Gap:
+            return resync(false);  // missed some: ask for them
+        case client::GameMirror::Update::Diverged:
+            note("(the local board disagrees with the server; resyncing)");
             return resync(true);
-        }
-        return print_game();
+        case client::GameMirror::Update::Snapshot:
+        case client::GameMirror::Update::Event:
+            break;
     }
-    if (kind == "game_over") {
-        view_.finished = true;
-        const std::string reason = str(p, "reason");
-        view_.result_reason = clean_text(reason, 32);
-        view_.result_winner = str(p, "winner");
-        const Json& score = sub(p, "score");
-        view_.result_score[0] = int(num(score, "silver").value_or(0));
-        view_.result_score[1] = int(num(score, "bronze").value_or(0));
-        view_.status = reason == "aborted" ? "aborted" : "over";
-        view_.clock.running.reset();
-        view_.draw_offer.reset();
-        return print_game();
-    }
-    if (kind == "chat") {
-        const Json& from = sub(p, "from");
-        std::string who = clean_text(str(from, "name"), 40);
-        const std::string id = str(from, "id");
-        const Style& st = opts_.style;
-        const char* sgr = "1";
-        for (Side s : {Side::Silver, Side::Bronze})
-            if (view_.players[idx(s)].seated && view_.players[idx(s)].id == id)
-                sgr = s == Side::Silver ? "1;96" : "1;33";
-        say(paint(st, sgr, "<" + who + ">") + " " + clean_text(str(p, "text"), 600));
-        return;
-    }
-    if (kind == "resign") return say(paint(opts_.style, "1", sname + " resigned."));
-    if (kind == "cancel") {
-        view_.status = "cancelled";
-        return say("Game " + view_.code + " was cancelled by its creator.");
-    }
-    if (kind == "draw_offer") {
-        view_.draw_offer = side;
-        if (view_.me && side && *view_.me != *side)
-            return say(paint(opts_.style, "1", sname + " offers a draw:") +
-                       " type  draw  to accept or  draw decline  to refuse.");
-        return say(sname + " offers a draw.");
-    }
-    if (kind == "draw_decline") {
-        view_.draw_offer.reset();
-        return say(sname + " declined the draw.");
-    }
-    if (kind == "draw_accept") return say(sname + " accepted the draw.");
-    if (kind == "timeout") return say(paint(opts_.style, "1", sname + " ran out of time."));
-    if (kind == "player_left") {
-        if (side) view_.players[idx(*side)].away = true;
-        std::string when;
-        if (auto at = num(p, "claim_at")) {
-            std::int64_t s = (*at - epoch_ms() + 999) / 1000;
-            if (s > 0 && s < 100000) when = " in " + std::to_string(s) + " s";
-        }
-        std::string text = sname + " lost the connection.";
-        if (view_.me && side && *view_.me != *side && !view_.finished)
-            text += " If they do not come back you can  claim  the win" +
-                    (when.empty() ? std::string(" after the grace period") : when) + ".";
-        return say(text);
-    }
-    if (kind == "player_back") {
-        if (side) view_.players[idx(*side)].away = false;
-        return say(sname + " is back.");
-    }
-    if (kind == "abandon") {
-        const bool claimed = sub(p, "claimed").is_boolean() && sub(p, "claimed").get<bool>();
-        return say(sname + " lost by abandonment" + (claimed ? " (claimed)." : " (awarded)."));
-    }
-    if (kind == "abort") {
-        view_.abort_reason = clean_text(str(p, "reason"), 32);
-        return say("The game was aborted (" + view_.abort_reason + ").");
-    }
-    // Kinds added to the protocol later: nothing to show.
+    refresh_view();
+    std::visit([this](const auto& body) { tell(body); }, e.body);
 }
 
-void Session::on_lobby(const Json& j) {
+// What each event says on screen.
+void Session::tell(const proto::JoinEv& e) {
+    say(clean_text(e.player.name, 40) + " joined as " + side_label(e.side) + ".");
+    print_game();
+}
+void Session::tell(const proto::SetupEv&) {
+    print_game();
+}
+void Session::tell(const proto::TurnEv& e) {
+    view_.last_cells.clear();
+    if (e.turn.elephant) {
+        view_.last_cells.push_back(e.turn.elephant->from);
+        for (Cell c : e.turn.elephant->path) view_.last_cells.push_back(c);
+    }
+    const auto& turns = mirror_->turns();
+    if (!turns.empty() && !turns.back().captures.empty()) {
+        std::string caps;
+        for (const auto& c : turns.back().captures)
+            caps += (caps.empty() ? "" : ", ") + side_label(c.side) + " on " +
+                    cell_name(c.cell, mirror_->variant().size);
+        say(paint(opts_.style, "1", side_label(e.side) + " captures " + caps + "."));
+    }
+    print_game();
+}
+void Session::tell(const proto::GameOverEv&) {
+    print_game();
+}
+void Session::tell(const proto::ChatEv& e) {
+    const char* sgr = "1";
+    for (Side s : {Side::Silver, Side::Bronze})
+        if (view_.players[idx(s)].seated && view_.players[idx(s)].id == e.from.id)
+            sgr = s == Side::Silver ? "1;96" : "1;33";
+    say(paint(opts_.style, sgr, "<" + clean_text(e.from.name, 40) + ">") + " " +
+        clean_text(e.text, 600));
+}
+void Session::tell(const proto::ResignEv& e) {
+    say(paint(opts_.style, "1", side_label(e.side) + " resigned."));
+}
+void Session::tell(const proto::CancelEv&) {
+    say("Game " + view_.code + " was cancelled by its creator.");
+}
+void Session::tell(const proto::DrawOfferEv& e) {
+    if (view_.me && *view_.me != e.side)
+        return say(paint(opts_.style, "1", side_label(e.side) + " offers a draw:") +
+                   " type  draw  to accept or  draw decline  to refuse.");
+    say(side_label(e.side) + " offers a draw.");
+}
+void Session::tell(const proto::DrawDeclineEv& e) {
+    say(side_label(e.side) + " declined the draw.");
+}
+void Session::tell(const proto::DrawAcceptEv& e) {
+    say(side_label(e.side) + " accepted the draw.");
+}
+void Session::tell(const proto::TimeoutEv& e) {
+    say(paint(opts_.style, "1", side_label(e.side) + " ran out of time."));
+}
+void Session::tell(const proto::PlayerLeftEv& e) {
+    std::string when;
+    std::int64_t s = (e.claim_at - epoch_ms() + 999) / 1000;
+    if (s > 0 && s < 100000) when = " in " + std::to_string(s) + " s";
+    std::string text = side_label(e.side) + " lost the connection.";
+    if (view_.me && *view_.me != e.side && !view_.finished)
+        text += " If they do not come back you can  claim  the win" +
+                (when.empty() ? std::string(" after the grace period") : when) + ".";
+    say(text);
+}
+void Session::tell(const proto::PlayerBackEv& e) {
+    say(side_label(e.side) + " is back.");
+}
+void Session::tell(const proto::AbandonEv& e) {
+    say(side_label(e.side) + " lost by abandonment" + (e.claimed ? " (claimed)." : " (awarded)."));
+}
+void Session::tell(const proto::AbortEv& e) {
+    view_.abort_reason = std::string(proto::abort_reason_name(e.reason));
+    say("The game was aborted (" + view_.abort_reason + ").");
+}
+void Session::tell(const proto::SpectatorsEv&) {}
+void Session::tell(const proto::UnknownEv&) {}  // kinds added to the protocol later
+
+void Session::on(const proto::Lobby& m) {
     if (!want_lobby_) return;
     want_lobby_ = false;
-    const Json& games = sub(j, "games");
-    if (!games.is_array() || games.empty()) return say("No open games.  create  makes one.");
+    if (m.games.empty()) return say("No open games.  create  makes one.");
     std::string out = "Open games (join CODE):\n";
-    for (const Json& g : games) {
-        std::string side = str(g, "creator_side");
-        out += "  " + pad(clean_text(str(g, "code"), 16), 8) +
-               pad(variant_text(sub(g, "variant")), 16) + pad(tc_text(sub(g, "time_control")), 10) +
-               clean_text(str(sub(g, "creator"), "name"), 40) +
-               (side.empty() ? "" : " (plays " + clean_text(side, 10) + ")") + "\n";
-    }
+    for (const auto& g : m.games)
+        out += "  " + pad(clean_text(g.code, 16), 8) + pad(variant_text(g.variant), 16) +
+               pad(tc_text(g.time_control), 10) + clean_text(g.creator.name, 40) + " (plays " +
+               side_label(g.creator_side) + ")\n";
     say(out);
 }
 
-void Session::on_live(const Json& j) {
+void Session::on(const proto::Live& m) {
     if (!want_live_) return;
     want_live_ = false;
-    const Json& games = sub(j, "games");
-    if (!games.is_array() || games.empty()) return say("No games are being played.");
+    if (m.games.empty()) return say("No games are being played.");
     std::string out = "Live games (watch CODE):\n";
-    for (const Json& g : games) {
-        const Json& pl = sub(g, "players");
-        const Json& sc = sub(g, "score");
-        out += "  " + pad(clean_text(str(g, "code"), 16), 8) +
-               pad(variant_text(sub(g, "variant")), 16) +
-               clean_text(str(sub(pl, "silver"), "name"), 40) + " vs " +
-               clean_text(str(sub(pl, "bronze"), "name"), 40) + "  turn " +
-               std::to_string(num(g, "turns").value_or(0)) + "  score " +
-               std::to_string(num(sc, "silver").value_or(0)) + "-" +
-               std::to_string(num(sc, "bronze").value_or(0)) + "\n";
+    for (const auto& g : m.games) {
+        auto name = [&](Side s) {
+            return g.players[idx(s)] ? clean_text(g.players[idx(s)]->name, 40) : std::string();
+        };
+        out += "  " + pad(clean_text(g.code, 16), 8) + pad(variant_text(g.variant), 16) +
+               name(Side::Silver) + " vs " + name(Side::Bronze) + "  turn " +
+               std::to_string(g.turns) + "  score " + std::to_string(g.score[0]) + "-" +
+               std::to_string(g.score[1]) +
+               (g.status == proto::GameStatus::Suspended ? "  (paused)" : "") + "\n";
     }
     say(out);
 }

@@ -13,8 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "client/lib/game_mirror.h"
 #include "common/playout.h"
 #include "play_view.h"
+#include "proto/messages.h"
 
 namespace tf::play {
 
@@ -58,16 +60,39 @@ class Session {
     using Json = nlohmann::json;
     using Handler = void (Session::*)(const std::vector<std::string>& words, std::string_view rest);
 
-    // server messages
-    void dispatch(const Json& j);
-    void on_welcome(const Json& j);
-    void on_error(const Json& j);
-    void on_snapshot(const Json& j);
-    void on_event(const Json& j);
-    void on_lobby(const Json& j);
-    void on_live(const Json& j);
-    void apply_event(const std::string& kind, const Json& payload);
-    void read_clocks(const Json& clocks);
+    // server messages (play_session.cpp), each parsed by proto::parse_server()
+    void on(const proto::Welcome& m);
+    void on(const proto::GameCreated& m);
+    void on(const proto::SnapshotMsg& m);
+    void on(const proto::Event& e);
+    void on(const proto::Ack& m);
+    void on(const proto::ErrorMsg& m);
+    void on(const proto::Lobby& m);
+    void on(const proto::Pong&) {}
+    void on(const proto::Shutdown& m);
+    void on(const proto::QuickMatchWaiting& m);
+    void on(const proto::QuickMatchCancelled& m);
+    void on(const proto::Matched& m);
+    void on(const proto::Live& m);
+    // what each event of the game on screen says
+    void tell(const proto::JoinEv& e);
+    void tell(const proto::SetupEv& e);
+    void tell(const proto::TurnEv& e);
+    void tell(const proto::ResignEv& e);
+    void tell(const proto::DrawOfferEv& e);
+    void tell(const proto::DrawDeclineEv& e);
+    void tell(const proto::DrawAcceptEv& e);
+    void tell(const proto::TimeoutEv& e);
+    void tell(const proto::PlayerBackEv& e);
+    void tell(const proto::PlayerLeftEv& e);
+    void tell(const proto::AbandonEv& e);
+    void tell(const proto::AbortEv& e);
+    void tell(const proto::GameOverEv& e);
+    void tell(const proto::ChatEv& e);
+    void tell(const proto::CancelEv& e);
+    void tell(const proto::SpectatorsEv& e);
+    void tell(const proto::UnknownEv& e);
+    void refresh_view();
     void resync(bool full);
 
     // commands
@@ -109,6 +134,7 @@ class Session {
     bool hello_with_token_ = false;
     std::string player_id_, name_;
     GameView view_;
+    std::optional<client::GameMirror> mirror_;    // the game on screen
     std::map<std::string, std::string> pending_;  // ref -> what was sent
     int ref_counter_ = 0;
     bool want_lobby_ = false, want_live_ = false;

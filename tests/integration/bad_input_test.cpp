@@ -145,6 +145,7 @@ TEST_CASE("reconnect") {
     a2.side = gone.side;
     a2.code = gone.code;
     a2.version = gone.version;
+    a2.mirror = gone.mirror;  // resumes from what it had seen
     REQUIRE(a2.game->to_move() != *a2.side);
     play_one(a2, b, rng, false);  // bob's turn; alice's new connection is not subscribed yet
     a2.conn->send({{"type", "watch"}, {"code", a2.code}, {"since_version", gone.version}});

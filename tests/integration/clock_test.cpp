@@ -203,6 +203,7 @@ TEST_CASE("abandon_return") {
     b2.side = b.side;
     b2.code = b.code;
     b2.version = b.version;
+    b2.mirror = b.mirror;  // resumes from what it had seen
     b2.conn->send({{"type", "watch"}, {"code", b.code}, {"since_version", b.version}});
     json back = until_event(b2, "player_back");
     CHECK(back["payload"]["side"] == "bronze");

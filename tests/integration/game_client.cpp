@@ -27,52 +27,29 @@ GameClient GameClient::connect(ServerProcess& s, Transport t, const std::string&
     return c;
 }
 
+// Through the client library's game mirror: every event must follow the last version without
+// a gap and apply to the rules' copy of the game (the mirror checks both), and the mirror's view
+// is copied into the fields the tests read.
 bool GameClient::apply(const json& m) {
-    if (m["type"] == "snapshot") {
-        auto g = game_from_json(m["state"]);
-        REQUIRE(bool(g));
-        game = *g;
-        version = m["version"];
-        code = m["game"];
-        for (Side s : {Side::Silver, Side::Bronze}) {
-            const json& p = m["players"][std::string(side_name(s))];
-            if (!p.is_null() && p["id"] == player_id) side = s;
-        }
-        return true;
-    }
-    if (m["type"] != "event") return false;
-    std::int64_t v = m["version"];
-    if (v <= version) return true;  // already part of the snapshot
-    CHECK(v == version + 1);        // no gaps
-    version = v;
-    const json& p = m["payload"];
-    std::string kind = m["kind"];
-    if (kind == "setup") {
-        auto st = setup_from_json(p["setup"]);
-        REQUIRE(bool(st));
-        CHECK(!game->apply_setup(*parse_side(p["side"].get<std::string>()), *st));
-    } else if (kind == "turn") {
-        auto t = turn_from_json(p["turn"]);
-        REQUIRE(bool(t));
-        CHECK(!game->apply_turn(*t));
-    } else if (kind == "resign") {
-        game->resign(*parse_side(p["side"].get<std::string>()));
-    } else if (kind == "timeout") {
-        game->resign(*parse_side(p["side"].get<std::string>()), EndReason::Time);
-    } else if (kind == "abandon") {
-        game->resign(*parse_side(p["side"].get<std::string>()), EndReason::Abandon);
-    } else if (kind == "draw_accept") {
-        game->agree_draw();
-    } else if (kind == "abort") {
-        aborted = true;
-    } else if (kind == "game_over") {
-        over = true;
-        result = p;
-        if (aborted)
-            CHECK(result["reason"] == "aborted");
-        else
-            CHECK(result == result_to_json(*game));
-    }
+    auto parsed = proto::parse_server(m);
+    REQUIRE_MESSAGE(std::holds_alternative<proto::ServerMsg>(parsed), m.dump());
+    const auto& msg = std::get<proto::ServerMsg>(parsed);
+    if (!std::holds_alternative<proto::SnapshotMsg>(msg) &&
+        !std::holds_alternative<proto::Event>(msg))
+        return false;
+    // A snapshot of another game: this client moves on to that one.
+    if (auto* snap = std::get_if<proto::SnapshotMsg>(&msg); !mirror || (snap && snap->game != code))
+        mirror.emplace(player_id);
+    auto u = mirror->apply(msg);
+    CHECK_MESSAGE(u != client::GameMirror::Update::Gap, "a version gap before " << m.dump());
+    CHECK_MESSAGE(u != client::GameMirror::Update::Diverged, "does not apply: " << m.dump());
+    code = mirror->code();
+    version = mirror->version();
+    game = mirror->game();
+    if (mirror->my_side()) side = mirror->my_side();
+    aborted = mirror->status() == proto::GameStatus::Aborted;
+    over = mirror->finished();
+    if (mirror->result()) result = json::parse(proto::to_text(*mirror->result()));
     return true;
 }
 

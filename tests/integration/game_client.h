@@ -1,5 +1,5 @@
-// A test player or spectator: a connection plus the game state it rebuilds from the server's
-// snapshot and events, checked with the rules library as it goes.
+// A test player or spectator: a connection plus the game it rebuilds from the server's snapshot
+// and events with the client library's game mirror (checked with the rules library as it goes).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <string>
 
 #include "client/lib/connection.h"
+#include "client/lib/game_mirror.h"
 #include "common/game.h"
 #include "common/playout.h"
 #include "server_process.h"
@@ -25,6 +26,7 @@ struct GameClient {
     bool over = false;
     bool aborted = false;  // an "abort" event: game_over then has no rules result
     nlohmann::json result;
+    std::optional<client::GameMirror> mirror;  // the game, as the client library rebuilds it
 
     // Connects and says hello (with a token when given); checks the welcome.
     static GameClient connect(ServerProcess& s, Transport t, const std::string& name,

@@ -1,0 +1,153 @@
+#include "client/lib/game_mirror.h"
+
+namespace tf::client {
+
+using proto::GameStatus;
+using Update = GameMirror::Update;
+
+GameMirror::GameMirror(std::string player_id) : player_id_(std::move(player_id)) {}
+
+Update GameMirror::apply(const proto::ServerMsg& m) {
+    if (auto* s = std::get_if<proto::SnapshotMsg>(&m)) return apply(*s);
+    if (auto* e = std::get_if<proto::Event>(&m)) return apply(*e);
+    return Update::Ignored;
+}
+
+// The turn list is rebuilt by replaying the snapshot's record through the rules, so that every
+// turn's captures are known (a snapshot carries only the turns); the position itself is the
+// snapshot's state, the server's word.
+Update GameMirror::apply(const proto::SnapshotMsg& s) {
+    if (has_game() && s.game != code_) return Update::Ignored;
+    code_ = s.game;
+    version_ = s.version;
+    status_ = s.status;
+    game_ = s.state;
+    time_control_ = s.record.time_control;
+    my_side_.reset();
+    for (Side side : {Side::Silver, Side::Bronze}) {
+        seats_[idx(side)] = s.players[idx(side)];
+        setups_[idx(side)] = s.record.setup[idx(side)];
+        if (seats_[idx(side)] && !player_id_.empty() && seats_[idx(side)]->player.id == player_id_)
+            my_side_ = side;
+    }
+    clocks_ = s.clocks;
+    draw_offer_ = s.draw_offer;
+    spectators_ = s.spectators;
+    aborted_ = s.status == GameStatus::Aborted;
+    result_.reset();
+    if (s.status == GameStatus::Over) result_ = proto::result_of(s.state);
+    if (s.status == GameStatus::Aborted) result_ = proto::aborted_result(s.state);
+    turns_.clear();
+    Game replay(s.record.variant);
+    bool ok = true;
+    for (Side side : {Side::Silver, Side::Bronze})
+        if (s.record.setup[idx(side)])
+            ok = ok && !replay.apply_setup(side, *s.record.setup[idx(side)]);
+    for (const Turn& t : s.record.turns) {
+        Game before = replay;
+        Side mover = replay.to_move();
+        ok = ok && !replay.apply_turn(t);
+        turns_.push_back(
+            {mover, t,
+             ok ? proto::captures_of(before, replay, t) : std::vector<proto::Captured>{}});
+    }
+    state_version_ = s.version;  // conservative: nothing older than the snapshot is current
+    last_.reset();
+    return Update::Snapshot;
+}
+
+// One event's effect on the mirror; false when it does not apply to this copy of the game.
+struct GameMirror::Applier {
+    GameMirror& m;
+    bool operator()(const proto::JoinEv& e) {
+        m.seats_[idx(e.side)] = proto::Seat{e.player, std::nullopt};
+        if (!m.player_id_.empty() && e.player.id == m.player_id_) m.my_side_ = e.side;
+        if (m.status_ == GameStatus::Open) m.status_ = GameStatus::Playing;
+        return true;
+    }
+    bool operator()(const proto::SetupEv& e) {
+        if (m.game_.apply_setup(e.side, e.setup)) return false;
+        m.setups_[idx(e.side)] = e.setup;
+        return true;
+    }
+    bool operator()(const proto::TurnEv& e) {
+        Game before = m.game_;
+        if (m.game_.to_move() != e.side || m.game_.apply_turn(e.turn)) return false;
+        m.turns_.push_back({e.side, e.turn, proto::captures_of(before, m.game_, e.turn)});
+        if (m.draw_offer_ == e.side) m.draw_offer_.reset();  // the offer lapses with the turn
+        return true;
+    }
+    bool operator()(const proto::ResignEv& e) { return end(e.side, EndReason::Resign); }
+    bool operator()(const proto::TimeoutEv& e) { return end(e.side, EndReason::Time); }
+    bool operator()(const proto::AbandonEv& e) { return end(e.side, EndReason::Abandon); }
+    bool operator()(const proto::DrawAcceptEv&) {
+        m.draw_offer_.reset();
+        m.game_.agree_draw();
+        return true;
+    }
+    bool operator()(const proto::DrawOfferEv& e) {
+        m.draw_offer_ = e.side;
+        return true;
+    }
+    bool operator()(const proto::DrawDeclineEv&) {
+        m.draw_offer_.reset();
+        return true;
+    }
+    bool operator()(const proto::AbortEv&) {
+        m.aborted_ = true;
+        return true;
+    }
+    bool operator()(const proto::GameOverEv& e) {
+        m.result_ = e.result;
+        m.status_ = m.aborted_ || e.result.reason == proto::ResultReason::Aborted
+                        ? GameStatus::Aborted
+                        : GameStatus::Over;
+        m.draw_offer_.reset();
+        if (m.clocks_) m.clocks_->running.reset();
+        // The rules' own result must be the server's (an aborted game has none).
+        return m.status_ == GameStatus::Aborted || proto::result_of(m.game_) == e.result;
+    }
+    bool operator()(const proto::CancelEv&) {
+        m.status_ = GameStatus::Cancelled;
+        return true;
+    }
+    bool operator()(const proto::PlayerLeftEv& e) {
+        if (auto& s = m.seats_[idx(e.side)]) s->away = proto::Away{e.claim_at, e.award_at};
+        return true;
+    }
+    bool operator()(const proto::PlayerBackEv& e) {
+        if (auto& s = m.seats_[idx(e.side)]) s->away.reset();
+        return true;
+    }
+    bool operator()(const proto::ChatEv&) { return true; }
+    bool operator()(const proto::SpectatorsEv& e) {
+        m.spectators_ = e.count;
+        return true;
+    }
+    bool operator()(const proto::UnknownEv&) { return true; }
+    bool end(Side loser, EndReason why) {
+        m.game_.resign(loser, why);
+        return true;
+    }
+};
+
+Update GameMirror::apply(const proto::Event& e) {
+    if (!has_game() || e.game != code_) return Update::Ignored;
+    // The spectator count is not versioned: it carries the current version without adding one.
+    if (std::holds_alternative<proto::SpectatorsEv>(e.body)) {
+        Applier{*this}(std::get<proto::SpectatorsEv>(e.body));
+        if (e.clocks) clocks_ = e.clocks;
+        last_ = e;
+        return Update::Event;
+    }
+    if (e.version <= version_) return Update::Ignored;
+    if (e.version > version_ + 1) return Update::Gap;
+    if (!std::visit(Applier{*this}, e.body)) return Update::Diverged;
+    version_ = e.version;
+    if (proto::changes_game(e.body)) state_version_ = e.version;
+    if (e.clocks) clocks_ = e.clocks;
+    last_ = e;
+    return Update::Event;
+}
+
+}  // namespace tf::client
