@@ -12,6 +12,9 @@
 //   game.state();                              // the state JSON of docs/RULES.md
 //   game.dispose();                            // frees the game in the module
 //   Rules.replay(record);                      // {applied, error, over, reason, score, winner, to_move, moves}
+//   const mirror = new RulesMirror(playerId);  // one game as the server's messages describe it
+//   mirror.apply(serverMessageText);           // {update: "snapshot"|"event"|"gap"|"diverged"|...}
+//   mirror.view();                             // {code, version, status, state, players, clocks, turns...}
 //   Rules.turnToNotation(turn, 9); Rules.turnFromNotation("c1-c2:N", 9);
 //
 // Rule violations come back as values ({error: {code, message}}, codes as in the wire protocol);
@@ -207,3 +210,44 @@ export class RulesError extends Error {
 }
 
 export default Rules;
+
+// The client library's game mirror (client/lib/game_mirror.h): hand it every server message as
+// text, read the game from view(). A "gap" asks for `watch` with since_version = view().version,
+// a "diverged" for a fresh `watch`.
+export class RulesMirror {
+  constructor(playerId = "") {
+    this._h = call("tf_mirror_new", false, String(playerId));
+    if (!this._h) throw new Error("trunkfield-rules: cannot make a mirror");
+    mirrorRegistry?.register(this, this._h, this);
+  }
+
+  // {update: "snapshot" | "event" | "ignored" | "gap" | "diverged" | "error", kind?, event?, message?}
+  apply(message) {
+    return JSON.parse(call("tf_mirror_apply", true, this._handle(), text(message)));
+  }
+
+  // {code, version, state_version, status, state, variant, time_control, my_side, players,
+  //  clocks, draw_offer, spectators, result, setup, turns: [{side, turn, captures}]} or null.
+  view() {
+    return JSON.parse(call("tf_mirror_view", true, this._handle()));
+  }
+
+  dispose() {
+    if (!this._h) return;
+    mirrorRegistry?.unregister(this);
+    if (mod) mod._tf_mirror_free(this._h);
+    this._h = 0;
+  }
+
+  _handle() {
+    if (!this._h) throw new Error("trunkfield-rules: this mirror was disposed");
+    return this._h;
+  }
+}
+
+const mirrorRegistry =
+  typeof FinalizationRegistry === "function"
+    ? new FinalizationRegistry((handle) => {
+        if (mod) mod._tf_mirror_free(handle);
+      })
+    : null;
