@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (auto* e = std::get_if<Error>(&parsed)) {
         TF_FUZZ_CHECK(!e->message.empty());
         TF_FUZZ_CHECK(!err_name(e->code).empty());
-        (void)to_json(ErrorMsg{e->code, e->message, {}, {}, {}}).dump();
+        (void)to_text(ErrorMsg{e->code, e->message, {}, {}, {}});
         return 0;
     }
     const ClientMsg& msg = std::get<ClientMsg>(parsed);
