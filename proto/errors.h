@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -58,10 +59,14 @@ inline constexpr std::size_t kErrCount = 0
 
 std::string_view err_name(Err e);
 
-// What a parse or a request failed with; serialized as an "error" message.
+// What a parse or a request failed with; serialized as an "error" message. `ref` is the
+// request's, when one could be read from it; `rule` the rules library's code of an illegal
+// setup or turn.
 struct Error {
     Err code;
     std::string message;
+    std::optional<std::string> ref = std::nullopt;
+    std::optional<std::string> rule = std::nullopt;
 };
 
 }  // namespace tf::proto

@@ -24,7 +24,8 @@ using Json = nlohmann::json;
 
 inline constexpr int kProtocolVersion = 1;
 inline constexpr std::size_t kMaxMessageBytes = 16 * 1024;
-inline constexpr std::size_t kMaxChatChars = 500;  // bytes of UTF-8
+// Text limits count characters (Unicode code points), as JSON Schema's maxLength does.
+inline constexpr std::size_t kMaxChatChars = 500;
 inline constexpr std::size_t kMaxNameChars = 32;
 
 struct TimeControl {

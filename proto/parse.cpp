@@ -74,19 +74,25 @@ ClientMsg quick_match(const Json& j) {
 ClientMsg watch(const Json& j) {
     return Watch{code(j, "code"), opt_version(j, "since_version")};
 }
+// A setup or turn that is not the rules' canonical JSON is illegal (rules spec §6): the
+// rules' own error, as for one the rules refuse.
+[[noreturn]] void illegal(Err code, const RuleError& e) {
+    throw Fail{{code, e.message, std::nullopt, std::string(error_code_name(e.code))}};
+}
 ClientMsg setup(const Json& j) {
     auto s = setup_from_json(field(j, "setup"));
-    if (!s) bad("field \"setup\": " + s.error().message);
+    if (!s) illegal(Err::IllegalSetup, s.error());
     return SetupMsg{code(j, "game"), *s, opt_version(j, "version"), opt_str(j, "ref", 64)};
 }
 ClientMsg turn(const Json& j) {
     auto t = turn_from_json(field(j, "turn"));
-    if (!t) bad("field \"turn\": " + t.error().message);
+    if (!t) illegal(Err::IllegalTurn, t.error());
     return TurnMsg{code(j, "game"), *t, opt_version(j, "version"), opt_str(j, "ref", 64)};
 }
 ClientMsg chat(const Json& j) {
     std::string text = str(field(j, "text"), "text", kMaxMessageBytes);
-    if (text.size() > kMaxChatChars) throw Fail{{Err::ChatTooLong, "chat text too long"}};
+    if (chars(text) > kMaxChatChars)
+        throw Fail{{Err::ChatTooLong, "chat text longer than 500 characters"}};
     return Chat{code(j, "game"), std::move(text)};
 }
 
@@ -127,7 +133,13 @@ std::variant<ClientMsg, Error> parse_client(const Json& j) {
     try {
         return it->second(j);
     } catch (const Fail& f) {
-        return f.e;
+        Error e = f.e;
+        // The request's ref, when it has a readable one: a client matching answers by ref
+        // gets its answer.
+        if (auto r = j.find("ref");
+            r != j.end() && r->is_string() && chars(r->get<std::string>()) <= 64)
+            e.ref = r->get<std::string>();
+        return e;
     }
 }
 

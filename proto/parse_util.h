@@ -35,10 +35,19 @@ inline const Json& array(const Json& v, const char* k) {
     if (!v.is_array()) bad(std::string("field \"") + k + "\" must be an array");
     return v;
 }
+// Characters (Unicode code points) of UTF-8 text that is valid (nlohmann checked it).
+inline std::size_t chars(std::string_view s) {
+    std::size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+    return n;
+}
+// A string of at most `max` characters.
 inline std::string str(const Json& v, const char* k, std::size_t max = 256) {
     if (!v.is_string()) bad(std::string("field \"") + k + "\" must be a string");
     auto s = v.get<std::string>();
-    if (s.size() > max) bad(std::string("field \"") + k + "\" is too long");
+    if (s.size() > max && chars(s) > max)
+        bad(std::string("field \"") + k + "\" is longer than " + std::to_string(max) +
+            " characters");
     return s;
 }
 inline std::int64_t integer(const Json& v, const char* k) {

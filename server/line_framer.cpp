@@ -2,6 +2,11 @@
 
 namespace tf::server {
 
+// A line of nothing but spaces and tabs is skipped like an empty one (PROTOCOL.md).
+bool LineFramer::blank(std::string_view line) {
+    return line.find_first_not_of(" \t") == std::string_view::npos;
+}
+
 void LineFramer::feed(std::string_view bytes) {
     if (too_long_) return;
     if (pos_ > 0) {  // drop what was consumed, so the buffer holds one partial line at most
@@ -24,7 +29,7 @@ LineFramer::Result LineFramer::next() {
         std::string_view line(buf_.data() + pos_, nl - pos_);
         pos_ = scan_ = nl + 1;
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        if (!line.empty()) return {Status::Line, line};
+        if (!blank(line)) return {Status::Line, line};
     }
     too_long_ = true;
     buf_.clear();

@@ -31,6 +31,7 @@ class LineFramer {
     std::size_t max_line_bytes() const { return max_; }
 
   private:
+    static bool blank(std::string_view line);
     std::size_t max_;
     std::string buf_;
     std::size_t pos_ = 0;   // start of the first line not yet returned

@@ -117,25 +117,48 @@ void Lobby::unsubscribe(const Participant* p) {
     live_watched_ = !live_subs_.empty();
 }
 
-void Lobby::set_live(const std::string& code, std::optional<proto::LiveGame> entry, bool urgent) {
+std::optional<Lobby::TimePoint> Lobby::set_live(const std::string& code,
+                                                std::optional<proto::LiveGame> entry, bool urgent) {
     std::vector<std::shared_ptr<Participant>> to;
     Msg msg;
     {
         std::lock_guard lock(m_);
         if (!entry) {
-            if (!live_.erase(code)) return;
+            if (!live_.erase(code)) return std::nullopt;
         } else {
             live_.insert_or_assign(code, std::move(*entry));
         }
-        if (live_subs_.empty()) return;  // nobody to tell: subscribers get the list on arrival
+        if (live_subs_.empty()) return std::nullopt;  // subscribers get the list on arrival
         auto now = std::chrono::steady_clock::now();
-        if (!urgent && now - live_sent_ < live_interval_) return;  // sent with a later change
-        live_sent_ = now;
-        msg = live_locked();
-        collect(live_subs_, to);
-        live_watched_ = !live_subs_.empty();
+        if (!urgent && now - live_sent_ < live_interval_) {  // sent with a later change
+            live_dirty_ = true;
+            return live_sent_ + live_interval_;
+        }
+        publish_live_locked(now, to, msg);
     }
     for (auto& p : to) p->deliver(msg);
+    return std::nullopt;
+}
+
+void Lobby::flush_live() {
+    std::vector<std::shared_ptr<Participant>> to;
+    Msg msg;
+    {
+        std::lock_guard lock(m_);
+        auto now = std::chrono::steady_clock::now();
+        if (!live_dirty_ || live_subs_.empty() || now - live_sent_ < live_interval_) return;
+        publish_live_locked(now, to, msg);
+    }
+    for (auto& p : to) p->deliver(msg);
+}
+
+void Lobby::publish_live_locked(std::chrono::steady_clock::time_point now,
+                                std::vector<std::shared_ptr<Participant>>& to, Msg& msg) {
+    live_sent_ = now;
+    live_dirty_ = false;
+    msg = live_locked();
+    collect(live_subs_, to);
+    live_watched_ = !live_subs_.empty();
 }
 
 void Lobby::subscribe_live(const std::shared_ptr<Participant>& p) {

@@ -59,8 +59,14 @@ class Lobby {
     void unsubscribe(const Participant* p);
 
     // Live games: `entry` is the listing, or nullopt when the game ended. `urgent` publishes at
-    // once; other changes (turns) are coalesced to one broadcast per live interval.
-    void set_live(const std::string& code, std::optional<proto::LiveGame> entry, bool urgent);
+    // once; other changes (turns) are coalesced to one broadcast per live interval: when one is
+    // held back, the time by which flush_live() must be called is returned (the room's timer
+    // calls it, so a list never stays behind a game that pauses).
+    using TimePoint = std::chrono::steady_clock::time_point;
+    std::optional<TimePoint> set_live(const std::string& code, std::optional<proto::LiveGame> entry,
+                                      bool urgent);
+    // Publishes the live list if a change was held back and the interval is over.
+    void flush_live();
     // Sends the live list now and its changes until unsubscribed. The first subscriber after a
     // time without any also asks every live room to refresh its entry (Room::refresh_live).
     void subscribe_live(const std::shared_ptr<Participant>& p);
@@ -104,6 +110,8 @@ class Lobby {
     Msg live_locked() const;
     static void collect(Subs& subs, std::vector<std::shared_ptr<Participant>>& to);
     void publish_locked(std::vector<std::shared_ptr<Participant>>& to, Msg& msg);
+    void publish_live_locked(std::chrono::steady_clock::time_point now,
+                             std::vector<std::shared_ptr<Participant>>& to, Msg& msg);
 
     std::mutex m_;
     std::map<std::string, std::shared_ptr<Room>> rooms_;
@@ -116,6 +124,7 @@ class Lobby {
     std::atomic<bool> live_watched_{false};  // !live_subs_.empty(), readable without m_
     std::chrono::milliseconds live_interval_{1000};
     std::chrono::steady_clock::time_point live_sent_{};
+    bool live_dirty_ = false;  // a change not yet published
 
     std::map<std::string, std::map<const Member*, std::weak_ptr<Member>>> conns_;
     std::vector<Seek> seeks_;  // oldest first, at most one per player

@@ -267,6 +267,12 @@ std::optional<Side> Room::check_mover(const Player& p, const Who& who,
     if (version && *version < state_version_)
         return fail(who, Err::StaleVersion, "the game has moved on since that version", ref),
                std::nullopt;
+    if (version && *version > version_)
+        return fail(who, Err::StaleVersion,
+                    "version " + std::to_string(*version) + " is newer than the game's (" +
+                        std::to_string(version_) + "): resynchronise with watch",
+                    ref),
+               std::nullopt;
     return side;
 }
 

@@ -185,6 +185,7 @@ class Room : public std::enable_shared_from_this<Room> {
     void update_live(std::string_view what);
     proto::LiveGame live_entry() const;
     bool live_stale_ = false;  // turns not in the lobby's entry (nobody subscribed to the list)
+    std::optional<TimePoint> live_flush_at_;  // the lobby holds a change of ours back until then
 
     // room_snapshot.cpp
     proto::OpenGame lobby_entry() const;

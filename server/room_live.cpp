@@ -37,7 +37,10 @@ void Room::update_live(std::string_view what) {
         return;
     }
     live_stale_ = false;
-    lobby_.set_live(code_, live_entry(), urgent);
+    if (auto due = lobby_.set_live(code_, live_entry(), urgent)) {
+        live_flush_at_ = *due;  // check_deadlines flushes the held change
+        schedule();
+    }
 }
 
 // Coalesced like a turn: the new subscriber's list may show the turns of before and gets the

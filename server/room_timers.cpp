@@ -36,6 +36,10 @@ void Room::check_deadlines(TimePoint now) {
             end_abort(proto::AbortReason::Abandoned);
     }
     if (spectators_due_ && now >= *spectators_due_) tell_spectators(now);
+    if (live_flush_at_ && now >= *live_flush_at_) {
+        live_flush_at_.reset();
+        lobby_.flush_live();
+    }
     if (status_ == Status::Suspended && recover_at_ && now >= *recover_at_) try_resume();
     if (remove_at_ && now >= *remove_at_) {
         remove_at_.reset();
@@ -59,6 +63,7 @@ void Room::schedule() {
     }
     consider(remove_at_);
     consider(spectators_due_);
+    consider(live_flush_at_);
     if (status_ == Status::Suspended) consider(recover_at_);
     if (!next) {
         timer_.cancel();

@@ -26,9 +26,11 @@ void Session::send(std::string text) {
     deliver(std::make_shared<const std::string>(std::move(text)));
 }
 
-void Session::send_error(Err code, std::string message) {
+void Session::send_error(Err code, std::string message, std::optional<std::string> ref,
+                         std::optional<std::string> rule) {
     metrics().reject(code);
-    send(proto::to_text(proto::ErrorMsg{code, std::move(message), {}, {}, {}}));
+    send(proto::to_text(
+        proto::ErrorMsg{code, std::move(message), std::move(ref), std::nullopt, std::move(rule)}));
 }
 
 // Token bucket, checked before parsing. A client that keeps sending while out of credits
@@ -63,7 +65,7 @@ void Session::on_text(std::string_view text) {
     if (auto* e = std::get_if<proto::Error>(&parsed)) {
         spdlog::warn("{}#{}: bad message ({}): {}", transport(), conn_id_, proto::err_name(e->code),
                      e->message);
-        return send_error(e->code, e->message);
+        return send_error(e->code, e->message, e->ref, e->rule);
     }
     auto& msg = std::get<proto::ClientMsg>(parsed);
     if (!player_ && !std::holds_alternative<proto::Hello>(msg) &&
@@ -119,9 +121,10 @@ void Session::handle(proto::Hello& m) {
         proto::Welcome{player_->id, token, player_->name, hub_.lobby.games_of(player_->id)}));
 }
 
-std::shared_ptr<Room> Session::find_room(const std::string& code) {
+std::shared_ptr<Room> Session::find_room(const std::string& code,
+                                         const std::optional<std::string>& ref) {
     auto room = hub_.lobby.find(code);
-    if (!room) send_error(Err::NoSuchGame, "no game with code " + code);
+    if (!room) send_error(Err::NoSuchGame, "no game with code " + code, ref);
     return room;
 }
 
@@ -200,11 +203,11 @@ void Session::handle(proto::Watch& m) {
 }
 
 void Session::handle(proto::SetupMsg& m) {
-    if (auto room = find_room(m.game)) room->setup(*player_, weak_from_this(), std::move(m));
+    if (auto room = find_room(m.game, m.ref)) room->setup(*player_, weak_from_this(), std::move(m));
 }
 
 void Session::handle(proto::TurnMsg& m) {
-    if (auto room = find_room(m.game)) room->turn(*player_, weak_from_this(), std::move(m));
+    if (auto room = find_room(m.game, m.ref)) room->turn(*player_, weak_from_this(), std::move(m));
 }
 
 void Session::handle(proto::Resign& m) {

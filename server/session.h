@@ -33,14 +33,18 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     void on_text(std::string_view text);
     void on_closed();
     void send(std::string text);
-    void send_error(proto::Err code, std::string message);
+    void send_error(proto::Err code, std::string message,
+                    std::optional<std::string> ref = std::nullopt,
+                    std::optional<std::string> rule = std::nullopt);
     virtual const char* transport() const = 0;
     Hub& hub_;
     const std::uint64_t conn_id_;  // in log lines as transport#id
 
   private:
     bool take_credit();
-    std::shared_ptr<Room> find_room(const std::string& code);
+    // The room, or no_such_game (with the request's ref) and null.
+    std::shared_ptr<Room> find_room(const std::string& code,
+                                    const std::optional<std::string>& ref = std::nullopt);
     bool refuse_new_game();
     void remember(const std::shared_ptr<Room>& room);
     void remember_locked(const std::shared_ptr<Room>& room);  // rooms_m_ held

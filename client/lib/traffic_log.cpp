@@ -54,4 +54,15 @@ void record(const char* dir, const char* transport, std::string_view text, bool 
     std::fflush(l.f);
 }
 
+void record_http(std::string_view path, int status, std::string_view body) {
+    Log& l = log();
+    if (!l.f) return;
+    nlohmann::json j = {
+        {"dir", "http"}, {"transport", "http"}, {"path", path}, {"status", status}, {"text", body}};
+    std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    std::lock_guard lock(l.m);
+    std::fwrite(line.data(), 1, line.size(), l.f);
+    std::fflush(l.f);
+}
+
 }  // namespace tf::client::traffic

@@ -10,6 +10,8 @@
 namespace tf::client::traffic {
 
 void record(const char* dir, const char* transport, std::string_view text, bool binary = false);
+// A history API answer: {"dir":"http","transport":"http","path","status","text"}.
+void record_http(std::string_view path, int status, std::string_view body);
 
 // While one is alive on a thread, frames that thread sends are marked "probe": deliberately
 // invalid input (bad-input tests) that the schema check skips. The server's answers are not.

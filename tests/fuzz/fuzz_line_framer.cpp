@@ -28,7 +28,8 @@ struct Outcome {
 };
 
 // Split at every '\n'; a line longer than the limit (before the '\n') ends the stream; one
-// trailing '\r' goes; empty lines are skipped; an unfinished tail longer than the limit too.
+// trailing '\r' goes; empty lines and lines of spaces and tabs are skipped; an unfinished tail
+// longer than the limit too.
 Outcome model(std::string_view s, std::size_t max) {
     Outcome o;
     for (;;) {
@@ -47,7 +48,7 @@ Outcome model(std::string_view s, std::size_t max) {
         }
         std::string_view line = s.substr(0, nl);
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        if (!line.empty()) o.lines.emplace_back(line);
+        if (line.find_first_not_of(" \t") != std::string_view::npos) o.lines.emplace_back(line);
         s.remove_prefix(nl + 1);
     }
 }

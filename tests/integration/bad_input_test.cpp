@@ -183,3 +183,78 @@ TEST_CASE("rate_limit") {
 }
 
 }  // namespace tf::test
+
+namespace tf::test {
+
+// What an implementer of proto/PROTOCOL.md relies on: errors name the request's ref, a setup
+// or turn that is not canonical JSON is illegal (rules spec §6), text limits count characters,
+// blank TCP lines are skipped, a version from the future is refused.
+TEST_CASE("protocol_details") {
+    ServerProcess server(kFast);
+    GameClient a = GameClient::connect(server, Transport::Tcp, "alice");
+    GameClient b = GameClient::connect(server, Transport::Ws, "bob");
+    start_game(a, b);
+
+    json e = error_for(*a.conn, R"({"type":"turn","game":"zzzzzz","turn":{},"ref":"r1"})");
+    CHECK(e["code"] == "no_such_game");
+    CHECK(e["ref"] == "r1");
+    e = error_for(
+        *a.conn,
+        R"({"type":"setup","game":"zzzzzz","setup":{"elephants":[],"guardians":[]},"ref":"r2"})");
+    CHECK(e["code"] == "no_such_game");
+    CHECK(e["ref"] == "r2");
+    e = error_for(*a.conn, R"({"type":"turn","game":5,"turn":{},"ref":"r3"})");
+    CHECK(e["code"] == "bad_message");
+    CHECK(e["ref"] == "r3");
+    e = error_for(*a.conn, R"({"type":"setup","game":")" + a.code +
+                               R"(","setup":{"elephants":[["2",1]],"guardians":[]},"ref":"r4"})");
+    CHECK(e["code"] == "illegal_setup");
+    CHECK(e["rule"] == "bad_format");
+    CHECK(e["ref"] == "r4");
+    e = error_for(*a.conn, R"({"type":"turn","game":")" + a.code +
+                               R"(","turn":{"elephant":{"from":"b1","path":[]}},"ref":"r5"})");
+    CHECK(e["code"] == "illegal_turn");
+    CHECK(e["rule"] == "bad_format");
+
+    // A version the game has not reached yet is refused; the current one is not.
+    Rng rng(4);
+    json setup = random_action(a, rng, "s");
+    setup["version"] = a.version + 5;
+    {
+        client::traffic::Probe probe;
+        a.conn->send(setup);
+    }
+    e = a.recv_until("error");
+    CHECK(e["code"] == "stale_version");
+    CHECK(e["version"] == a.version);
+    play_one(a, b, rng);
+
+    // Names and chat count characters, not bytes: 32 "é" (64 bytes) are a name, 33 are not.
+    std::string e32, e33;
+    for (int i = 0; i < 32; ++i) e32 += "\u00e9";
+    e33 = e32 + "\u00e9";
+    GameClient named = GameClient::connect(server, Transport::Tcp, e32);
+    auto raw = client::connect_tcp("127.0.0.1", server.tcp_port());
+    CHECK(error_for(*raw, json{{"type", "hello"}, {"version", 1}, {"name", e33}}.dump())["code"] ==
+          "bad_message");
+    std::string chat500;
+    for (int i = 0; i < 500; ++i) chat500 += "\u00e9";
+    a.conn->send({{"type", "chat"}, {"game", a.code}, {"text", chat500}});
+    json ev = a.recv_until("event");
+    CHECK(ev["kind"] == "chat");
+    CHECK(error_for(
+              *a.conn,
+              json{{"type", "chat"}, {"game", a.code}, {"text", chat500 + "x"}}.dump())["code"] ==
+          "chat_too_long");
+
+    // Blank lines (spaces and tabs too) are skipped on TCP: only the ping is answered.
+    {
+        client::traffic::Probe probe;
+        raw->send_text("   \t ");
+        raw->send_text("");
+        raw->send_text(R"({"type":"ping"})");
+    }
+    CHECK(json::parse(raw->recv_text())["type"] == "pong");  // nothing for the blank lines
+}
+
+}  // namespace tf::test

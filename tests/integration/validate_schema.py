@@ -5,7 +5,8 @@ Usage: validate_schema.py SCHEMA_DIR TRAFFIC_DIR [PROTOCOL_MD]
        validate_schema.py --reset TRAFFIC_DIR   (empties it before the tests run)
 
 TRAFFIC_DIR holds the JSON-lines files written by the client library when TF_TRAFFIC_LOG is set
-(client/lib/traffic_log.h). Fails when a frame is not JSON, has no string "type", names a type
+(client/lib/traffic_log.h). History API answers recorded there ("dir": "http") are checked
+against proto/schema/history/<list|game|record|error>.json. Fails when a frame is not JSON, has no string "type", names a type
 without a schema, or does not match its schema; when an error code is missing from the error
 table of PROTOCOL_MD; or when nothing was recorded. Frames marked "probe" (deliberately invalid
 input from the bad-input tests) and binary frames are skipped. Needs Debian's python3-jsonschema.
@@ -33,6 +34,56 @@ def load_schemas(schema_dir):
         resolver = jsonschema.RefResolver.from_schema(schema, store=store)
         validators[name] = jsonschema.Draft202012Validator(schema, resolver=resolver)
     return validators
+
+
+def load_history_schemas(schema_dir):
+    """proto/schema/history/*.json, the history API's answers, resolving common.json."""
+    paths = sorted(glob.glob(os.path.join(schema_dir, "history", "*.json")))
+    schemas = {}
+    for path in paths + [os.path.join(schema_dir, "common.json")]:
+        with open(path, encoding="utf-8") as f:
+            schema = json.load(f)
+        jsonschema.Draft202012Validator.check_schema(schema)
+        schemas[path] = schema
+    store = {s["$id"]: s for s in schemas.values()}
+    validators = {}
+    for path, schema in schemas.items():
+        if os.path.basename(os.path.dirname(path)) != "history":
+            continue
+        resolver = jsonschema.RefResolver.from_schema(schema, store=store)
+        validators[os.path.basename(path)[:-5]] = jsonschema.Draft202012Validator(
+            schema, resolver=resolver)
+    return validators
+
+
+def history_kind(path, status):
+    """Which history schema an answer of GET `path` with `status` must match (None: not JSON)."""
+    if status != 200:
+        return "error"
+    route = path.split("?")[0].rstrip("/")
+    parts = route.split("/")  # "", "api", "games", CODE, what
+    if route == "/api/games":
+        return "list"
+    if len(parts) == 4:
+        return "game"
+    if len(parts) == 5 and parts[4] == "record":
+        return "record"
+    return None
+
+
+def check_http(rec, where, history, failures, counts):
+    kind = history_kind(rec["path"], rec["status"])
+    if kind is None:
+        return
+    counts[f"http {kind}"] += 1
+    try:
+        msg = json.loads(rec["text"])
+    except ValueError:
+        failures.append(f"{where}: {rec['path']}: not JSON: {rec['text'][:200]}")
+        return
+    for err in history[kind].iter_errors(msg):
+        path_s = "/".join(str(p) for p in err.absolute_path)
+        failures.append(f"{where}: {rec['path']} ({kind}) at /{path_s}: {err.message[:300]}")
 
 
 def documented_codes(protocol_md):
@@ -82,6 +133,7 @@ def main():
         print(__doc__)
         return 2
     validators = load_schemas(sys.argv[1])
+    history = load_history_schemas(sys.argv[1])
     codes = documented_codes(sys.argv[3]) if len(sys.argv) > 3 else None
     files = sorted(glob.glob(os.path.join(sys.argv[2], "*.jsonl")))
     seen, counts, failures = set(), collections.Counter(), []
@@ -100,6 +152,9 @@ def main():
                     continue
                 seen.add(key)
                 where = f"{os.path.basename(path)}:{lineno} ({rec['dir']} {rec['transport']})"
+                if rec["dir"] == "http":
+                    check_http(rec, where, history, failures, counts)
+                    continue
                 try:
                     msg = json.loads(rec["text"])
                 except ValueError:

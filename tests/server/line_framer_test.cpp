@@ -31,8 +31,8 @@ using Lines = std::vector<std::string>;
 TEST_CASE("line framer: complete lines, CR LF, blank lines") {
     LineFramer f(100);
     CHECK(drain(f) == Lines{"<need>"});
-    f.feed("{\"type\":\"ping\"}\n\n\r\nabc\r\n x \n");
-    CHECK(drain(f) == Lines{"{\"type\":\"ping\"}", "abc", " x ", "<need>"});
+    f.feed("{\"type\":\"ping\"}\n\n\r\nabc\r\n x \n   \n\t \r\n");
+    CHECK(drain(f) == Lines{"{\"type\":\"ping\"}", "abc", " x ", "<need>"});  // blank: skipped
     CHECK(f.pending() == 0);
     // Only one trailing CR goes; a CR elsewhere stays.
     f.feed("a\r\r\nb\rc\n\r");

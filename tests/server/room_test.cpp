@@ -217,4 +217,27 @@ TEST_CASE(
     CHECK(w->got[2]["games"][0]["to_move"] == "silver");
 }
 
+TEST_CASE("room: a live-list change held back by the interval goes out when it ends") {
+    Fixture f(200);
+    f.lobby.set_live_interval(std::chrono::milliseconds(200));
+    f.lobby.insert("abc234", f.room);
+    auto w = std::make_shared<Fake>();
+    f.lobby.subscribe_live(w);
+    f.run();
+    f.room->join(f.bob, f.b);  // a start is urgent: published at once
+    f.run();
+    REQUIRE(!w->got.empty());
+    CHECK(w->got.back()["games"][0]["to_move"] == "silver");
+    const auto before = w->got.size();
+    auto s = f.setup_msg(1);
+    REQUIRE(!f.mirror.apply_setup(Side::Silver, s.setup));
+    f.room->setup(f.ann, f.a, s);  // within the interval: held back ...
+    f.run();
+    CHECK(w->got.size() == before);
+    // ... and published when the interval ends, though nothing else happens in the game.
+    f.run_until([&] { return w->got.size() > before; });
+    REQUIRE(w->got.size() == before + 1);
+    CHECK(w->got.back()["games"][0]["to_move"] == "bronze");
+}
+
 }  // namespace tf::server
