@@ -124,29 +124,11 @@ const std::unordered_map<std::string, Parser>& parsers() {
 }  // namespace
 
 std::variant<ClientMsg, Error> parse_client(const Json& j) {
-    if (!j.is_object()) return Error{Err::BadJson, "a message must be a JSON object"};
-    auto t = j.find("type");
-    if (t == j.end() || !t->is_string())
-        return Error{Err::UnknownType, "missing string field \"type\""};
-    auto it = parsers().find(t->get<std::string>());
-    if (it == parsers().end()) return Error{Err::UnknownType, "unknown message type"};
-    try {
-        return it->second(j);
-    } catch (const Fail& f) {
-        Error e = f.e;
-        // The request's ref, when it has a readable one: a client matching answers by ref
-        // gets its answer.
-        if (auto r = j.find("ref");
-            r != j.end() && r->is_string() && chars(r->get<std::string>()) <= 64)
-            e.ref = r->get<std::string>();
-        return e;
-    }
+    return parse_typed(j, parsers());
 }
 
 std::variant<ClientMsg, Error> parse_client(std::string_view text) {
-    Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return Error{Err::BadJson, "malformed JSON"};
-    return parse_client(j);
+    return parse_text<ClientMsg>(text, [](const Json& j) { return parse_client(j); });
 }
 
 }  // namespace tf::proto

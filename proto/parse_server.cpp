@@ -289,23 +289,11 @@ std::optional<Result> parse_result(const Json& j) {
 }
 
 std::variant<ServerMsg, Error> parse_server(const Json& j) {
-    if (!j.is_object()) return Error{Err::BadJson, "a message must be a JSON object"};
-    auto t = j.find("type");
-    if (t == j.end() || !t->is_string())
-        return Error{Err::UnknownType, "missing string field \"type\""};
-    auto it = parsers().find(t->get<std::string>());
-    if (it == parsers().end()) return Error{Err::UnknownType, "unknown message type"};
-    try {
-        return it->second(j);
-    } catch (const Fail& f) {
-        return f.e;
-    }
+    return parse_typed(j, parsers());
 }
 
 std::variant<ServerMsg, Error> parse_server(std::string_view text) {
-    Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return Error{Err::BadJson, "malformed JSON"};
-    return parse_server(j);
+    return parse_text<ServerMsg>(text, [](const Json& j) { return parse_server(j); });
 }
 
 }  // namespace tf::proto

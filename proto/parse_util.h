@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <variant>
 
 #include "proto/messages.h"
 
@@ -70,6 +72,37 @@ inline std::optional<std::string> opt_str(const Json& j, const char* k, std::siz
 inline std::optional<std::int64_t> opt_version(const Json& j, const char* k) {
     if (auto* v = opt_field(j, k)) return non_negative(*v, k);
     return std::nullopt;
+}
+
+// One message: its "type" picks the parser in `table`; anything malformed is an Error, whose
+// ref is the message's own when one can be read (a client matching answers by ref gets its
+// answer).
+template <class Msg>
+std::variant<Msg, Error> parse_typed(
+    const Json& j, const std::unordered_map<std::string, Msg (*)(const Json&)>& table) {
+    if (!j.is_object()) return Error{Err::BadJson, "a message must be a JSON object"};
+    auto t = j.find("type");
+    if (t == j.end() || !t->is_string())
+        return Error{Err::UnknownType, "missing string field \"type\""};
+    auto it = table.find(t->get<std::string>());
+    if (it == table.end()) return Error{Err::UnknownType, "unknown message type"};
+    try {
+        return it->second(j);
+    } catch (const Fail& f) {
+        Error e = f.e;
+        if (auto r = j.find("ref");
+            r != j.end() && r->is_string() && chars(r->get<std::string>()) <= 64)
+            e.ref = r->get<std::string>();
+        return e;
+    }
+}
+
+// JSON text into parse_typed.
+template <class Msg, class F>
+std::variant<Msg, Error> parse_text(std::string_view text, F&& parse) {
+    Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return Error{Err::BadJson, "malformed JSON"};
+    return parse(j);
 }
 
 }  // namespace tf::proto::detail
