@@ -49,6 +49,7 @@ class FaultyStore : public Store {
     std::size_t pending() override;
     bool healthy() override;
     Stats stats() override { return inner_->stats(); }
+    Executor read_executor() override { return inner_->read_executor(); }
 
   private:
     Faults current();  // re-reads the control file when it changed

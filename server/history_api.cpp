@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <boost/asio/post.hpp>
+
 #include <charconv>
 #include <ctime>
 #include <map>
@@ -166,60 +168,72 @@ std::optional<std::int64_t> integer(const std::string& s) {
     return v;
 }
 
-ApiResponse list(Store& store, std::string_view qs, const SuspendedFn& suspended) {
+using Done = std::function<void(ApiResponse)>;
+
+// A failed read: 503, logged (the store's own failure episodes are logged by the store).
+ApiResponse unavailable(std::string_view target, const std::string& why) {
+    spdlog::warn("history API {}: {}", std::string(target), why);
+    return error(503, "store_unavailable", "the game store could not be read");
+}
+
+void list(Store& store, std::string_view target, std::string_view qs, SuspendedFn suspended,
+          Store::Executor ex, Done done) {
     auto q = query_of(qs);
     GameQuery gq;
+    auto refuse = [&](const std::string& why) {
+        boost::asio::post(ex, [done, r = error(400, "bad_request", why)] { done(r); });
+    };
     for (auto& [k, v] : q) {
         if (k == "status") {
             static const char* ok[] = {"live", "finished",  "open",    "playing",
                                        "over", "cancelled", "aborted", "quarantined"};
             if (std::find(std::begin(ok), std::end(ok), v) == std::end(ok))
-                return error(400, "bad_request",
-                             "status must be live, finished, open, playing, over, cancelled, "
-                             "aborted or quarantined");
+                return refuse(
+                    "status must be live, finished, open, playing, over, cancelled, aborted or "
+                    "quarantined");
             gq.status = v;
         } else if (k == "player") {
-            if (!token_ok(v, 64)) return error(400, "bad_request", "bad player id");
+            if (!token_ok(v, 64)) return refuse("bad player id");
             gq.player_id = v;
         } else if (k == "limit") {
             auto n = integer(v);
-            if (!n || *n < 1 || *n > 100)
-                return error(400, "bad_request", "limit must be an integer from 1 to 100");
+            if (!n || *n < 1 || *n > 100) return refuse("limit must be an integer from 1 to 100");
             gq.limit = int(*n);
         } else if (k == "before") {
             auto n = integer(v);
-            if (!n || *n < 1) return error(400, "bad_request", "before must be a cursor from next");
+            if (!n || *n < 1) return refuse("before must be a cursor from next");
             gq.before = *n;
         } else {
-            return error(400, "bad_request", "unknown parameter " + k);
+            return refuse("unknown parameter " + k);
         }
     }
-    auto page = store.list(gq);
-    json games = json::array();
-    for (auto& [cursor, g] : page.games) games.push_back(summary(g, suspended));
-    json out = {{"games", std::move(games)},
-                {"next", page.next ? json(std::to_string(*page.next)) : json(nullptr)}};
-    return {200, "application/json", out.dump() + "\n", {}};
+    store.read_page(gq, ex, [done, suspended, t = std::string(target)](Read<GamePage> page) {
+        if (!page.ok()) return done(unavailable(t, page.error));
+        json games = json::array();
+        for (auto& [cursor, g] : page.value->games) games.push_back(summary(g, suspended));
+        json out = {
+            {"games", std::move(games)},
+            {"next", page.value->next ? json(std::to_string(*page.value->next)) : json(nullptr)}};
+        done({200, "application/json", out.dump() + "\n", {}});
+    });
 }
 
-ApiResponse one(Store& store, const std::string& code, std::string_view what,
-                const SuspendedFn& suspended) {
-    if (!token_ok(code, 16)) return error(404, "not_found", "no game with code " + code);
-    auto g = store.game(code);
-    if (!g) return error(404, "not_found", "no game with code " + code);
-    json record = record_of(*g, store.journal(code));
+ApiResponse one(const GameRows& rows, std::string_view what, const SuspendedFn& suspended) {
+    const StoredGame& g = rows.row;
+    const std::string& code = g.code;
+    json record = record_of(g, rows.journal);
     if (what.empty()) {
-        json out = summary(*g, suspended);
+        json out = summary(g, suspended);
         out["record"] = std::move(record);
         return {200, "application/json", out.dump() + "\n", {}};
     }
-    if (!finished(*g))
+    if (!finished(g))
         return error(409, "not_finished",
-                     "only finished games are exported; game " + code + " is " + g->status);
+                     "only finished games are exported; game " + code + " is " + g.status);
     if (what == "record")
         return {200, "application/json", record.dump(2) + "\n", "trunkfield-" + code + ".json"};
     if (what == "notation")
-        return {200, "text/plain; charset=utf-8", notation_of(*g, record),
+        return {200, "text/plain; charset=utf-8", notation_of(g, record),
                 "trunkfield-" + code + ".txt"};
     return error(404, "not_found", "unknown export " + std::string(what));
 }
@@ -230,25 +244,34 @@ bool is_api_target(std::string_view target) {
     return target.substr(0, 5) == "/api/";
 }
 
-ApiResponse history_api(Store& store, std::string_view target, const SuspendedFn& suspended) {
-    try {
-        auto qpos = target.find('?');
-        std::string_view path = target.substr(0, qpos);
-        std::string_view qs = qpos == std::string_view::npos ? "" : target.substr(qpos + 1);
-        constexpr std::string_view games = "/api/games";
-        if (path == games || path == "/api/games/") return list(store, qs, suspended);
-        if (path.substr(0, games.size() + 1) == "/api/games/") {
-            auto rest = path.substr(games.size() + 1);
-            auto slash = rest.find('/');
-            std::string code(rest.substr(0, slash));
-            std::string_view what = slash == std::string_view::npos ? "" : rest.substr(slash + 1);
-            return one(store, code, what, suspended);
-        }
-        return error(404, "not_found", "no such API path");
-    } catch (const std::exception& e) {
-        spdlog::error("history API {}: {}", std::string(target), e.what());
-        return error(503, "store_unavailable", "the game store could not be read");
-    }
+void history_api(Store& store, std::string_view target, SuspendedFn suspended, Store::Executor ex,
+                 std::function<void(ApiResponse)> done) {
+    auto now = [&](ApiResponse r) { boost::asio::post(ex, [done, r = std::move(r)] { done(r); }); };
+    auto qpos = target.find('?');
+    std::string_view path = target.substr(0, qpos);
+    std::string_view qs = qpos == std::string_view::npos ? "" : target.substr(qpos + 1);
+    constexpr std::string_view games = "/api/games";
+    if (path == games || path == "/api/games/")
+        return list(store, target, qs, std::move(suspended), ex, std::move(done));
+    if (path.substr(0, games.size() + 1) != "/api/games/")
+        return now(error(404, "not_found", "no such API path"));
+    auto rest = path.substr(games.size() + 1);
+    auto slash = rest.find('/');
+    std::string code(rest.substr(0, slash));
+    std::string what(slash == std::string_view::npos ? "" : rest.substr(slash + 1));
+    if (!token_ok(code, 16)) return now(error(404, "not_found", "no game with code " + code));
+    store.read_game(code, ex,
+                    [done, suspended = std::move(suspended), code, what,
+                     t = std::string(target)](Read<std::optional<GameRows>> r) {
+                        if (!r.ok()) return done(unavailable(t, r.error));
+                        if (!*r.value)
+                            return done(error(404, "not_found", "no game with code " + code));
+                        try {
+                            done(one(**r.value, what, suspended));
+                        } catch (const std::exception& e) {
+                            done(unavailable(t, e.what()));
+                        }
+                    });
 }
 
 }  // namespace tf::server

@@ -1,15 +1,15 @@
 // The history API on the HTTP port (proto/PROTOCOL.md, "History API"): listing games, one
-// game's metadata and record, and exports of finished games. Pure request -> response over the
-// store's reads; http_session.cpp runs it on the worker pool, off the network threads.
+// game's metadata and record, and exports of finished games. A request answered from the
+// store's asynchronous reads: nothing here blocks the connection's thread.
 #pragma once
 
 #include <functional>
 #include <string>
 #include <string_view>
 
-namespace tf::server {
+#include "server/store.h"
 
-class Store;
+namespace tf::server {
 
 struct ApiResponse {
     unsigned status = 200;
@@ -20,9 +20,11 @@ struct ApiResponse {
 
 // True for targets this API answers ("/api/..." paths).
 bool is_api_target(std::string_view target);
-// Answers a GET of `target`; never throws. `suspended` tells which games are paused by a store
-// failure in this process: they are shown as "suspended" whatever their stored status says.
+// Answers a GET of `target`: `done` runs on `ex` with the response (never throws).
+// `suspended` tells which games are paused by a store failure in this process: they are shown
+// as "suspended" whatever their stored status says.
 using SuspendedFn = std::function<bool(const std::string& code)>;
-ApiResponse history_api(Store& store, std::string_view target, const SuspendedFn& suspended = {});
+void history_api(Store& store, std::string_view target, SuspendedFn suspended, Store::Executor ex,
+                 std::function<void(ApiResponse)> done);
 
 }  // namespace tf::server

@@ -78,7 +78,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
             res->set(http::field::server, "trunkfield");
             res->set(http::field::content_type, "text/plain; version=0.0.4");
             res->keep_alive(req.keep_alive());
-            res->body() = render_metrics(hub_.lobby, hub_.store->healthy());
+            res->body() = render_metrics(hub_);
             res->prepare_payload();
             return send(std::move(res));
         }
@@ -125,12 +125,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     // The history API reads the store on the worker pool; the answer comes back to this
     // connection's executor.
     void serve_api(http::request<http::string_body> req) {
-        boost::asio::post(hub_.workers, [self = shared_from_this(), req = std::move(req)] {
-            auto target = req.target();
-            auto api = history_api(
-                *self->hub_.store, std::string_view(target.data(), target.size()),
-                [self](const std::string& code) { return self->hub_.lobby.is_suspended(code); });
-            boost::asio::post(self->stream_.get_executor(), [self, req, api = std::move(api)] {
+        auto target = std::string(req.target());
+        auto* dir = &hub_.directory;
+        history_api(
+            *hub_.store, target, [dir](const std::string& code) { return dir->is_suspended(code); },
+            stream_.get_executor(),
+            [self = shared_from_this(), req = std::move(req)](ApiResponse api) {
                 auto res = std::make_shared<http::response<http::string_body>>(
                     http::status(api.status), req.version());
                 res->set(http::field::server, "trunkfield");
@@ -145,7 +145,6 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                 res->prepare_payload();
                 self->send(std::move(res));
             });
-        });
     }
     void respond(const http::request<http::string_body>& req, http::status st, const char* body) {
         auto res = std::make_shared<http::response<http::string_body>>(st, req.version());

@@ -1,6 +1,7 @@
-// The services every connection shares: settings, the store, identities, the lobby, the
-// io_context (rooms get their strands from it) and a worker pool for blocking work (store
-// reads, computer opponents). Owned by main(); outlives every session and room.
+// The services every connection shares, owned by main() and outliving every session and room:
+// settings, the store, identities, the lobby in its parts (the room directory, the listings,
+// the player index, the matchmaker; docs/ARCHITECTURE.md "The server's parts"), the io_context
+// (rooms get their strands from it) and a worker pool for the computer opponents.
 #pragma once
 
 #include <atomic>
@@ -12,8 +13,12 @@
 
 #include "server/config.h"
 #include "server/conn_limit.h"
+#include "server/directory.h"
 #include "server/identity.h"
-#include "server/lobby.h"
+#include "server/listings.h"
+#include "server/matchmaker.h"
+#include "server/player_index.h"
+#include "server/room_services.h"
 #include "server/store.h"
 
 namespace tf::server {
@@ -24,15 +29,12 @@ struct Hub {
           cfg(std::move(c)),
           store(std::move(s)),
           workers(std::size_t(cfg.workers)),
+          directory(factory, services),  // stores references only: constructed in this order
+          services{listings, players, directory, *store, cfg, offload()},
+          factory(ioc, services),
           conn_limit(conn_limiter(cfg.max_connections_per_ip)) {
         identity.attach(store.get());
-        lobby.code_taken = [st = store.get()](const std::string& code) {
-            try {
-                return st->code_taken(code);
-            } catch (const std::exception&) {
-                return true;  // unsure: draw another code
-            }
-        };
+        listings.configure(cfg.list_limit, std::chrono::milliseconds(cfg.live_interval_ms));
     }
     ~Hub() { workers.join(); }
     // Runs blocking work (a bot's search) on the worker pool.
@@ -41,10 +43,15 @@ struct Hub {
     }
     boost::asio::io_context& ioc;
     Config cfg;
-    std::unique_ptr<Store> store;  // declared before the lobby: outlives every room
+    std::unique_ptr<Store> store;  // declared before the rooms' owners: outlives every room
     boost::asio::thread_pool workers;
     Identity identity;
-    Lobby lobby;
+    Listings listings;
+    PlayerIndex players;
+    Matchmaker matchmaker;
+    LocalDirectory directory;
+    RoomServices services;
+    RoomFactory factory;
     ConnLimiter& conn_limit;         // --max-connections-per-ip, over both listeners (process-wide)
     std::atomic<bool> ready{false};  // /readyz: store open, accepting, not shutting down
 };

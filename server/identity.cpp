@@ -4,6 +4,7 @@
 
 #include <sys/random.h>
 
+#include <boost/asio/post.hpp>
 #include <stdexcept>
 
 namespace tf::server {
@@ -43,22 +44,41 @@ Identity::Issued Identity::create(std::string name) {
     return {player, selector + secret};
 }
 
-std::shared_ptr<const Player> Identity::restore(const std::string& token) {
-    if (token.size() != 48) return nullptr;
+void Identity::restore(const std::string& token, Store::Executor ex, Restored done) {
+    auto answer = [ex, &done](std::shared_ptr<const Player> p) {
+        Read<std::shared_ptr<const Player>> r;
+        r.value = std::move(p);
+        boost::asio::post(ex, [done = std::move(done), r = std::move(r)]() mutable { done(r); });
+    };
+    if (token.size() != 48) return answer(nullptr);
     std::string selector = token.substr(0, 16), secret = token.substr(16);
     {
         std::lock_guard lock(m_);
         auto it = by_selector_.find(selector);
         if (it != by_selector_.end())
-            return constant_time_equal(it->second.secret, secret) ? it->second.player : nullptr;
+            return answer(constant_time_equal(it->second.secret, secret) ? it->second.player
+                                                                         : nullptr);
     }
-    if (!store_) return nullptr;
-    auto stored = store_->player_by_selector(selector);
-    if (!stored || !constant_time_equal(stored->secret, secret)) return nullptr;
-    auto player = std::make_shared<const Player>(Player{stored->id, stored->name});
-    std::lock_guard lock(m_);
-    by_selector_.try_emplace(selector, Entry{stored->secret, player});
-    return by_selector_.at(selector).player;
+    if (!store_) return answer(nullptr);
+    store_->read_player(
+        selector, ex,
+        [this, selector, secret, done = std::move(done)](Read<std::optional<StoredPlayer>> r) {
+            Read<std::shared_ptr<const Player>> out;
+            out.error = r.error;
+            out.fault = r.fault;
+            if (r.ok()) {
+                const auto& stored = *r.value;
+                if (!stored || !constant_time_equal(stored->secret, secret)) {
+                    out.value = nullptr;
+                } else {
+                    auto player = std::make_shared<const Player>(Player{stored->id, stored->name});
+                    std::lock_guard lock(m_);
+                    by_selector_.try_emplace(selector, Entry{stored->secret, player});
+                    out.value = by_selector_.at(selector).player;
+                }
+            }
+            done(std::move(out));
+        });
 }
 
 }  // namespace tf::server

@@ -24,9 +24,11 @@ class Identity {
         std::string token;
     };
     Issued create(std::string name);
-    // The player the token belongs to, or nullptr for an unknown or forged token. Throws
-    // StoreError when the store could not be asked (the token may be good).
-    std::shared_ptr<const Player> restore(const std::string& token);
+    // The player the token belongs to, or nullptr for an unknown or forged token: `done` runs
+    // on `ex` (a token this process has not seen is looked up in the store, off the caller's
+    // thread); a Read error when the store could not be asked (the token may be good).
+    using Restored = Store::Then<std::shared_ptr<const Player>>;
+    void restore(const std::string& token, Store::Executor ex, Restored done);
 
   private:
     struct Entry {

@@ -13,8 +13,8 @@
 #include "proto/messages.h"
 #include "server/faulty_store.h"
 #include "server/hub.h"
+#include "server/io_thread.h"
 #include "server/listener.h"
-#include "server/recovery.h"
 #include "server/sqlite_store.h"
 #include "server/static_files.h"
 #include "server/transports.h"
@@ -159,9 +159,7 @@ int main(int argc, char** argv) {
 
     net::io_context ioc(cfg.threads);
     auto hub = std::make_unique<tf::server::Hub>(ioc, cfg, std::move(store));
-    if (!tf::server::recover_games(*hub)) return 1;
-    hub->lobby.set_live_interval(std::chrono::milliseconds(cfg.live_interval_ms));
-    hub->lobby.list_limit = cfg.list_limit;
+    if (!hub->directory.recover()) return 1;
     std::shared_ptr<tf::server::Listener> http, tcp;
     try {
         auto addr = net::ip::make_address(cfg.bind);
@@ -207,7 +205,7 @@ int main(int argc, char** argv) {
         hub->ready = false;
         http->stop();
         tcp->stop();
-        hub->lobby.notify_all(std::make_shared<const std::string>(
+        hub->players.notify_all(std::make_shared<const std::string>(
             tf::proto::to_text(tf::proto::Shutdown{"the server is restarting; your games are "
                                                    "saved and continue when it is back",
                                                    2000})));
@@ -228,7 +226,13 @@ int main(int argc, char** argv) {
     spdlog::info("listening http={}:{} tcp={}:{}", cfg.bind, http->port(), cfg.bind, tcp->port());
 
     std::vector<std::thread> threads;
-    for (int i = 1; i < cfg.threads; ++i) threads.emplace_back([&] { ioc.run(); });
+    // Network threads: a blocking store read on one of them is a bug (asserted in debug builds).
+    for (int i = 1; i < cfg.threads; ++i)
+        threads.emplace_back([&] {
+            tf::server::mark_io_thread();
+            ioc.run();
+        });
+    tf::server::mark_io_thread();
     ioc.run();
     for (auto& t : threads) t.join();
     http.reset();
@@ -244,6 +248,6 @@ int main(int argc, char** argv) {
             "ms, p99 {:.2f} ms (last {} operations)",
             st.commits, st.operations, st.failures, at(0.5), at(0.99), st.latency_ms.size());
     }
-    hub.reset();  // rooms and the lobby go before the io_context and its pending handlers
+    hub.reset();  // rooms and their owners go before the io_context and its pending handlers
     return 0;
 }

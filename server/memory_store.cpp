@@ -1,5 +1,7 @@
 #include "server/memory_store.h"
 
+#include "server/io_thread.h"
+
 namespace tf::server {
 
 void MemoryStore::commit(GameWrite w, Done done) {
@@ -35,6 +37,7 @@ void MemoryStore::add_player(StoredPlayer p) {
 }
 
 std::optional<StoredPlayer> MemoryStore::player_by_selector(const std::string& selector) {
+    assert_off_io_thread();
     std::lock_guard lock(m_);
     auto it = players_.find(selector);
     if (it == players_.end()) return std::nullopt;
@@ -42,11 +45,13 @@ std::optional<StoredPlayer> MemoryStore::player_by_selector(const std::string& s
 }
 
 bool MemoryStore::code_taken(const std::string& code) {
+    assert_off_io_thread();
     std::lock_guard lock(m_);
     return games_.count(code) > 0;
 }
 
 std::vector<StoredGame> MemoryStore::unfinished() {
+    assert_off_io_thread();
     std::lock_guard lock(m_);
     std::vector<std::pair<std::int64_t, StoredGame>> by_id;
     for (auto& [code, g] : games_)
@@ -59,6 +64,7 @@ std::vector<StoredGame> MemoryStore::unfinished() {
 }
 
 std::optional<StoredGame> MemoryStore::game(const std::string& code) {
+    assert_off_io_thread();
     std::lock_guard lock(m_);
     auto it = games_.find(code);
     if (it == games_.end()) return std::nullopt;
@@ -66,6 +72,7 @@ std::optional<StoredGame> MemoryStore::game(const std::string& code) {
 }
 
 std::vector<JournalRow> MemoryStore::journal(const std::string& code) {
+    assert_off_io_thread();
     std::lock_guard lock(m_);
     std::vector<JournalRow> out;
     if (auto it = journal_.find(code); it != journal_.end())
@@ -74,6 +81,7 @@ std::vector<JournalRow> MemoryStore::journal(const std::string& code) {
 }
 
 GamePage MemoryStore::list(const GameQuery& q) {
+    assert_off_io_thread();
     std::lock_guard lock(m_);
     std::vector<std::pair<std::int64_t, StoredGame>> all;
     for (auto& [code, g] : games_) {

@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "server/lobby.h"
+#include "server/hub.h"
 
 namespace tf::server {
 
@@ -55,9 +55,10 @@ long rss_bytes() {
 
 }  // namespace
 
-std::string render_metrics(Lobby& lobby, bool store_healthy) {
+std::string render_metrics(Hub& hub) {
     Metrics& m = metrics();
-    auto c = lobby.counts();
+    const bool store_healthy = hub.store->healthy();
+    auto lists = hub.listings.counts();
     std::string out;
     out +=
         "# HELP trunkfield_connections Open client connections by transport.\n"
@@ -68,15 +69,15 @@ std::string render_metrics(Lobby& lobby, bool store_healthy) {
         "trunkfield_connections{transport=\"tcp\"} " +
         std::to_string(m.connections_tcp.load()) + "\n";
     metric(out, "trunkfield_players", "gauge", "Players with at least one connection.",
-           std::to_string(c.players));
+           std::to_string(hub.players.players()));
     metric(out, "trunkfield_open_games", "gauge", "Public games waiting for an opponent.",
-           std::to_string(c.open_games));
+           std::to_string(lists.open_games));
     metric(out, "trunkfield_live_games", "gauge", "Public games being played.",
-           std::to_string(c.live_games));
+           std::to_string(lists.live_games));
     metric(out, "trunkfield_games_in_memory", "gauge", "Games held in memory.",
-           std::to_string(c.rooms));
+           std::to_string(hub.directory.size()));
     metric(out, "trunkfield_quick_match_waiting", "gauge", "Quick-match requests waiting.",
-           std::to_string(c.seeks));
+           std::to_string(hub.matchmaker.waiting()));
     metric(out, "trunkfield_games_suspended", "gauge",
            "Games paused at their last saved position because the store failed.",
            std::to_string(m.games_suspended.load()));

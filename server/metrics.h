@@ -12,8 +12,7 @@
 
 namespace tf::server {
 
-class Store;
-class Lobby;
+struct Hub;
 
 // A histogram with fixed buckets (milliseconds).
 class Histogram {
@@ -48,6 +47,6 @@ struct Metrics {
 Metrics& metrics();
 
 // The whole /metrics page.
-std::string render_metrics(Lobby& lobby, bool store_healthy);
+std::string render_metrics(Hub& hub);
 
 }  // namespace tf::server

@@ -5,7 +5,7 @@
 #include <boost/asio/post.hpp>
 #include <cassert>
 
-#include "server/lobby.h"
+#include "server/directory.h"
 #include "server/metrics.h"
 #include "server/record_codec.h"
 
@@ -19,21 +19,20 @@ SteadyClock::duration seconds(double s) {
 }
 }  // namespace
 
-Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Lobby& lobby,
-           const Config& cfg, Store& store)
+Room::Room(Executor ex, std::string code, RoomParams params, Player creator, RoomServices& env)
     : ex_(std::move(ex)),
-      store_(store),
+      env_(env),
+      store_(env.store),
       code_(std::move(code)),
       params_(std::move(params)),
-      lobby_(lobby),
-      history_limit_(cfg.history),
-      grace_(seconds(cfg.grace_seconds)),
-      award_(seconds(cfg.award_seconds < 0 ? cfg.grace_seconds : cfg.award_seconds)),
-      start_timeout_(seconds(cfg.start_timeout_seconds)),
-      retention_(seconds(cfg.retention_seconds)),
-      chat_window_(seconds(cfg.chat_window_seconds)),
-      spectators_interval_(std::chrono::milliseconds(cfg.live_interval_ms)),
-      chat_lines_(cfg.chat_lines),
+      history_limit_(env.cfg.history),
+      grace_(seconds(env.cfg.grace_seconds)),
+      award_(seconds(env.cfg.award_seconds < 0 ? env.cfg.grace_seconds : env.cfg.award_seconds)),
+      start_timeout_(seconds(env.cfg.start_timeout_seconds)),
+      retention_(seconds(env.cfg.retention_seconds)),
+      chat_window_(seconds(env.cfg.chat_window_seconds)),
+      spectators_interval_(std::chrono::milliseconds(env.cfg.live_interval_ms)),
+      chat_lines_(env.cfg.chat_lines),
       game_(params_.variant),
       timer_(ex_) {
     seats_[idx(params_.creator_side)] = std::move(creator);
@@ -96,9 +95,9 @@ void Room::open(Who who, Msg created) {
             emit(proto::JoinEv{*s, ref(*seats_[idx(*s)])});
         }
         later([this] {
-            lobby_.seat(seats_[idx(params_.creator_side)]->id, code_);
+            env_.players.seat(seats_[idx(params_.creator_side)]->id, code_);
             if (params_.is_public && !params_.quick_match && status_ == Status::Open)
-                lobby_.set_open(code_, lobby_entry());
+                env_.listings.set_open(code_, lobby_entry());
         });
     });
 }
@@ -182,8 +181,8 @@ void Room::join(Player p, Who who, Msg joined) {
         status_ = Status::Playing;
         start_deadline_ = SteadyClock::now() + start_timeout_;
         later([this, id = p.id] {
-            lobby_.seat(id, code_);
-            if (params_.is_public) lobby_.set_open(code_, std::nullopt);
+            env_.players.seat(id, code_);
+            if (params_.is_public) env_.listings.set_open(code_, std::nullopt);
         });
         if (joined) outbox_.push_back({who, joined});
         emit(proto::JoinEv{s, ref(p)});
@@ -238,8 +237,8 @@ void Room::cancel(Player p, Who who) {
         finished_ms_ = epoch_ms(SteadyClock::now(), SteadyClock::now());
         emit(proto::CancelEv{});
         later([this, id = p.id] {
-            lobby_.unseat(id, code_);
-            lobby_.remove(code_);
+            env_.players.unseat(id, code_);
+            env_.directory.remove(code_);
         });
     });
 }

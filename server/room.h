@@ -29,11 +29,10 @@
 #include "server/clock.h"
 #include "server/config.h"
 #include "server/participant.h"
+#include "server/room_services.h"
 #include "server/store.h"
 
 namespace tf::server {
-
-class Lobby;
 
 struct RoomParams {
     Variant variant;
@@ -53,8 +52,7 @@ class Room : public std::enable_shared_from_this<Room> {
     using Who = std::weak_ptr<Participant>;
     enum class DrawAct { Offer, Accept, Decline };
 
-    Room(Executor ex, std::string code, RoomParams params, Player creator, Lobby& lobby,
-         const Config& cfg, Store& store);
+    Room(Executor ex, std::string code, RoomParams params, Player creator, RoomServices& env);
     ~Room();
     const std::string& code() const { return code_; }
 
@@ -65,13 +63,10 @@ class Room : public std::enable_shared_from_this<Room> {
     // every event through the rules. Null, with `error` saying why, when it does not replay.
     // The same replay brings a suspended room back to its last saved state (load()).
     static std::shared_ptr<Room> restore(Executor ex, const StoredGame& row,
-                                         const std::vector<JournalRow>& journal, Lobby& lobby,
-                                         const Config& cfg, Store& store, std::string& error);
+                                         const std::vector<JournalRow>& journal, RoomServices& env,
+                                         std::string& error);
     // After restore(): registers the room's seats and listings again and restarts its timers.
     void resume();
-    // Where a computer opponent thinks (the server's worker pool); without it, on the strand.
-    using Offload = std::function<void(std::function<void()>)>;
-    void set_offload(Offload o) { offload_ = std::move(o); }
     // `joined` (if any) is sent to `who` once the join is stored, before the snapshot.
     void join(Player p, Who who, Msg joined = nullptr);
     void watch(Player p, Who who, std::optional<std::int64_t> since);
@@ -83,8 +78,6 @@ class Room : public std::enable_shared_from_this<Room> {
     void draw(Player p, Who who, DrawAct act);
     void claim_win(Player p, Who who);
     void chat(Player p, Who who, std::string text);
-    // The live list has a subscriber again: rebuilds the lobby entry if turns skipped it.
-    void refresh_live();
 
   private:
     using Status = proto::GameStatus;
@@ -126,8 +119,7 @@ class Room : public std::enable_shared_from_this<Room> {
     // was saved and sends everyone a fresh snapshot. A game whose creation failed is dropped.
     void suspend(const std::string& why, const std::vector<Out>& out);
     void reload();
-    void reloaded(std::optional<StoredGame> row, std::vector<JournalRow> journal,
-                  std::string error);
+    void reloaded(Read<std::optional<GameRows>> read);
     void try_resume();  // the recovery timer: resumes once the store is healthy
     // Resets the game to `row` and `journal` replayed through the rules; false (and `error`)
     // when they do not replay or disagree.
@@ -184,7 +176,6 @@ class Room : public std::enable_shared_from_this<Room> {
     // (an event kind, "watch" or "leave") changed the room; turns are coalesced.
     void update_live(std::string_view what);
     proto::LiveGame live_entry() const;
-    bool live_stale_ = false;  // turns not in the lobby's entry (nobody subscribed to the list)
     std::optional<TimePoint> live_flush_at_;  // the lobby holds a change of ours back until then
 
     // room_snapshot.cpp
@@ -203,10 +194,10 @@ class Room : public std::enable_shared_from_this<Room> {
     void tell_spectators(TimePoint now);  // the `spectators` event to the players, if changed
 
     Executor ex_;
+    RoomServices& env_;
     Store& store_;
     std::string code_;
     RoomParams params_;
-    Lobby& lobby_;
     std::size_t history_limit_;
     SteadyClock::duration grace_, award_, start_timeout_, retention_, chat_window_;
     SteadyClock::duration spectators_interval_;  // --live-interval-ms
@@ -252,7 +243,6 @@ class Room : public std::enable_shared_from_this<Room> {
     std::vector<Out> outbox_;
     int crowd_pending_ = 0;  // crowd deliveries posted and not yet run
     After after_;
-    Offload offload_;
     bool bot_busy_ = false;                        // a search is running for the bot's move
     int reported_spectators_ = 0;                  // to the metrics
     int told_spectators_ = 0;                      // to the players, in a `spectators` event

@@ -59,8 +59,8 @@ void Room::maybe_bot() {
                 self->turn_now(bot, {}, proto::TurnMsg{self->code_, *t, at, std::nullopt});
         });
     };
-    if (offload_)
-        offload_(std::move(think));
+    if (env_.offload)
+        env_.offload(std::move(think));
     else
         boost::asio::post(ex_, std::move(think));
 }

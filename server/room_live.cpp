@@ -1,6 +1,5 @@
 // The room's entry in the lobby's list of live games (PROTOCOL.md "live"): public games being
 // played, with players, turns played, score and spectators. Runs on the room's strand.
-#include "server/lobby.h"
 #include "server/room.h"
 
 namespace tf::server {
@@ -26,29 +25,24 @@ void Room::update_live(std::string_view what) {
     bool listed = status_ == Status::Playing ||
                   (status_ == Status::Suspended && resume_status_ == Status::Playing);
     if (!params_.is_public || !listed) {
-        lobby_.set_live(code_, std::nullopt, true);  // not (or no longer) live: a no-op if unlisted
+        // not (or no longer) live: a no-op if unlisted
+        env_.listings.set_live(code_, std::nullopt, true);
         return;
     }
-    bool urgent = what != "turn" && what != "setup" && what != "chat";
-    // Nobody reads the live list: a turn does not rebuild the entry (it costs more than the
-    // turn's own event) until a subscriber arrives (refresh_live) or an urgent change.
-    if (!urgent && !lobby_.live_watched()) {
-        live_stale_ = true;
-        return;
+    // A turn or a setup only moves the game on: a delta of its progress. Chat changes nothing
+    // listed. Anything else (start, seats, spectators, status) republishes the entry at once.
+    std::optional<Listings::TimePoint> due;
+    if (what == "chat") return;
+    if (what == "turn" || what == "setup") {
+        int score[2] = {game_.score(Side::Silver), game_.score(Side::Bronze)};
+        due = env_.listings.set_live_progress(code_, game_.turns_played(), game_.to_move(), score);
+    } else {
+        due = env_.listings.set_live(code_, live_entry(), true);
     }
-    live_stale_ = false;
-    if (auto due = lobby_.set_live(code_, live_entry(), urgent)) {
+    if (due) {
         live_flush_at_ = *due;  // check_deadlines flushes the held change
         schedule();
     }
-}
-
-// Coalesced like a turn: the new subscriber's list may show the turns of before and gets the
-// refreshed entries with the next live message (PROTOCOL.md "Live games").
-void Room::refresh_live() {
-    on_strand([this] {
-        if (live_stale_) update_live("turn");
-    });
 }
 
 }  // namespace tf::server

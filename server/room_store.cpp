@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <set>
 
-#include "server/lobby.h"
+#include "server/directory.h"
 #include "server/metrics.h"
 #include "server/record_codec.h"
 #include "server/room.h"
@@ -137,7 +137,7 @@ void Room::suspend(const std::string& why, const std::vector<Out>& out) {
         spdlog::error("room {}: not created, the store failed: {}", code_, why);
         subs_.clear();
         spectators_ = 0;
-        lobby_.remove(code_);
+        env_.directory.remove(code_);
         return;
     }
     if (status_ != Status::Suspended) {
@@ -146,8 +146,8 @@ void Room::suspend(const std::string& why, const std::vector<Out>& out) {
         ++metrics().games_suspended;
         suspended_ms_ = epoch_ms(now, now);
         suspended_at_ = now;
-        lobby_.set_suspended(code_, true);
-        if (params_.is_public && !params_.quick_match) lobby_.set_open(code_, std::nullopt);
+        env_.directory.set_suspended(code_, true);
+        if (params_.is_public && !params_.quick_match) env_.listings.set_open(code_, std::nullopt);
     }
     status_ = Status::Suspended;
     recover_backoff_ = kFirstRetry;
@@ -173,38 +173,21 @@ void Room::suspend(const std::string& why, const std::vector<Out>& out) {
     reload();
 }
 
-// Reads the game back from the store on the worker pool; requests wait until it is back.
+// Reads the game back from the store (off the strand); requests wait until it is back.
 void Room::reload() {
     committing_ = true;
-    auto read = [self = shared_from_this()] {
-        std::optional<StoredGame> row;
-        std::vector<JournalRow> journal;
-        std::string error;
-        try {
-            row = self->store_.game(self->code_);
-            if (row)
-                journal = self->store_.journal(self->code_);
-            else
-                error = "the game is not in the store";
-        } catch (const std::exception& e) {
-            error = e.what();
-        }
-        boost::asio::post(self->ex_, [self, row = std::move(row), journal = std::move(journal),
-                                      error = std::move(error)]() mutable {
-            self->reloaded(std::move(row), std::move(journal), std::move(error));
-        });
-    };
-    if (offload_)
-        offload_(std::move(read));
-    else
-        boost::asio::post(ex_, std::move(read));
+    store_.read_game(code_, ex_, [self = shared_from_this()](Read<std::optional<GameRows>> r) {
+        self->reloaded(std::move(r));
+    });
 }
 
-void Room::reloaded(std::optional<StoredGame> row, std::vector<JournalRow> journal,
-                    std::string error) {
+void Room::reloaded(Read<std::optional<GameRows>> read) {
     committing_ = false;
     const auto now = SteadyClock::now();
-    if (error.empty() && !load(*row, journal, error)) error = "it does not replay: " + error;
+    std::string error = read.error;
+    if (read.ok() && !*read.value) error = "the game is not in the store";
+    if (error.empty() && !load((*read.value)->row, (*read.value)->journal, error))
+        error = "it does not replay: " + error;
     if (!error.empty()) {
         if (loaded_ || recover_backoff_ == kFirstRetry)
             spdlog::error("room {}: cannot read the saved game back ({}); retrying", code_, error);
@@ -243,7 +226,7 @@ void Room::try_resume() {
         return;
     }
     status_ = resume_status_;
-    lobby_.set_suspended(code_, false);
+    env_.directory.set_suspended(code_, false);
     --metrics().games_suspended;
     ++metrics().games_resumed;
     double secs = suspended_at_ ? std::chrono::duration<double>(now - *suspended_at_).count() : 0;
@@ -254,10 +237,10 @@ void Room::try_resume() {
     resume_running_.reset();
     if (status_ == Status::Playing && !started()) start_deadline_ = now + start_timeout_;
     if (status_ == Status::Open && params_.is_public && !params_.quick_match)
-        lobby_.set_open(code_, lobby_entry());
+        env_.listings.set_open(code_, lobby_entry());
     if (proto::finished(status_) || status_ == Status::Cancelled) {
         for (auto& s : seats_)
-            if (s) lobby_.unseat(s->id, code_);
+            if (s) env_.players.unseat(s->id, code_);
         remove_at_ = now + retention_;
     }
     const std::string snap = proto::to_text(snapshot());
@@ -304,8 +287,8 @@ StoredGame Room::stored_row() const {
 }
 
 std::shared_ptr<Room> Room::restore(Executor ex, const StoredGame& row,
-                                    const std::vector<JournalRow>& journal, Lobby& lobby,
-                                    const Config& cfg, Store& store, std::string& error) {
+                                    const std::vector<JournalRow>& journal, RoomServices& env,
+                                    std::string& error) {
     auto fail = [&](std::string why) {
         error = std::move(why);
         return std::shared_ptr<Room>();
@@ -325,8 +308,8 @@ std::shared_ptr<Room> Room::restore(Executor ex, const StoredGame& row,
     params.bot_level = row.bot_level;
     const int ci = idx(*creator);
     if (row.seat_id[ci].empty()) return fail("the creator's seat is empty");
-    auto room = std::make_shared<Room>(
-        ex, row.code, params, Player{row.seat_id[ci], row.seat_name[ci]}, lobby, cfg, store);
+    auto room = std::make_shared<Room>(ex, row.code, params,
+                                       Player{row.seat_id[ci], row.seat_name[ci]}, env);
     if (row.status != "open" && row.status != "playing")
         return fail("the game is stored as " + row.status + ", not unfinished");
     if (!room->load(row, journal, error)) return nullptr;
@@ -476,9 +459,9 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
 void Room::resume() {
     on_strand([this] {
         for (auto& s : seats_)
-            if (s) lobby_.seat(s->id, code_);
+            if (s) env_.players.seat(s->id, code_);
         if (status_ == Status::Open && params_.is_public && !params_.quick_match)
-            lobby_.set_open(code_, lobby_entry());
+            env_.listings.set_open(code_, lobby_entry());
         update_live("resume");
         update_presence();  // nobody is connected yet: grace periods start now
     });

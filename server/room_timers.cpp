@@ -10,7 +10,7 @@
 // deadline is also checked when a request arrives (tick), so a late turn is never accepted.
 #include <spdlog/spdlog.h>
 
-#include "server/lobby.h"
+#include "server/directory.h"
 #include "server/room.h"
 
 namespace tf::server {
@@ -38,13 +38,13 @@ void Room::check_deadlines(TimePoint now) {
     if (spectators_due_ && now >= *spectators_due_) tell_spectators(now);
     if (live_flush_at_ && now >= *live_flush_at_) {
         live_flush_at_.reset();
-        lobby_.flush_live();
+        env_.listings.flush_live();
     }
     if (status_ == Status::Suspended && recover_at_ && now >= *recover_at_) try_resume();
     if (remove_at_ && now >= *remove_at_) {
         remove_at_.reset();
         spdlog::debug("room {}: removed after the retention period", code_);
-        lobby_.remove(code_);
+        env_.directory.remove(code_);
     }
 }
 
@@ -138,7 +138,7 @@ void Room::finish() {
     emit(proto::GameOverEv{result()});
     later([this] {
         for (auto& s : seats_)
-            if (s) lobby_.unseat(s->id, code_);
+            if (s) env_.players.unseat(s->id, code_);
     });
     chat_times_.clear();
     remove_at_ = SteadyClock::now() + retention_;

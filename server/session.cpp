@@ -61,6 +61,21 @@ void Session::on_text(std::string_view text) {
         }
         return;
     }
+    // While a hello waits for its token to be looked up, what follows waits with it (it was
+    // paid for with credits already): answered in order once the hello is.
+    if (hello_pending_) {
+        if (held_.size() >= kMaxHeld) {
+            spdlog::warn("{}#{}: {} messages behind a pending hello, disconnecting", transport(),
+                         conn_id_, held_.size());
+            return close("flood", false);
+        }
+        held_.emplace_back(text);
+        return;
+    }
+    dispatch(text);
+}
+
+void Session::dispatch(std::string_view text) {
     auto parsed = proto::parse_client(text);
     if (auto* e = std::get_if<proto::Error>(&parsed)) {
         spdlog::warn("{}#{}: bad message ({}): {}", transport(), conn_id_, proto::err_name(e->code),
@@ -75,8 +90,11 @@ void Session::on_text(std::string_view text) {
 }
 
 void Session::on_closed() {
-    if (lobby_sub_) hub_.lobby.unsubscribe(this);
-    if (player_) hub_.lobby.disconnected(player_->id, this);
+    if (lobby_sub_) hub_.listings.unsubscribe(this);
+    if (player_) {
+        auto other = hub_.players.disconnected(player_->id, this);
+        hub_.matchmaker.closed(player_->id, this, other);
+    }
     std::vector<std::weak_ptr<Room>> rooms;
     {
         std::lock_guard lock(rooms_m_);
@@ -92,38 +110,54 @@ void Session::handle(proto::Hello& m) {
     if (m.version != proto::kProtocolVersion)
         return send_error(Err::UnsupportedVersion,
                           "unsupported protocol version; supported versions: [1]");
-    std::string token;
-    if (m.token) {
-        std::shared_ptr<const Player> p;
-        try {
-            p = hub_.identity.restore(*m.token);
-        } catch (const StoreError& e) {
-            spdlog::warn("{}#{}: token lookup failed: {}", transport(), conn_id_, e.what());
-            return send_error(Err::StoreUnavailable,
-                              "your session token cannot be checked right now (the server's "
-                              "store is failing); keep it and try again in a moment");
-        }
-        if (!p) {
-            spdlog::warn("{}#{}: bad token", transport(), conn_id_);
-            return send_error(Err::BadToken, "unknown or expired session token");
-        }
-        player_ = *p;
-        token = *m.token;
-    } else {
+    if (!m.token) {
         auto issued = hub_.identity.create(m.name && !m.name->empty() ? *m.name : "guest");
-        player_ = *issued.player;
-        token = issued.token;
+        return welcome(*issued.player, issued.token, false);
     }
+    hello_pending_ = true;
+    hub_.identity.restore(
+        *m.token, executor(),
+        [self = std::static_pointer_cast<Session>(shared_from_this()),
+         token = *m.token](Read<std::shared_ptr<const Player>> r) { self->restored(r, token); });
+}
+
+// The token's lookup came back (on this connection's strand).
+void Session::restored(const Read<std::shared_ptr<const Player>>& r, const std::string& token) {
+    hello_pending_ = false;
+    if (!r.ok()) {
+        spdlog::warn("{}#{}: token lookup failed: {}", transport(), conn_id_, r.error);
+        send_error(Err::StoreUnavailable,
+                   "your session token cannot be checked right now (the server's store is "
+                   "failing); keep it and try again in a moment");
+    } else if (!*r.value) {
+        spdlog::warn("{}#{}: bad token", transport(), conn_id_);
+        send_error(Err::BadToken, "unknown or expired session token");
+    } else {
+        welcome(**r.value, token, true);
+    }
+    auto held = std::move(held_);
+    held_.clear();
+    for (auto& text : held) {
+        if (hello_pending_) {  // a second hello among them is pending in its turn
+            held_.push_back(std::move(text));
+            continue;
+        }
+        dispatch(text);
+    }
+}
+
+void Session::welcome(const Player& p, const std::string& token, bool restored) {
+    player_ = p;
     spdlog::info("{}#{}: hello from player {}{}", transport(), conn_id_, player_->id,
-                 m.token ? " (token restored)" : "");
-    hub_.lobby.connected(player_->id, std::static_pointer_cast<Session>(shared_from_this()));
+                 restored ? " (token restored)" : "");
+    hub_.players.connected(player_->id, std::static_pointer_cast<Session>(shared_from_this()));
     send(proto::to_text(
-        proto::Welcome{player_->id, token, player_->name, hub_.lobby.games_of(player_->id)}));
+        proto::Welcome{player_->id, token, player_->name, hub_.players.games_of(player_->id)}));
 }
 
 std::shared_ptr<Room> Session::find_room(const std::string& code,
                                          const std::optional<std::string>& ref) {
-    auto room = hub_.lobby.find(code);
+    auto room = hub_.directory.find(code);
     if (!room) send_error(Err::NoSuchGame, "no game with code " + code, ref);
     return room;
 }
@@ -156,7 +190,7 @@ bool Session::refuse_new_game() {
 
 void Session::handle(proto::CreateGame& m) {
     if (refuse_new_game()) return;
-    if (hub_.lobby.games_of(player_->id).size() >= std::size_t(hub_.cfg.max_games))
+    if (hub_.players.games_of(player_->id).size() >= std::size_t(hub_.cfg.max_games))
         return send_error(Err::TooManyGames, "you already have " +
                                                  std::to_string(hub_.cfg.max_games) +
                                                  " unfinished games; finish or cancel one first");
@@ -164,19 +198,19 @@ void Session::handle(proto::CreateGame& m) {
     if (m.color == proto::ColorChoice::Bronze) params.creator_side = Side::Bronze;
     if (m.color == proto::ColorChoice::Random)
         params.creator_side = std::random_device{}() & 1 ? Side::Bronze : Side::Silver;
-    auto room = hub_.lobby.add([&](const std::string& code) {
-        return std::make_shared<Room>(boost::asio::make_strand(hub_.ioc), code, params, *player_,
-                                      hub_.lobby, hub_.cfg, *hub_.store);
-    });
-    if (!room)
-        return send_error(Err::StoreUnavailable,
-                          "no free game code could be checked (the store cannot be read); try "
-                          "again in a moment");
-    room->set_offload(hub_.offload());
-    room->open(weak_from_this(), std::make_shared<const std::string>(proto::to_text(
-                                     proto::GameCreated{room->code(), "/g/" + room->code()})));
-    remember(room);
-    room->watch(*player_, weak_from_this(), std::nullopt);
+    hub_.directory.create(
+        params, *player_, executor(),
+        [self = std::static_pointer_cast<Session>(shared_from_this())](std::shared_ptr<Room> room) {
+            if (!room)
+                return self->send_error(Err::StoreUnavailable,
+                                        "no free game code could be checked (the store cannot be "
+                                        "read); try again in a moment");
+            room->open(self->weak_from_this(),
+                       std::make_shared<const std::string>(
+                           proto::to_text(proto::GameCreated{room->code(), "/g/" + room->code()})));
+            self->remember(room);
+            room->watch(*self->player_, self->weak_from_this(), std::nullopt);
+        });
 }
 
 void Session::handle(proto::JoinGame& m) {
@@ -192,7 +226,7 @@ void Session::handle(proto::CancelGame& m) {
 
 void Session::handle(proto::ListGames&) {
     lobby_sub_ = true;
-    hub_.lobby.subscribe(shared_from_this());
+    hub_.listings.subscribe_open(shared_from_this());
 }
 
 void Session::handle(proto::Watch& m) {

@@ -15,6 +15,7 @@
 
 #include "proto/messages.h"
 #include "server/hub.h"
+#include "server/matchmaker.h"
 #include "server/participant.h"
 
 namespace tf::server {
@@ -30,6 +31,8 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     void adopt(const std::shared_ptr<Room>& room) override;
 
   protected:
+    // This connection's strand: where asynchronous answers (store reads) come back to.
+    virtual Store::Executor executor() = 0;
     void on_text(std::string_view text);
     void on_closed();
     void send(std::string text);
@@ -42,6 +45,9 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
 
   private:
     bool take_credit();
+    void dispatch(std::string_view text);
+    void restored(const Read<std::shared_ptr<const Player>>& r, const std::string& token);
+    void welcome(const Player& p, const std::string& token, bool restored);
     // The room, or no_such_game (with the request's ref) and null.
     std::shared_ptr<Room> find_room(const std::string& code,
                                     const std::optional<std::string>& ref = std::nullopt);
@@ -61,6 +67,7 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     void handle(proto::Chat& m);
     void handle(proto::Ping& m);
     void handle(proto::QuickMatch& m);  // session_match.cpp
+    void start_match(const std::shared_ptr<Room>& room, const Seek& opponent, Side my_side);
     void handle(proto::QuickMatchCancel& m);
     void handle(proto::ListLive& m);
     void handle(proto::DrawOffer& m);
@@ -73,6 +80,9 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     std::chrono::steady_clock::time_point refilled_;
     int floods_ = 0;
     bool lobby_sub_ = false;
+    bool hello_pending_ = false;     // a token is being looked up
+    std::vector<std::string> held_;  // messages received meanwhile
+    static constexpr std::size_t kMaxHeld = 64;
     std::mutex rooms_m_;  // rooms_ and gone_: adopt() comes from other connections' strands
     bool gone_ = false;
     std::vector<std::weak_ptr<Room>> rooms_;  // rooms this connection watches

@@ -9,51 +9,54 @@
 
 namespace tf::server {
 
-// Pairs with a waiting player of the same pool, or files this player's request. The player who
-// completes a pair builds the room and tells both: `matched`, then the game's snapshot.
+// Pairs with a waiting player of the same pool, or files this player's request (the pairing
+// is one atomic step of the matchmaker). The player who completes a pair has the room made and
+// tells both: `matched`, then the game's snapshot.
 void Session::handle(proto::QuickMatch& m) {
     if (refuse_new_game()) return;
     auto self = std::static_pointer_cast<Session>(shared_from_this());
     std::string pool = proto::to_json(m).dump();  // canonical variant and time control
-    auto opponent = hub_.lobby.quick_match(*player_, pool, self);
+    auto opponent = hub_.matchmaker.pair(*player_, pool, self);
     if (!opponent) return send(proto::to_text(proto::QuickMatchWaiting{m.variant, m.time_control}));
 
     RoomParams params{m.variant, m.time_control, true, Side::Silver, true, std::nullopt};
     if (std::random_device{}() & 1) params.creator_side = Side::Bronze;
-    auto room = hub_.lobby.add([&](const std::string& code) {
-        return std::make_shared<Room>(boost::asio::make_strand(hub_.ioc), code, params, *player_,
-                                      hub_.lobby, hub_.cfg, *hub_.store);
-    });
+    hub_.directory.create(params, *player_, executor(),
+                          [self, opponent = *opponent, params](std::shared_ptr<Room> room) {
+                              self->start_match(room, opponent, params.creator_side);
+                          });
+}
+
+void Session::start_match(const std::shared_ptr<Room>& room, const Seek& opponent, Side my_side) {
     if (!room) {  // the store cannot be read: the waiting player is told too
         const auto msg = "the game could not be created (the store cannot be read); ask again";
         send_error(proto::Err::StoreUnavailable, msg);
-        if (auto them = opponent->who.lock())
+        if (auto them = opponent.who.lock())
             them->deliver(std::make_shared<const std::string>(
                 proto::to_text(proto::ErrorMsg{proto::Err::StoreUnavailable, msg, {}, {}, {}})));
         return;
     }
-    room->set_offload(hub_.offload());
     const std::string link = "/g/" + room->code();
-    spdlog::info("quick match: {} vs {} in {}", player_->id, opponent->player.id, room->code());
+    spdlog::info("quick match: {} vs {} in {}", player_->id, opponent.player.id, room->code());
     auto matched = [&](Side s) {
         return std::make_shared<const std::string>(
             proto::to_text(proto::Matched{room->code(), link, s}));
     };
     remember(room);
-    room->open(weak_from_this(), matched(params.creator_side));
+    room->open(weak_from_this(), matched(my_side));
     room->watch(*player_, weak_from_this(), std::nullopt);
-    if (auto them = opponent->who.lock()) them->adopt(room);
-    room->join(opponent->player, opponent->who, matched(~params.creator_side));
+    if (auto them = opponent.who.lock()) them->adopt(room);
+    room->join(opponent.player, opponent.who, matched(~my_side));
 }
 
 void Session::handle(proto::QuickMatchCancel&) {
-    hub_.lobby.withdraw(player_->id);
+    hub_.matchmaker.withdraw(player_->id);
     send(proto::to_text(proto::QuickMatchCancelled{}));
 }
 
 void Session::handle(proto::ListLive&) {
     lobby_sub_ = true;
-    hub_.lobby.subscribe_live(shared_from_this());
+    hub_.listings.subscribe_live(shared_from_this());
 }
 
 void Session::adopt(const std::shared_ptr<Room>& room) {

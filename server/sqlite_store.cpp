@@ -1,5 +1,6 @@
 #include "server/sqlite_store.h"
 
+#include "server/io_thread.h"
 #include "server/metrics.h"
 
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -188,7 +190,7 @@ constexpr const char* kGameColumns =
     "silver_id, silver_name, bronze_id, bronze_name, status, result, turns, version, created_at, "
     "finished_at";
 
-std::pair<std::int64_t, StoredGame> read_game(const Stmt& s) {
+std::pair<std::int64_t, StoredGame> game_of(const Stmt& s) {
     StoredGame g;
     g.code = s.text(1);
     g.variant = s.text(2);
@@ -231,6 +233,7 @@ class SqliteStore : public Store {
     }
 
     ~SqliteStore() override {
+        reads_.join();
         {
             std::lock_guard lock(qm_);
             stop_ = true;
@@ -249,6 +252,7 @@ class SqliteStore : public Store {
     }
 
     std::optional<StoredPlayer> player_by_selector(const std::string& selector) override {
+        assert_off_io_thread();
         std::lock_guard lock(rm_);
         Stmt s(reader(), "SELECT id, name, selector, secret FROM players WHERE selector = ?");
         s.bind(1, selector);
@@ -257,6 +261,7 @@ class SqliteStore : public Store {
     }
 
     bool code_taken(const std::string& code) override {
+        assert_off_io_thread();
         std::lock_guard lock(rm_);
         Stmt s(reader(), "SELECT 1 FROM games WHERE code = ?");
         s.bind(1, code);
@@ -264,25 +269,28 @@ class SqliteStore : public Store {
     }
 
     std::vector<StoredGame> unfinished() override {
+        assert_off_io_thread();
         std::lock_guard lock(rm_);
         Stmt s(reader(), (std::string("SELECT ") + kGameColumns +
                           " FROM games WHERE status IN ('open', 'playing') ORDER BY id")
                              .c_str());
         std::vector<StoredGame> out;
-        while (s.step() == SQLITE_ROW) out.push_back(read_game(s).second);
+        while (s.step() == SQLITE_ROW) out.push_back(game_of(s).second);
         return out;
     }
 
     std::optional<StoredGame> game(const std::string& code) override {
+        assert_off_io_thread();
         std::lock_guard lock(rm_);
         Stmt s(reader(),
                (std::string("SELECT ") + kGameColumns + " FROM games WHERE code = ?").c_str());
         s.bind(1, code);
         if (s.step() != SQLITE_ROW) return std::nullopt;
-        return read_game(s).second;
+        return game_of(s).second;
     }
 
     std::vector<JournalRow> journal(const std::string& code) override {
+        assert_off_io_thread();
         std::lock_guard lock(rm_);
         Stmt s(reader(),
                "SELECT version, kind, event, at, format FROM journal WHERE code = ? "
@@ -295,6 +303,7 @@ class SqliteStore : public Store {
     }
 
     GamePage list(const GameQuery& q) override {
+        assert_off_io_thread();
         std::string where = "WHERE id < ?1";
         if (q.status == "live")
             where += " AND status = 'playing'";
@@ -312,7 +321,7 @@ class SqliteStore : public Store {
         if (!q.player_id.empty()) s.bind(3, q.player_id);
         s.bind(4, std::int64_t(q.limit) + 1);
         GamePage page;
-        while (s.step() == SQLITE_ROW) page.games.push_back(read_game(s));
+        while (s.step() == SQLITE_ROW) page.games.push_back(game_of(s));
         if (int(page.games.size()) > q.limit) {
             page.games.pop_back();
             page.next = page.games.back().first;
@@ -321,6 +330,7 @@ class SqliteStore : public Store {
     }
 
     void quarantine(const std::string& code, const std::string& why) override {
+        assert_off_io_thread();
         std::lock_guard lock(wm_);
         if (!wr_) throw StoreError("the database is not open");
         Stmt s(wr_, "UPDATE games SET status = 'quarantined', quarantine = ? WHERE code = ?");
@@ -336,6 +346,9 @@ class SqliteStore : public Store {
 
     std::size_t pending() override { return pending_.load(); }
     bool healthy() override { return healthy_.load(); }
+    // The asynchronous reads run on a thread of their own: a slow history query can delay
+    // other reads, never a network thread.
+    Executor read_executor() override { return reads_.get_executor(); }
 
   private:
     struct Op {
@@ -748,6 +761,7 @@ class SqliteStore : public Store {
 
     Stats stats_;
     std::deque<double> latency_;
+    boost::asio::thread_pool reads_{1};  // last: stopped first, before the connections close
 };
 
 }  // namespace

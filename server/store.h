@@ -4,9 +4,14 @@
 //
 // Writes are asynchronous and ordered: commit() queues one room operation's writes and calls
 // `done` once they are durable (or failed), in the order they were queued. Implementations
-// batch concurrent operations into group commits off the network threads. Reads are
-// synchronous and thread-safe; call them from a worker thread or at startup. A read that cannot
-// be answered (I/O error, unreadable file) throws StoreError; it never answers "not found".
+// batch concurrent operations into group commits off the network threads.
+//
+// Reads are asynchronous too (read_*): the work runs off the caller's thread and the answer is
+// posted to the executor the caller names (its strand), so no network thread ever waits for
+// the disk. The blocking reads behind them are public for startup (recovery), tools and tests,
+// and assert in debug builds that they do not run on a network thread (server/io_thread.h). A
+// read that cannot be answered (I/O error, unreadable file) throws StoreError (the async ones
+// report it in Read::error); it never answers "not found".
 //
 // Faults (docs/ARCHITECTURE.md "Failures"): a failed write reports its error to `done` and
 // nothing of it is applied; healthy() is false from a failed write until a write succeeds again
@@ -14,6 +19,8 @@
 // kept and written once writes work again.
 #pragma once
 
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/post.hpp>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -87,10 +94,58 @@ struct GamePage {
     std::optional<std::int64_t> next;
 };
 
+// A game's row and its whole journal.
+struct GameRows {
+    StoredGame row;
+    std::vector<JournalRow> journal;
+};
+
+// What an asynchronous read answers: a value, or why there is none.
+template <class T>
+struct Read {
+    std::optional<T> value;
+    std::string error;   // when !ok()
+    bool fault = false;  // the store's trouble (StoreError::fault), not the request's
+    bool ok() const { return value.has_value(); }
+};
+
 class Store {
   public:
     using Done = std::function<void(std::optional<std::string> error)>;
+    using Executor = boost::asio::any_io_executor;
+    template <class T>
+    using Then = std::function<void(Read<T>)>;
     virtual ~Store() = default;
+
+    // Asynchronous reads: `then` runs on `ex`. The defaults run the blocking read on
+    // read_executor(); a networked store answers from its own connection.
+    virtual void read_player(std::string selector, Executor ex,
+                             Then<std::optional<StoredPlayer>> then) {
+        read_async<std::optional<StoredPlayer>>(
+            ex, [this, s = std::move(selector)] { return player_by_selector(s); }, std::move(then));
+    }
+    virtual void read_code_taken(std::string code, Executor ex, Then<bool> then) {
+        read_async<bool>(
+            ex, [this, c = std::move(code)] { return code_taken(c); }, std::move(then));
+    }
+    // A game's row and journal; nullopt when there is no such game.
+    virtual void read_game(std::string code, Executor ex, Then<std::optional<GameRows>> then) {
+        read_async<std::optional<GameRows>>(
+            ex,
+            [this, c = std::move(code)]() -> std::optional<GameRows> {
+                auto row = game(c);
+                if (!row) return std::nullopt;
+                return GameRows{std::move(*row), journal(c)};
+            },
+            std::move(then));
+    }
+    virtual void read_page(GameQuery q, Executor ex, Then<GamePage> then) {
+        read_async<GamePage>(
+            ex, [this, q] { return list(q); }, std::move(then));
+    }
+    // Where the default asynchronous reads run their blocking read; empty: on the caller's
+    // thread (an in-memory store, which never waits).
+    virtual Executor read_executor() { return {}; }
 
     // Queues writes; `done` runs on the store's thread once they are durable or have failed.
     virtual void commit(GameWrite w, Done done) = 0;
@@ -116,6 +171,29 @@ class Store {
         std::vector<double> latency_ms;  // queue to durable, one per operation (recent window)
     };
     virtual Stats stats() = 0;
+
+  protected:
+    template <class T, class F>
+    void read_async(Executor ex, F blocking, Then<T> then) {
+        auto job = [blocking = std::move(blocking), ex, then = std::move(then)]() mutable {
+            Read<T> r;
+            try {
+                r.value.emplace(blocking());
+            } catch (const StoreError& e) {
+                r.error = e.what();
+                r.fault = e.fault;
+            } catch (const std::exception& e) {
+                r.error = e.what();
+                r.fault = true;
+            }
+            boost::asio::post(
+                ex, [then = std::move(then), r = std::move(r)]() mutable { then(std::move(r)); });
+        };
+        if (auto rx = read_executor())
+            boost::asio::post(rx, std::move(job));
+        else
+            job();
+    }
 };
 
 // A store that keeps nothing and commits at once (room tests, and the server's --store memory

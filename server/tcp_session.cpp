@@ -48,6 +48,7 @@ class TcpSession : public Session {
 
   protected:
     const char* transport() const override { return "tcp"; }
+    Store::Executor executor() override { return sock_.get_executor(); }
 
   private:
     std::shared_ptr<TcpSession> shared() {

@@ -131,6 +131,7 @@ class WsSession : public Session {
 
   protected:
     const char* transport() const override { return "ws"; }
+    Store::Executor executor() override { return sock_.get_executor(); }
 
   private:
     std::shared_ptr<WsSession> shared() {

@@ -10,7 +10,9 @@
 
 #include "common/json.h"
 #include "common/playout.h"
-#include "server/lobby.h"
+#include "server/directory.h"
+#include "server/listings.h"
+#include "server/player_index.h"
 #include "server/room.h"
 
 namespace tf::server::testing {
@@ -42,11 +44,15 @@ struct Fake : Participant {
 };
 
 struct Fixture {
-    boost::asio::io_context ioc;  // first in, last out: the lobby's rooms hold timers on it
-    Lobby lobby;
+    boost::asio::io_context ioc;  // first in, last out: the rooms hold timers on it
     Config cfg;
     NullStore null_store;
     Store& store;
+    Listings listings;
+    PlayerIndex players;
+    LocalDirectory directory{factory, services};
+    RoomServices services{listings, players, directory, store, cfg, {}};
+    RoomFactory factory{ioc, services};
     Player ann{"p-ann", "ann"}, bob{"p-bob", "bob"}, cat{"p-cat", "cat"};
     std::shared_ptr<Fake> a = std::make_shared<Fake>(), b = std::make_shared<Fake>(),
                           c = std::make_shared<Fake>();
@@ -59,8 +65,8 @@ struct Fixture {
         : store(st ? *st : null_store) {
         cfg.live_interval_ms = live_interval_ms;  // also the `spectators` event's interval
         RoomParams params{Variant{}, tc, true, Side::Silver, false, std::nullopt};
-        room = std::make_shared<Room>(boost::asio::make_strand(ioc), "abc234", params, ann, lobby,
-                                      cfg, store);
+        listings.configure(100, std::chrono::milliseconds(live_interval_ms));
+        room = factory.make("abc234", params, ann);
         room->open();
         room->watch(ann, a, std::nullopt);
         run();

@@ -72,7 +72,6 @@ std::vector<std::int64_t> journal_versions(Store& s) {
 TEST_CASE("room: a failed commit suspends the game; it resumes when the store works again") {
     FaultFixture ff;
     Fixture f(1000, &ff.store, proto::TimeControl{300000, 0});
-    f.lobby.insert("abc234", f.room);
     start_game(f);
     CHECK(journal_versions(ff.inner()) == std::vector<std::int64_t>{1, 2, 3, 4});
 
@@ -91,7 +90,7 @@ TEST_CASE("room: a failed commit suspends the game; it resumes when the store wo
         CHECK(p->got[0]["code"] == "store_failed");
         CHECK(!p->got[0].contains("ref"));
     }
-    CHECK(f.lobby.is_suspended("abc234"));
+    CHECK(f.directory.is_suspended("abc234"));
 
     // Watching a suspended game answers with its last saved state (this crashed the server).
     auto d = std::make_shared<Fake>();
@@ -124,7 +123,7 @@ TEST_CASE("room: a failed commit suspends the game; it resumes when the store wo
         CHECK(s["version"] == 4);
         CHECK(s["clocks"]["running"] == "bronze");
     }
-    CHECK(!f.lobby.is_suspended("abc234"));
+    CHECK(!f.directory.is_suspended("abc234"));
     f.room->turn(f.bob, f.b, t);
     f.run();
     CHECK(f.b->got.at(0)["type"] == "ack");

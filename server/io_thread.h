@@ -1,0 +1,22 @@
+// Which threads run the network (the io_context): a blocking store read must never run on one,
+// or one slow disk would stall every connection served there. main() marks them; the stores'
+// blocking reads assert they are not on one (debug builds, as the sanitizer tree of the tests).
+#pragma once
+
+#include <cassert>
+
+namespace tf::server {
+
+inline thread_local bool tl_io_thread = false;
+
+inline void mark_io_thread() {
+    tl_io_thread = true;
+}
+inline bool on_io_thread() {
+    return tl_io_thread;
+}
+inline void assert_off_io_thread() {
+    assert(!on_io_thread() && "a blocking store read on a network thread");
+}
+
+}  // namespace tf::server

@@ -1,0 +1,83 @@
+// The lobby's two listings (PROTOCOL.md "Open games", "Live games"): the open public games and
+// the public games being played, each with its subscribers. Rooms publish their entry as it
+// changes (set_open, set_live: a delta); a subscriber gets the whole list on subscribing and on
+// every change (the wire carries whole lists). Nothing here calls a room. Thread-safe: one
+// mutex, never held while delivering (lists are serialized once under it and handed out after).
+//
+// Shared later (several nodes): the deltas are what crosses the bus, each node keeping the list
+// and its own subscribers.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "proto/messages.h"
+#include "server/participant.h"
+
+namespace tf::server {
+
+class Listings {
+  public:
+    using TimePoint = std::chrono::steady_clock::time_point;
+    // Most games in one message, and the live list's coalescing interval; set before serving.
+    void configure(std::size_t list_limit, std::chrono::milliseconds live_interval);
+
+    // Open public games: `entry` is the listing, or nullopt to withdraw the game.
+    void set_open(const std::string& code, std::optional<proto::OpenGame> entry);
+    // Live games: `entry` is the listing, or nullopt when the game ended. `urgent` publishes at
+    // once; other changes (turns) are coalesced to one broadcast per live interval: when one is
+    // held back, the time by which flush_live() must be called is returned (the room's timer
+    // calls it, so a list never stays behind a game that pauses).
+    std::optional<TimePoint> set_live(const std::string& code, std::optional<proto::LiveGame> entry,
+                                      bool urgent);
+    // A turn's delta of a listed live game: only its progress changes (no entry rebuilt, as a
+    // turn's own event is cheaper than that). Coalesced like a non-urgent set_live.
+    std::optional<TimePoint> set_live_progress(const std::string& code, int turns, Side to_move,
+                                               const int score[2]);
+    // Publishes the live list if a change was held back and the interval is over.
+    void flush_live();
+    // A game leaves both lists (removed from the directory).
+    void remove(const std::string& code);
+
+    // Sends the open list now and on every change until unsubscribed.
+    void subscribe_open(const std::shared_ptr<Participant>& p);
+    // Sends the live list now and its changes until unsubscribed.
+    void subscribe_live(const std::shared_ptr<Participant>& p);
+    // Ends both subscriptions of `p`.
+    void unsubscribe(const Participant* p);
+
+    struct Counts {
+        std::size_t open_games = 0, live_games = 0;
+    };
+    Counts counts();
+
+  private:
+    using Subs = std::map<const Participant*, std::weak_ptr<Participant>>;
+    Msg open_locked() const;
+    Msg live_locked() const;
+    static void collect(Subs& subs, std::vector<std::shared_ptr<Participant>>& to);
+    void publish_live_locked(TimePoint now, std::vector<std::shared_ptr<Participant>>& to,
+                             Msg& msg);
+    // After a change to live_ (m_ held): publishes now, or says when the held change is due.
+    std::optional<TimePoint> live_changed_locked(bool urgent,
+                                                 std::vector<std::shared_ptr<Participant>>& to,
+                                                 Msg& msg);
+
+    std::mutex m_;
+    std::size_t list_limit_ = 100;
+    std::map<std::string, proto::OpenGame> open_;
+    Subs open_subs_;
+    std::map<std::string, proto::LiveGame> live_;
+    Subs live_subs_;
+    std::chrono::milliseconds live_interval_{1000};
+    TimePoint live_sent_{};
+    bool live_dirty_ = false;  // a change not yet published
+};
+
+}  // namespace tf::server

@@ -1,0 +1,28 @@
+// What a room needs of the process it lives in, handed to it by the factory (directory.h): the
+// listings it publishes its entry to, the player index it tells about seats, the directory it
+// leaves, the store, the settings, and where a computer opponent thinks. Rooms call these; none
+// of them calls a room.
+#pragma once
+
+#include <functional>
+
+#include "server/config.h"
+#include "server/listings.h"
+#include "server/player_index.h"
+#include "server/store.h"
+
+namespace tf::server {
+
+class RoomDirectory;
+
+struct RoomServices {
+    Listings& listings;
+    PlayerIndex& players;
+    RoomDirectory& directory;
+    Store& store;
+    const Config& cfg;
+    // Runs blocking work (a bot's search) off the room's strand; without it, on the strand.
+    std::function<void(std::function<void()>)> offload;
+};
+
+}  // namespace tf::server

@@ -1,0 +1,64 @@
+// Quick match (server/matchmaker.h) with fake connections (Member) in the player index: pools,
+// idempotence, no self-pairing, cancel, and withdrawal when the player's last connection closes.
+#include <doctest/doctest.h>
+
+#include "server/matchmaker.h"
+#include "server/player_index.h"
+
+namespace tf::server {
+namespace {
+
+struct FakeMember : Member {
+    void deliver(Msg) override {}
+    void adopt(const std::shared_ptr<Room>&) override {}
+};
+
+}  // namespace
+
+TEST_CASE("matchmaker: quick match pairs two players of one pool, once") {
+    Matchmaker mm;
+    PlayerIndex index;
+    Player ann{"p-ann", "ann"}, bob{"p-bob", "bob"}, cat{"p-cat", "cat"};
+    auto a1 = std::make_shared<FakeMember>(), a2 = std::make_shared<FakeMember>();
+    auto b = std::make_shared<FakeMember>(), c = std::make_shared<FakeMember>();
+    index.connected(ann.id, a1);
+    index.connected(ann.id, a2);
+    index.connected(bob.id, b);
+    index.connected(cat.id, c);
+
+    CHECK(!mm.pair(ann, "blitz", a1));
+    CHECK(!mm.pair(ann, "blitz", a1));  // idempotent
+    CHECK(!mm.pair(ann, "blitz", a2));  // same player, other connection: replaces
+    CHECK(!mm.pair(cat, "bullet", c));  // other pool
+    auto m = mm.pair(bob, "blitz", b);
+    REQUIRE(m);
+    CHECK(m->player.id == ann.id);
+    CHECK(m->who.lock() == a2);  // told on the connection that asked last
+    // Ann was taken once: the pool is empty now.
+    CHECK(!mm.pair(bob, "blitz", b));
+    CHECK(mm.withdraw(bob.id));
+    CHECK(!mm.withdraw(bob.id));
+}
+
+TEST_CASE("matchmaker: a request moves to another connection, dies with the last one") {
+    Matchmaker mm;
+    PlayerIndex index;
+    Player ann{"p-ann", "ann"}, bob{"p-bob", "bob"};
+    auto a1 = std::make_shared<FakeMember>(), a2 = std::make_shared<FakeMember>();
+    auto b = std::make_shared<FakeMember>();
+    index.connected(ann.id, a1);
+    index.connected(ann.id, a2);
+    index.connected(bob.id, b);
+
+    CHECK(!mm.pair(ann, "k", a1));
+    mm.closed(ann.id, a1.get(), index.disconnected(ann.id, a1.get()));
+    auto m = mm.pair(bob, "k", b);
+    REQUIRE(m);
+    CHECK(m->who.lock() == a2);
+
+    CHECK(!mm.pair(ann, "k", a2));
+    mm.closed(ann.id, a2.get(), index.disconnected(ann.id, a2.get()));  // the last one
+    CHECK(!mm.pair(bob, "k", b));  // waits: nobody to pair with
+}
+
+}  // namespace tf::server
