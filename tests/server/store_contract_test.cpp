@@ -1,0 +1,255 @@
+// The store contract: what rooms, identities, the directory and the history API rely on, run
+// against every implementation of server/store.h — the SQLite store, the in-memory one, and the
+// fault-injecting decorator over each of them (with no fault, it must be a perfect stand-in;
+// with faults, it must fail as a store does: all or nothing, and say so).
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <filesystem>
+#include <functional>
+#include <future>
+#include <memory>
+#include <thread>
+
+#include "server/faulty_store.h"
+#include "server/memory_store.h"
+#include "server/sqlite_store.h"
+
+namespace tf::server {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One store under test, with a folder of its own when it needs one.
+struct Subject {
+    std::string name;
+    std::string dir;
+    std::unique_ptr<Store> store;
+    FaultyStore* faulty = nullptr;  // set when the store is the decorator
+    ~Subject() {
+        store.reset();
+        if (!dir.empty()) fs::remove_all(dir);
+    }
+};
+
+std::string temp_dir() {
+    char t[] = "/tmp/tf-contract-XXXXXX";
+    REQUIRE(mkdtemp(t));
+    return t;
+}
+
+using Maker = std::function<void(Subject&)>;
+std::vector<std::pair<std::string, Maker>> makers() {
+    return {
+        {"sqlite",
+         [](Subject& s) {
+             s.dir = temp_dir();
+             s.store = open_sqlite_store(s.dir, SyncLevel::Normal);
+         }},
+        {"memory", [](Subject& s) { s.store = std::make_unique<MemoryStore>(); }},
+        {"faulty(memory)",
+         [](Subject& s) {
+             auto f = std::make_unique<FaultyStore>(std::make_unique<MemoryStore>());
+             s.faulty = f.get();
+             s.store = std::move(f);
+         }},
+        {"faulty(sqlite)",
+         [](Subject& s) {
+             s.dir = temp_dir();
+             auto f = std::make_unique<FaultyStore>(open_sqlite_store(s.dir, SyncLevel::Normal));
+             s.faulty = f.get();
+             s.store = std::move(f);
+         }},
+    };
+}
+
+// Commits and waits for the outcome (done runs on the store's thread).
+std::optional<std::string> commit(Store& st, GameWrite w) {
+    std::promise<std::optional<std::string>> p;
+    auto f = p.get_future();
+    st.commit(std::move(w), [&](std::optional<std::string> err) { p.set_value(err); });
+    return f.get();
+}
+
+// Waits until everything queued is durable (players are fire and forget).
+void settle(Store& st) {
+    for (int i = 0; i < 500 && st.pending() > 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    CHECK(commit(st, GameWrite{}) == std::nullopt);  // an empty write orders after the rest
+}
+
+StoredGame game_row(const std::string& code, const std::string& silver, std::int64_t created) {
+    StoredGame g;
+    g.code = code;
+    g.variant = R"({"burnt":3,"elephants":5,"quiet":40,"size":9})";
+    g.time_control = "null";
+    g.creator_side = "silver";
+    g.seat_id[0] = silver;
+    g.seat_name[0] = "ann";
+    g.status = "open";
+    g.result = "null";
+    g.created_ms = created;
+    return g;
+}
+
+JournalRow row(std::int64_t v, const std::string& kind = "chat") {
+    return JournalRow{v, kind, R"({"v":)" + std::to_string(v) + "}", 1000 + v, 1};
+}
+
+// An asynchronous read, run to completion on a local io_context: the answer comes there, and
+// never inside the call.
+template <class T, class Start>
+Read<T> read(Start start) {
+    boost::asio::io_context ioc;
+    auto work = boost::asio::make_work_guard(ioc);  // run_for waits for the posted answer
+    std::optional<Read<T>> out;
+    bool inside = true;
+    start(ioc.get_executor(), [&](Read<T> r) {
+        CHECK(!inside);
+        out = std::move(r);
+    });
+    inside = false;
+    for (int i = 0; i < 2000 && !out; ++i) {
+        ioc.restart();
+        ioc.run_for(std::chrono::milliseconds(2));
+    }
+    REQUIRE(out);
+    return *out;
+}
+
+}  // namespace
+
+TEST_CASE("store contract") {
+    for (auto& [name, make] : makers()) {
+        SUBCASE(name.c_str()) {
+            Subject s;
+            make(s);
+            Store& st = *s.store;
+            CHECK(st.healthy());
+
+            // Players: queued, then found by selector; an unknown one is "none", not an error.
+            st.add_player(StoredPlayer{"p1", "ann", "sel1", "sec1"});
+            settle(st);
+            auto p = read<std::optional<StoredPlayer>>(
+                [&](auto ex, auto then) { st.read_player("sel1", ex, then); });
+            REQUIRE(p.ok());
+            REQUIRE(*p.value);
+            CHECK((*p.value)->id == "p1");
+            CHECK((*p.value)->secret == "sec1");
+            auto none = read<std::optional<StoredPlayer>>(
+                [&](auto ex, auto then) { st.read_player("nope", ex, then); });
+            REQUIRE(none.ok());
+            CHECK(!*none.value);
+
+            // A game: created with its first rows, then updated; the journal keeps its order
+            // and format.
+            CHECK(!commit(st, GameWrite{"abc234", game_row("abc234", "p1", 1), {row(1, "join")}, {}}));
+            StoredGame g = game_row("abc234", "p1", 1);
+            g.status = "playing";
+            g.seat_id[1] = "p2";
+            g.seat_name[1] = "bob";
+            g.version = 3;
+            g.turns = 1;
+            CHECK(!commit(st, GameWrite{"abc234", std::nullopt, {row(2), row(3, "turn")}, g}));
+            auto rows = read<std::optional<GameRows>>(
+                [&](auto ex, auto then) { st.read_game("abc234", ex, then); });
+            REQUIRE(rows.ok());
+            REQUIRE(*rows.value);
+            CHECK((*rows.value)->row.status == "playing");
+            CHECK((*rows.value)->row.seat_name[1] == "bob");
+            CHECK((*rows.value)->row.version == 3);
+            REQUIRE((*rows.value)->journal.size() == 3);
+            CHECK((*rows.value)->journal[2].kind == "turn");
+            CHECK((*rows.value)->journal[2].event == row(3).event);
+            CHECK((*rows.value)->journal[2].format == 1);
+            auto taken = read<bool>([&](auto ex, auto then) { st.read_code_taken("abc234", ex, then); });
+            REQUIRE(taken.ok());
+            CHECK(*taken.value);
+            taken = read<bool>([&](auto ex, auto then) { st.read_code_taken("zzz999", ex, then); });
+            CHECK(!*taken.value);
+
+            // An operation applies whole or not at all: a duplicate version fails it, and
+            // leaves the game as it was.
+            g.version = 4;
+            CHECK(commit(st, GameWrite{"abc234", std::nullopt, {row(4), row(3)}, g}));
+            CHECK(st.journal("abc234").size() == 3);
+            CHECK(st.game("abc234")->version == 3);
+            CHECK(st.healthy());  // the request's error, not the store's
+            // Neither can a game be created twice, nor an unknown one be written to.
+            CHECK(commit(st, GameWrite{"abc234", game_row("abc234", "p1", 1), {}, {}}));
+            CHECK(commit(st, GameWrite{"nope42", std::nullopt, {row(1)}, game_row("nope42", "p1", 1)}));
+
+            // Listing: newest first, by status and player, in pages with a cursor.
+            for (int i = 0; i < 5; ++i) {
+                StoredGame o = game_row("g" + std::to_string(i), i % 2 ? "p1" : "p3", 10 + i);
+                if (i == 4) o.status = "over";
+                CHECK(!commit(st, GameWrite{o.code, o, {}, {}}));
+            }
+            auto page = read<GamePage>([&](auto ex, auto then) {
+                GameQuery q;
+                q.limit = 4;
+                st.read_page(q, ex, then);
+            });
+            REQUIRE(page.ok());
+            REQUIRE(page.value->games.size() == 4);
+            CHECK(page.value->games[0].second.code == "g4");
+            REQUIRE(page.value->next);
+            auto rest = read<GamePage>([&](auto ex, auto then) {
+                GameQuery q;
+                q.limit = 4;
+                q.before = *page.value->next;
+                st.read_page(q, ex, then);
+            });
+            REQUIRE(rest.value->games.size() == 2);
+            CHECK(rest.value->games[1].second.code == "abc234");
+            CHECK(!rest.value->next);
+            GameQuery mine;
+            mine.player_id = "p1";
+            CHECK(st.list(mine).games.size() == 3);  // abc234, g1, g3
+            GameQuery finished;
+            finished.status = "finished";
+            CHECK(st.list(finished).games.size() == 1);
+            GameQuery live;
+            live.status = "live";
+            CHECK(st.list(live).games.size() == 1);
+
+            // Unfinished games (recovery) and quarantine.
+            CHECK(st.unfinished().size() == 5);  // abc234 playing, g0..g3 open
+            st.quarantine("g0", "test");
+            CHECK(st.game("g0")->status == "quarantined");
+            CHECK(st.unfinished().size() == 4);
+            CHECK(st.pending() == 0);
+
+            if (s.faulty) {
+                // A failed write applies nothing and makes the store unhealthy until the
+                // faults end; a write reported failed after reaching the store is there.
+                Faults f;
+                f.write = Faults::Write::Fail;
+                s.faulty->set(f);
+                CHECK(!st.healthy());
+                g.version = 4;
+                CHECK(commit(st, GameWrite{"abc234", std::nullopt, {row(4)}, g}));
+                CHECK(s.faulty->inner().journal("abc234").size() == 3);
+                f.write = Faults::Write::Fsync;
+                s.faulty->set(f);
+                CHECK(commit(st, GameWrite{"abc234", std::nullopt, {row(4)}, g}));
+                CHECK(s.faulty->inner().journal("abc234").size() == 4);
+                // Failing reads are errors, never "not found".
+                f = Faults{};
+                f.reads_fail = true;
+                s.faulty->set(f);
+                auto r = read<std::optional<StoredPlayer>>(
+                    [&](auto ex, auto then) { st.read_player("sel1", ex, then); });
+                CHECK(!r.ok());
+                CHECK(r.fault);
+                CHECK(!r.error.empty());
+                s.faulty->set(Faults{});
+                CHECK(st.healthy());
+            }
+        }
+    }
+}
+
+}  // namespace tf::server
