@@ -31,53 +31,34 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
       start_timeout_(seconds(env.cfg.start_timeout_seconds)),
       retention_(seconds(env.cfg.retention_seconds)),
       chat_window_(seconds(env.cfg.chat_window_seconds)),
-      spectators_interval_(std::chrono::milliseconds(env.cfg.live_interval_ms)),
       chat_lines_(env.cfg.chat_lines),
       game_(params_.variant),
-      timer_(ex_) {
+      watchers_([this](const std::string& id) { return seat_of(id).has_value(); },
+                std::chrono::milliseconds(env.cfg.live_interval_ms)),
+      timer_(ex_),
+      ops_(ex_, env.store, code_, *this) {
     seats_[idx(params_.creator_side)] = std::move(creator);
     if (params_.time_control) clock_.emplace(*params_.time_control);
     created_ms_ = epoch_ms(SteadyClock::now(), SteadyClock::now());
 }
 
-Room::~Room() {
-    metrics().spectators -= reported_spectators_;
-}
+Room::~Room() = default;
 
-// Also tells the players when the count changed (tell_spectators), at most once per
-// spectators_interval_: a change within the interval after the last message is sent when the
-// interval ends, with the count of that moment, so that thousands of spectators arriving cost
-// the players one message per interval and the last count always arrives.
 void Room::count_spectators() {
-    int n = spectators();
-    if (n != reported_spectators_) {
-        metrics().spectators += n - reported_spectators_;
-        reported_spectators_ = n;
-    }
-    if (n == told_spectators_ || spectators_due_) return;  // nothing new, or already due
-    auto now = SteadyClock::now();
-    if (spectators_told_at_ && now < *spectators_told_at_ + spectators_interval_) {
-        spectators_due_ = *spectators_told_at_ + spectators_interval_;  // check_deadlines
-        schedule();
-        return;
-    }
-    tell_spectators(now);
+    if (auto n = watchers_.changed(SteadyClock::now()))
+        return tell_spectators(*n, SteadyClock::now());
+    if (watchers_.due()) schedule();  // check_deadlines tells it when the interval ends
 }
 
 // An unversioned `spectators` event, queued after the operation's own events so that the
-// version it carries is already delivered.
-void Room::tell_spectators(TimePoint now) {
-    spectators_due_.reset();
-    int n = spectators();
-    if (n == told_spectators_) return;  // back to what the players know
-    told_spectators_ = n;
-    spectators_told_at_ = now;
+// version it carries is already delivered; to the seated players only: spectators read the
+// count from their snapshot, and telling every spectator about every other one would be
+// quadratic in a crowd.
+void Room::tell_spectators(int count, TimePoint now) {
     auto msg = std::make_shared<const std::string>(
-        proto::to_text(proto::Event{code_, version_, proto::SpectatorsEv{n}, clocks(now)}));
-    // To the seated players only: spectators read the count from their snapshot, and telling
-    // every spectator about every other one would be quadratic in a crowd.
-    for (auto& [p, sub] : subs_)
-        if (!sub.who.expired() && seat_of(sub.player_id)) outbox_.push_back({sub.who, msg});
+        proto::to_text(proto::Event{code_, version_, proto::SpectatorsEv{count}, clocks(now)}));
+    for (auto& [p, sub] : watchers_.subs())
+        if (!sub.who.expired() && !watchers_.spectator(sub)) ops_.send({sub.who, msg});
 }
 
 void Room::open(Who who, Msg created) {
@@ -85,12 +66,12 @@ void Room::open(Who who, Msg created) {
         if (auto s = bot_side()) {  // the computer sits down at once: the game starts
             seats_[idx(*s)] = Player{"bot" + std::to_string(*params_.bot_level),
                                      "Computer (level " + std::to_string(*params_.bot_level) + ")"};
-            recount_spectators();
+            watchers_.recount();
             status_ = Status::Playing;
             start_deadline_ = SteadyClock::now() + start_timeout_;
         }
-        pending_create_ = stored_row();
-        if (created) outbox_.push_back({who, created});
+        ops_.create(stored_row());
+        if (created) ops_.send({who, created});
         if (auto s = bot_side()) {
             emit(proto::JoinEv{*s, ref(*seats_[idx(*s)])});
         }
@@ -113,10 +94,16 @@ void Room::reply(const Who& who, std::string text) {
     // keep their order (committed()).
     bool crowd = false;
     if (auto p = who.lock()) {
-        auto it = subs_.find(p.get());
-        crowd = it != subs_.end() && !seat_of(it->second.player_id);
+        auto it = watchers_.subs().find(p.get());
+        crowd = it != watchers_.subs().end() && watchers_.spectator(it->second);
     }
-    outbox_.push_back({who, std::make_shared<const std::string>(std::move(text)), crowd});
+    ops_.send({who, std::make_shared<const std::string>(std::move(text)), crowd});
+}
+
+void Room::ack(const Who& who, const std::optional<std::string>& ref) {
+    ops_.send({who,
+               std::make_shared<const std::string>(proto::to_text(proto::Ack{ref, version_ + 1})),
+               false, ref});
 }
 
 void Room::fail(const Who& who, Err code, std::string message, std::optional<std::string> ref,
@@ -127,45 +114,20 @@ void Room::fail(const Who& who, Err code, std::string message, std::optional<std
                                               std::move(rule)}));
 }
 
-void Room::subscribe(const Player& p, const Who& who) {
-    auto sp = who.lock();
-    if (!sp) return;
-    auto [it, added] = subs_.try_emplace(sp.get(), Sub{who, p.id});
-    if (!added) {
-        if (!seat_of(it->second.player_id)) --spectators_;
-        it->second = Sub{who, p.id};
-    }
-    if (!seat_of(p.id)) ++spectators_;
-}
-
-Room::Subs::iterator Room::unsubscribe(Subs::iterator it) {
-    if (!seat_of(it->second.player_id)) --spectators_;
-    return subs_.erase(it);
-}
-
-void Room::recount_spectators() {
-    spectators_ = scan_spectators();
-}
-
 // Serializes the event once, journals it, keeps it in the bounded history and addresses it to
-// every watcher; it goes out when the operation's writes are committed (room_store.cpp).
+// every watcher; it goes out when the operation's writes are committed (room_ops.h).
 void Room::emit(proto::EventBody body) {
     ++version_;
     if (proto::changes_game(body)) state_version_ = version_;
     auto now = SteadyClock::now();
     proto::Event ev{code_, version_, std::move(body), clocks(now)};
     auto msg = std::make_shared<const std::string>(proto::to_text(ev));
-    pending_rows_.push_back(journal_row(ev, *msg, epoch_ms(now, now)));
+    ops_.journal(journal_row(ev, *msg, epoch_ms(now, now)));
     history_.emplace_back(version_, msg);
     while (history_.size() > history_limit_) history_.pop_front();
-    for (auto it = subs_.begin(); it != subs_.end();) {
-        if (!it->second.who.expired()) {
-            outbox_.push_back({it->second.who, msg, !seat_of(it->second.player_id)});
-            ++it;
-        } else {
-            it = unsubscribe(it);
-        }
-    }
+    watchers_.each_live([&](const Watchers::Sub& sub) {
+        ops_.send({sub.who, msg, watchers_.spectator(sub)});
+    });
     later([this, k = std::string(proto::event_kind(ev.body))] { update_live(k); });
 }
 
@@ -177,16 +139,16 @@ void Room::join(Player p, Who who, Msg joined) {
         if (status_ != Status::Open) return fail(who, Err::GameFull, "the game is not open");
         Side s = ~params_.creator_side;
         seats_[idx(s)] = p;
-        recount_spectators();  // p may have been watching the open game
+        watchers_.recount();  // p may have been watching the open game
         status_ = Status::Playing;
         start_deadline_ = SteadyClock::now() + start_timeout_;
         later([this, id = p.id] {
             env_.players.seat(id, code_);
             if (params_.is_public) env_.listings.set_open(code_, std::nullopt);
         });
-        if (joined) outbox_.push_back({who, joined});
+        if (joined) ops_.send({who, joined});
         emit(proto::JoinEv{s, ref(p)});
-        subscribe(p, who);
+        watchers_.add(p, who);
         reply(who, proto::to_text(snapshot()));
         update_presence();   // the creator may have left while the game was open
         count_spectators();  // one fewer if p was watching the open game
@@ -201,7 +163,7 @@ void Room::watch(Player p, Who who, std::optional<std::int64_t> since) {
         if (!loaded_)  // suspended, and the saved game could not be read back yet
             return fail(who, Err::StoreFailed,
                         "the game cannot be read from the store right now; try again shortly");
-        subscribe(p, who);
+        watchers_.add(p, who);
         bool can_replay =
             since && *since <= version_ &&
             (*since == version_ || (!history_.empty() && history_.front().first <= *since + 1));
@@ -209,7 +171,7 @@ void Room::watch(Player p, Who who, std::optional<std::int64_t> since) {
             reply(who, proto::to_text(snapshot()));
         } else {
             for (auto& [v, msg] : history_)
-                if (v > *since) outbox_.push_back({who, msg});
+                if (v > *since) ops_.send({who, msg});
         }
         update_presence();  // after the catch-up, so player_back follows it
         update_live("watch");
@@ -219,7 +181,7 @@ void Room::watch(Player p, Who who, std::optional<std::int64_t> since) {
 
 void Room::leave(const Participant* who) {
     on_strand([this, who] {
-        if (auto it = subs_.find(who); it != subs_.end()) unsubscribe(it);
+        watchers_.remove(who);
         update_presence();
         update_live("leave");
         count_spectators();
@@ -341,7 +303,7 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
 void Room::chat(Player p, Who who, std::string text) {
     on_strand([this, p = std::move(p), who = std::move(who), text = std::move(text)] {
         auto sp = who.lock();
-        if (!seat_of(p.id) && (!sp || !subs_.count(sp.get())))
+        if (!seat_of(p.id) && (!sp || !watchers_.watching(sp.get())))
             return fail(who, Err::NotSeated, "watch the game before chatting in it");
         if (refuse_unsaved(who)) return;
         auto now = SteadyClock::now();

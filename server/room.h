@@ -1,14 +1,19 @@
 // A room owns one game: seats, the rules state, the clock, the event history and who watches.
 // All state lives on the room's strand; the public methods are thread-safe because each one
-// posts its work there. The room talks to connections only through Participant::deliver.
+// posts its work there. The room talks to connections only through Participant::deliver, and to
+// the rest of the process through RoomServices (it calls them; nothing calls it back).
 //
-// room.cpp: seats, watchers and play (join, watch, setup, turn, chat).
-// room_endings.cpp: resign, draw offers, claim_win.
-// room_timers.cpp: everything driven by time or presence (clock flag, no-start abort,
-//   disconnect grace and abandonment, retention of finished games) and the ends of a game.
-// room_snapshot.cpp: the room's views of itself (snapshot, lobby entry, clocks).
-// room_store.cpp: durability (every event is committed to the store before anyone sees it) and
-//   rebuilding a room from its journal after a restart.
+// Its parts, each in a file (docs/ARCHITECTURE.md "The server's parts"):
+//   room.cpp: seats, watchers and play (join, watch, setup, turn, chat);
+//   room_endings.cpp: resign, draw offers, claim_win;
+//   room_timers.cpp: time and presence (clock flag, no-start abort, disconnect grace and
+//     abandonment, retention of finished games) and the ends of a game;
+//   room_snapshot.cpp, room_live.cpp: its views (snapshot, lobby and live entries, clocks);
+//   room_record.cpp: its stored row and the replay of its journal (restore, load);
+//   room_faults.cpp: suspension when the store fails, and resumption;
+//   room_bot.cpp: the server's computer opponent;
+//   room_ops.*: the operation engine (the durable outbox);
+//   room_watchers.*: subscriptions, the spectator count and its pace.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -29,7 +34,9 @@
 #include "server/clock.h"
 #include "server/config.h"
 #include "server/participant.h"
+#include "server/room_ops.h"
 #include "server/room_services.h"
+#include "server/room_watchers.h"
 #include "server/store.h"
 
 namespace tf::server {
@@ -43,12 +50,10 @@ struct RoomParams {
     std::optional<int> bot_level;  // a computer opponent of this level holds the other seat
 };
 
-class Room : public std::enable_shared_from_this<Room> {
+class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
   public:
-    // At or above this many messages for spectators in one operation, they go out in a handler
-    // of their own after the players' (room_store.cpp).
-    static constexpr std::size_t kCrowd = 64;
-    using Executor = boost::asio::strand<boost::asio::io_context::executor_type>;
+    static constexpr std::size_t kCrowd = RoomOps::kCrowd;
+    using Executor = RoomExecutor;
     using Who = std::weak_ptr<Participant>;
     enum class DrawAct { Offer, Accept, Decline };
 
@@ -59,7 +64,7 @@ class Room : public std::enable_shared_from_this<Room> {
     // Called once after construction: stores the game, then sends `created` (if any) to `who`
     // and lists the game in the lobby if it is public.
     void open(Who who = {}, Msg created = nullptr);
-    // Rebuilds an unfinished game from its stored row and journal (room_store.cpp), replaying
+    // Rebuilds an unfinished game from its stored row and journal (room_record.cpp), replaying
     // every event through the rules. Null, with `error` saying why, when it does not replay.
     // The same replay brings a suspended room back to its last saved state (load()).
     static std::shared_ptr<Room> restore(Executor ex, const StoredGame& row,
@@ -81,53 +86,38 @@ class Room : public std::enable_shared_from_this<Room> {
 
   private:
     using Status = proto::GameStatus;
-    struct Sub {
-        Who who;
-        std::string player_id;
-    };
-    using Subs = std::map<const Participant*, Sub>;
 
-    // Every request and timer runs as one operation on the strand (on_strand). What an operation
-    // sends waits in the outbox; its events are committed to the store first (end_op), and
-    // operations arriving meanwhile wait their turn, so nobody ever sees an uncommitted event.
+    // Every request and timer runs as one operation of the engine, on the strand (on_strand);
+    // what an operation sends and journals waits in the engine until it is committed.
     template <class F>
     void on_strand(F&& f);
-    void run_op(std::function<void()> f);
-    void end_op();
-    struct Out {
-        Who to;
-        Msg msg;
-        bool crowd = false;  // to a subscriber without a seat (see committed())
-        std::optional<std::optional<std::string>> ack = {};  // an ack with its ref (suspend())
-    };
-
-    using After = std::vector<std::function<void()>>;
-    void committed(const std::optional<std::string>& error, std::vector<Out>& out, After& after);
-    // Hands the messages to their participants, a crowd's after the players' (committed()).
-    void deliver(std::vector<Out>& out);
-    // Runs the operations that waited for a commit or a reload, while none is in flight.
-    void drain_waiting();
-    // Runs `f` once the current operation is committed (lobby changes), or at once if nothing
-    // needs committing.
-    void later(std::function<void()> f) { after_.push_back(std::move(f)); }
+    using Out = RoomOps::Out;
+    void later(std::function<void()> f) { ops_.later(std::move(f)); }
+    // RoomOps::Host
+    StoredGame stored_row() const override;
+    void saved() override { saved_version_ = version_; }
+    void failed(const std::string& why, const std::vector<Out>& out, bool creating) override {
+        suspend(why, out, creating);
+    }
+    void idle() override { maybe_bot(); }
+    std::shared_ptr<void> keep_alive() override { return shared_from_this(); }
     void ack(const Who& who, const std::optional<std::string>& ref);
 
-    // Store faults (room_store.cpp; docs/ARCHITECTURE.md "Failures"). A failed commit suspends
+    // Store faults (room_faults.cpp; docs/ARCHITECTURE.md "Failures"). A failed commit suspends
     // the room: nothing of the operation is sent, everyone watching gets one store_failed, the
     // room reloads its last saved state from the store (reload(): requests wait meanwhile) and
     // stays paused, clocks stopped, until the store is healthy again; then it resumes where it
     // was saved and sends everyone a fresh snapshot. A game whose creation failed is dropped.
-    void suspend(const std::string& why, const std::vector<Out>& out);
+    void suspend(const std::string& why, const std::vector<Out>& out, bool creating);
     void reload();
     void reloaded(Read<std::optional<GameRows>> read);
     void try_resume();  // the recovery timer: resumes once the store is healthy
     // Resets the game to `row` and `journal` replayed through the rules; false (and `error`)
     // when they do not replay or disagree.
     bool load(const StoredGame& row, const std::vector<JournalRow>& journal, std::string& error);
-    struct Replayer;  // one journaled event into the state (room_store.cpp)
+    struct Replayer;  // one journaled event into the state (room_record.cpp)
     // Refuses a request while suspended (or lost); true when it was refused.
     bool refuse_unsaved(const Who& who, const std::optional<std::string>& ref = {});
-    StoredGame stored_row() const;
 
     // room_bot.cpp: the server's own computer opponent in the seat opposite the creator.
     std::optional<Side> bot_side() const;
@@ -137,10 +127,6 @@ class Room : public std::enable_shared_from_this<Room> {
     void turn_now(const Player& p, const Who& who, const proto::TurnMsg& m);
 
     std::optional<Side> seat_of(const std::string& player_id) const;
-    // subs_ changes only through these three, which keep spectators_ (room_snapshot.cpp).
-    void subscribe(const Player& p, const Who& who);
-    Subs::iterator unsubscribe(Subs::iterator it);
-    void recount_spectators();  // after a seat was filled
     void reply(const Who& who, std::string text);
     void fail(const Who& who, proto::Err code, std::string message,
               std::optional<std::string> ref = {}, std::optional<std::string> rule = {});
@@ -185,13 +171,10 @@ class Room : public std::enable_shared_from_this<Room> {
     proto::Result result() const;
     static proto::PlayerRef ref(const Player& p) { return {p.id, p.name}; }
     proto::SnapshotMsg snapshot() const;
-    // Subscriptions of connections whose player holds no seat (a player watching from a second
-    // connection is not a spectator); counted as subs_ changes, not scanned (live_entry() reads
-    // it after every event).
-    int spectators() const;
-    int scan_spectators() const;          // the same, counted the slow way (recount, debug checks)
-    void count_spectators();              // reports this room's spectators to the metrics
-    void tell_spectators(TimePoint now);  // the `spectators` event to the players, if changed
+    // The players' `spectators` event when the count changed (server/room_watchers.h).
+    void count_spectators();
+    int spectators() const { return watchers_.spectators(); }
+    void tell_spectators(int count, TimePoint now);
 
     Executor ex_;
     RoomServices& env_;
@@ -200,7 +183,6 @@ class Room : public std::enable_shared_from_this<Room> {
     RoomParams params_;
     std::size_t history_limit_;
     SteadyClock::duration grace_, award_, start_timeout_, retention_, chat_window_;
-    SteadyClock::duration spectators_interval_;  // --live-interval-ms
     int chat_lines_;
 
     Status status_ = Status::Open;
@@ -211,8 +193,7 @@ class Room : public std::enable_shared_from_this<Room> {
     std::int64_t version_ = 0;        // last event of any kind
     std::int64_t state_version_ = 0;  // last event that changed the game
     std::deque<std::pair<std::int64_t, Msg>> history_;
-    Subs subs_;
-    int spectators_ = 0;  // see spectators()
+    Watchers watchers_;
 
     std::optional<Clock> clock_;               // nullopt: untimed
     std::optional<TimePoint> start_deadline_;  // until silver's first turn
@@ -224,8 +205,6 @@ class Room : public std::enable_shared_from_this<Room> {
     boost::asio::steady_timer timer_;
 
     std::int64_t created_ms_ = 0, finished_ms_ = 0;  // epoch ms
-    bool committing_ = false;  // a commit (or a reload after a failure) is in flight
-    bool creating_ = false;    // ... and it inserts the game
     // Faults: see suspend().
     bool lost_ = false;   // the game's creation failed: it exists nowhere
     bool loaded_ = true;  // the state is the store's (false until a reload worked)
@@ -237,23 +216,14 @@ class Room : public std::enable_shared_from_this<Room> {
     std::optional<TimePoint> suspended_at_;
     std::optional<TimePoint> recover_at_;  // the next recovery attempt
     SteadyClock::duration recover_backoff_{};
-    std::deque<std::function<void()>> waiting_;  // operations behind the one being committed
-    std::optional<StoredGame> pending_create_;
-    std::vector<JournalRow> pending_rows_;
-    std::vector<Out> outbox_;
-    int crowd_pending_ = 0;  // crowd deliveries posted and not yet run
-    After after_;
-    bool bot_busy_ = false;                        // a search is running for the bot's move
-    int reported_spectators_ = 0;                  // to the metrics
-    int told_spectators_ = 0;                      // to the players, in a `spectators` event
-    std::optional<TimePoint> spectators_told_at_;  // when
-    std::optional<TimePoint> spectators_due_;      // a change waits for the interval to end
+    RoomOps ops_;
+    bool bot_busy_ = false;  // a search is running for the bot's move
 };
 
 template <class F>
 void Room::on_strand(F&& f) {
     boost::asio::post(ex_, [self = shared_from_this(), f = std::forward<F>(f)]() mutable {
-        self->run_op(std::move(f));
+        self->ops_.run(std::move(f));
     });
 }
 

@@ -18,7 +18,7 @@ std::optional<Side> Room::bot_side() const {
 
 void Room::maybe_bot() {
     auto side = bot_side();
-    if (!side || bot_busy_ || status_ != Status::Playing || committing_ || game_.over() ||
+    if (!side || bot_busy_ || status_ != Status::Playing || ops_.busy() || game_.over() ||
         game_.to_move() != *side || !seats_[idx(*side)])
         return;
     bot_busy_ = true;

@@ -27,18 +27,6 @@ proto::Result Room::result() const {
     return status_ == Status::Aborted ? proto::aborted_result(game_) : proto::result_of(game_);
 }
 
-int Room::spectators() const {
-    assert(spectators_ == scan_spectators());
-    return spectators_;
-}
-
-int Room::scan_spectators() const {
-    int n = 0;
-    for (auto& [p, sub] : subs_)
-        if (!seat_of(sub.player_id)) ++n;
-    return n;
-}
-
 proto::OpenGame Room::lobby_entry() const {
     return {code_, params_.variant, params_.time_control, ref(*seats_[idx(params_.creator_side)]),
             params_.creator_side};

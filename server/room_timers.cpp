@@ -35,7 +35,7 @@ void Room::check_deadlines(TimePoint now) {
         else if (!clock_)
             end_abort(proto::AbortReason::Abandoned);
     }
-    if (spectators_due_ && now >= *spectators_due_) tell_spectators(now);
+    if (auto n = watchers_.due_now(now)) tell_spectators(*n, now);
     if (live_flush_at_ && now >= *live_flush_at_) {
         live_flush_at_.reset();
         env_.listings.flush_live();
@@ -62,7 +62,7 @@ void Room::schedule() {
                 consider(*away_since_[idx(s)] + grace_ + award_);
     }
     consider(remove_at_);
-    consider(spectators_due_);
+    consider(watchers_.due());
     consider(live_flush_at_);
     if (status_ == Status::Suspended) consider(recover_at_);
     if (!next) {
@@ -72,16 +72,14 @@ void Room::schedule() {
     timer_.expires_at(*next);
     timer_.async_wait([w = weak_from_this()](boost::system::error_code ec) {
         if (ec) return;  // cancelled or re-armed
-        if (auto self = w.lock()) self->run_op([s = self.get()] { s->tick(); });
+        if (auto self = w.lock()) self->ops_.run([s = self.get()] { s->tick(); });
     });
 }
 
 bool Room::present(Side s) const {
     if (!seats_[idx(s)]) return false;
     if (bot_side() == s) return true;  // the server's own bot never leaves
-    for (auto& [p, sub] : subs_)
-        if (sub.player_id == seats_[idx(s)]->id && !sub.who.expired()) return true;
-    return false;
+    return watchers_.connected(seats_[idx(s)]->id);
 }
 
 void Room::update_presence() {

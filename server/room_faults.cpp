@@ -1,0 +1,166 @@
+// A room when the store fails (docs/ARCHITECTURE.md "Failures"): a failed commit suspends the
+// game (nothing of the operation is sent, everyone watching is told once), the room reads its
+// last saved state back (room_record.cpp's replay) and stays paused, clocks stopped, until the
+// store is healthy again; then it resumes where it was saved, with the time it was suspended
+// charged to nobody, and sends everyone a fresh snapshot. A game whose creation failed is
+// dropped.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <set>
+
+#include "server/directory.h"
+#include "server/metrics.h"
+#include "server/room.h"
+
+namespace tf::server {
+
+using proto::Err;
+
+namespace {
+
+constexpr auto kFirstRetry = std::chrono::milliseconds(200);
+constexpr auto kLongestRetry = std::chrono::seconds(2);
+
+}  // namespace
+
+// The operation's messages are dropped; each watcher gets one store_failed (with its ref where
+// it was waiting for an ack), then the room reloads what the store holds.
+void Room::suspend(const std::string& why, const std::vector<Out>& out, bool creating) {
+    const auto now = SteadyClock::now();
+    timer_.cancel();
+    start_deadline_.reset();
+    remove_at_.reset();
+    if (creating) {  // nothing of this game was stored: it cannot come back
+        // The requests that follow the creation (the creator's watch, a quick-match join)
+        // each get store_unavailable (refuse_unsaved): one message per requester.
+        lost_ = true;
+        status_ = Status::Cancelled;
+        spdlog::error("room {}: not created, the store failed: {}", code_, why);
+        watchers_.clear();
+        env_.directory.remove(code_);
+        return;
+    }
+    if (status_ != Status::Suspended) {
+        spdlog::error("room {}: suspended at version {}, the last saved: {}", code_, saved_version_,
+                      why);
+        ++metrics().games_suspended;
+        suspended_ms_ = epoch_ms(now, now);
+        suspended_at_ = now;
+        env_.directory.set_suspended(code_, true);
+        if (params_.is_public && !params_.quick_match) env_.listings.set_open(code_, std::nullopt);
+    }
+    status_ = Status::Suspended;
+    recover_backoff_ = kFirstRetry;
+    std::string text =
+        "the game could not be saved; it is paused at its last saved position (version " +
+        std::to_string(saved_version_) +
+        ") and resumes by itself as soon as the server can save again";
+    auto generic = std::make_shared<const std::string>(proto::to_text(
+        proto::ErrorMsg{Err::StoreFailed, text, std::nullopt, saved_version_, std::nullopt}));
+    std::vector<Out> errors;
+    std::set<const Participant*> told;
+    for (const auto& o : out) {
+        if (!o.ack) continue;
+        if (auto p = o.to.lock(); p && told.insert(p.get()).second)
+            errors.push_back({o.to,
+                              std::make_shared<const std::string>(proto::to_text(proto::ErrorMsg{
+                                  Err::StoreFailed, text, *o.ack, saved_version_, std::nullopt})),
+                              o.crowd});
+    }
+    for (auto& [p, sub] : watchers_.subs())
+        if (told.insert(p).second) errors.push_back({sub.who, generic, watchers_.spectator(sub)});
+    ops_.deliver(std::move(errors));
+    reload();
+}
+
+// Reads the game back from the store (off the strand); requests wait until it is back.
+void Room::reload() {
+    ops_.hold();
+    store_.read_game(code_, ex_, [self = shared_from_this()](Read<std::optional<GameRows>> r) {
+        self->reloaded(std::move(r));
+    });
+}
+
+void Room::reloaded(Read<std::optional<GameRows>> read) {
+    const auto now = SteadyClock::now();
+    std::string error = read.error;
+    if (read.ok() && !*read.value) error = "the game is not in the store";
+    if (error.empty() && !load((*read.value)->row, (*read.value)->journal, error))
+        error = "it does not replay: " + error;
+    if (!error.empty()) {
+        if (loaded_ || recover_backoff_ == kFirstRetry)
+            spdlog::error("room {}: cannot read the saved game back ({}); retrying", code_, error);
+        loaded_ = false;
+    } else {
+        loaded_ = true;
+        resume_status_ = status_;
+        status_ = Status::Suspended;
+        resume_running_ = clock_ ? clock_->running() : std::nullopt;
+        if (clock_ && resume_running_) {
+            // The time from the last saved reading to the failure was the mover's; from the
+            // failure to the resumption it is nobody's.
+            auto at = last_clock_at_ms_;
+            if (at > 0 && suspended_ms_ > at)
+                clock_->charge(*resume_running_, std::chrono::milliseconds(suspended_ms_ - at));
+            clock_->stop(now);
+        }
+        away_since_[0].reset();
+        away_since_[1].reset();
+        update_live("suspend");
+    }
+    recover_at_ = now + recover_backoff_;
+    schedule();
+    ops_.release();
+}
+
+// The recovery timer (check_deadlines): reads the game back if that failed, then waits for the
+// store to be healthy, backing off from 200 ms to 2 s.
+void Room::try_resume() {
+    recover_at_.reset();
+    const auto now = SteadyClock::now();
+    if (!loaded_) return reload();
+    if (!store_.healthy()) {
+        recover_backoff_ = std::min<SteadyClock::duration>(recover_backoff_ * 2, kLongestRetry);
+        recover_at_ = now + recover_backoff_;
+        return;
+    }
+    status_ = resume_status_;
+    env_.directory.set_suspended(code_, false);
+    --metrics().games_suspended;
+    ++metrics().games_resumed;
+    double secs = suspended_at_ ? std::chrono::duration<double>(now - *suspended_at_).count() : 0;
+    spdlog::warn("room {}: resumed at version {} after {:.1f} s suspended", code_, version_, secs);
+    suspended_at_.reset();
+    if (clock_ && resume_running_ && status_ == Status::Playing)
+        clock_->start(*resume_running_, now);
+    resume_running_.reset();
+    if (status_ == Status::Playing && !started()) start_deadline_ = now + start_timeout_;
+    if (status_ == Status::Open && params_.is_public && !params_.quick_match)
+        env_.listings.set_open(code_, lobby_entry());
+    if (proto::finished(status_) || status_ == Status::Cancelled) {
+        for (auto& s : seats_)
+            if (s) env_.players.unseat(s->id, code_);
+        remove_at_ = now + retention_;
+    }
+    const std::string snap = proto::to_text(snapshot());
+    for (auto& [p, sub] : watchers_.subs()) reply(sub.who, snap);
+    update_live("resume");
+    update_presence();
+}
+
+bool Room::refuse_unsaved(const Who& who, const std::optional<std::string>& ref) {
+    if (lost_) {
+        fail(who, Err::StoreUnavailable,
+             "the game could not be created: the server cannot save games right now", ref);
+        return true;
+    }
+    if (status_ != Status::Suspended) return false;
+    fail(who, Err::StoreFailed,
+         "the game could not be saved; it is paused at its last saved position and resumes by "
+         "itself as soon as the server can save again",
+         ref);
+    return true;
+}
+
+}  // namespace tf::server

@@ -1,0 +1,105 @@
+#include "server/room_ops.h"
+
+#include <algorithm>
+#include <boost/asio/post.hpp>
+
+namespace tf::server {
+
+void RoomOps::run(std::function<void()> op) {
+    if (busy_) {
+        waiting_.push_back(std::move(op));
+        return;
+    }
+    op();
+    end();
+    host_.idle();
+}
+
+void RoomOps::release() {
+    busy_ = false;
+    drain();
+    host_.idle();
+}
+
+void RoomOps::drain() {
+    while (!busy_ && !waiting_.empty()) {
+        auto f = std::move(waiting_.front());
+        waiting_.pop_front();
+        f();
+        end();
+    }
+}
+
+// The end of an operation: nothing to store, and its messages go out at once; or one write for
+// all it journaled, and its messages go out when that is durable.
+void RoomOps::end() {
+    if (!create_ && rows_.empty()) {
+        std::vector<std::function<void()>> after;
+        std::vector<Out> out;
+        out.swap(outbox_);
+        after.swap(after_);
+        committed(std::nullopt, out, after);
+        return;
+    }
+    GameWrite w{code_, std::move(create_), std::move(rows_), host_.stored_row()};
+    if (w.create) w.update.reset();  // the insert already holds the row as it is
+    creating_ = w.create.has_value();
+    create_.reset();
+    rows_.clear();
+    busy_ = true;
+    store_.commit(
+        std::move(w), [this, keep = host_.keep_alive(), out = std::move(outbox_),
+                       after = std::move(after_)](std::optional<std::string> err) mutable {
+            // Called once: the outbox moves on rather than being copied (a crowd's is thousands
+            // long).
+            boost::asio::post(ex_, [this, keep, out = std::move(out), after = std::move(after),
+                                    err = std::move(err)]() mutable {
+                busy_ = false;
+                committed(err, out, after);
+                drain();
+                host_.idle();
+            });
+        });
+    outbox_.clear();
+    after_.clear();
+}
+
+void RoomOps::committed(const std::optional<std::string>& error, std::vector<Out>& out,
+                        std::vector<std::function<void()>>& after) {
+    const bool creating = creating_;
+    creating_ = false;
+    if (error) return host_.failed(*error, out, creating);
+    host_.saved();
+    // Lobby changes first: a client that reacts to its ack (a second create_game, welcome after
+    // a reconnect) must find the lobby already up to date.
+    for (auto& f : after) f();
+    deliver(std::move(out));
+}
+
+// A crowd of spectators gets its messages in a handler of its own, after the players': the
+// players' writes are then not queued behind thousands of deliveries. While such a handler is
+// pending everything waits behind it, so every recipient's messages keep their order.
+void RoomOps::deliver(std::vector<Out> out) {
+    auto send = [](std::vector<Out>& msgs, bool crowd) {
+        for (auto& o : msgs)
+            if (o.crowd == crowd)
+                if (auto p = o.to.lock()) p->deliver(o.msg);
+    };
+    auto defer = [this, send](std::vector<Out> msgs, bool players_too) {
+        ++crowd_pending_;
+        boost::asio::post(ex_, [this, keep = host_.keep_alive(), msgs = std::move(msgs),
+                                players_too, send]() mutable {
+            --crowd_pending_;
+            if (players_too) send(msgs, false);
+            send(msgs, true);
+        });
+    };
+    if (crowd_pending_ > 0) return defer(std::move(out), true);
+    const auto crowd =
+        std::size_t(std::count_if(out.begin(), out.end(), [](const Out& o) { return o.crowd; }));
+    send(out, false);
+    if (crowd >= kCrowd) return defer(std::move(out), false);
+    send(out, true);
+}
+
+}  // namespace tf::server
