@@ -1,5 +1,7 @@
 #include "server/ws_framer.h"
 
+#include <boost/beast/websocket/detail/hybi13.hpp>
+
 #include <cstring>
 
 namespace tf::server {
@@ -172,6 +174,17 @@ bool valid_utf8(std::string_view s) {
         p += n + 1;
     }
     return true;
+}
+
+std::string ws_accept_key(std::string_view client_key) {
+    boost::beast::websocket::detail::sec_ws_accept_type accept;
+    boost::beast::websocket::detail::make_sec_ws_accept(
+        accept, boost::beast::string_view(client_key.data(), client_key.size()));
+    return std::string(accept.data(), accept.size());
+}
+
+std::size_t ws_max_key_size() {
+    return boost::beast::websocket::detail::sec_ws_key_type::max_size_n;
 }
 
 }  // namespace tf::server

@@ -74,4 +74,11 @@ namespace ws_opcode {
 constexpr std::uint8_t kContinuation = 0, kText = 1, kBinary = 2, kClose = 8, kPing = 9, kPong = 10;
 }
 
+// The Sec-WebSocket-Accept answer to a client's Sec-WebSocket-Key (RFC 6455 §4.2.2): base64 of
+// the SHA-1 of the key and the protocol's GUID. Computed by Beast's websocket::detail, which is
+// not a public API: pinned by a test of the RFC's own example.
+std::string ws_accept_key(std::string_view client_key);
+// The longest Sec-WebSocket-Key accepted (a base64 16-byte nonce is 24 characters).
+std::size_t ws_max_key_size();
+
 }  // namespace tf::server

@@ -27,7 +27,6 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/beast/websocket/detail/hybi13.hpp>
 #include <vector>
 
 #include "server/metrics.h"
@@ -360,8 +359,7 @@ std::optional<std::string> ws_upgrade_refusal(
     const boost::beast::http::request<boost::beast::http::string_body>& req) {
     if (req[http::field::sec_websocket_version] != "13") return "unsupported WebSocket version";
     auto key = req[http::field::sec_websocket_key];
-    if (key.empty() || key.size() > beast::websocket::detail::sec_ws_key_type::max_size_n)
-        return "bad Sec-WebSocket-Key";
+    if (key.empty() || key.size() > ws_max_key_size()) return "bad Sec-WebSocket-Key";
     return std::nullopt;
 }
 
@@ -383,12 +381,11 @@ void start_ws_session(beast::tcp_stream stream, http::request<http::string_body>
         spdlog::error("ws: cannot adopt the upgraded socket: {}", ec.message());
         return;
     }
-    beast::websocket::detail::sec_ws_accept_type accept;
-    beast::websocket::detail::make_sec_ws_accept(accept, req[http::field::sec_websocket_key]);
+    const auto key = req[http::field::sec_websocket_key];
     std::string response =
         "HTTP/1.1 101 Switching Protocols\r\nServer: trunkfield\r\nUpgrade: websocket\r\n"
         "Connection: Upgrade\r\nSec-WebSocket-Accept: ";
-    response.append(accept.data(), accept.size());
+    response += ws_accept_key(std::string_view(key.data(), key.size()));
     response += "\r\n\r\n";
     std::make_shared<WsSession>(std::move(s), hub, std::move(slot))->start(std::move(response));
 }

@@ -188,4 +188,10 @@ TEST_CASE("ws framer: the server's frame headers") {
 }
 
 }  // namespace
+TEST_CASE("ws handshake: the accept key of RFC 6455's own example") {
+    // RFC 6455 §1.3: "dGhlIHNhbXBsZSBub25jZQ==" is answered "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=".
+    CHECK(ws_accept_key("dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
+    CHECK(ws_max_key_size() >= 24);
+}
+
 }  // namespace tf::server
