@@ -105,6 +105,10 @@ using ClientMsg = std::variant<Hello, CreateGame, JoinGame, CancelGame, ListGame
                                TurnMsg, Resign, Chat, Ping, QuickMatch, QuickMatchCancel, ListLive,
                                DrawOffer, DrawAccept, DrawDecline, ClaimWin>;
 
+// A game code as the server makes them (6 characters of 23456789abcdefghjkmnpqrstuvwxyz) or
+// might later: 1 to 16 lowercase letters and digits. Every reader of a code checks it so.
+bool is_game_code(std::string_view s);
+
 // Parses one client message; the error is bad_json, unknown_type or bad_message.
 std::variant<ClientMsg, Error> parse_client(std::string_view text);
 std::variant<ClientMsg, Error> parse_client(const Json& j);

@@ -13,7 +13,10 @@ namespace {
 using namespace detail;
 
 std::string code(const Json& j, const char* k) {
-    return str(field(j, k), k, 16);
+    auto c = str(field(j, k), k, 16);
+    if (!is_game_code(c))
+        bad(std::string("field \"") + k + "\" is not a game code (lowercase letters and digits)");
+    return c;
 }
 
 ClientMsg hello(const Json& j) {
@@ -122,6 +125,13 @@ const std::unordered_map<std::string, Parser>& parsers() {
 }
 
 }  // namespace
+
+bool is_game_code(std::string_view s) {
+    if (s.empty() || s.size() > 16) return false;
+    for (char c : s)
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return false;
+    return true;
+}
 
 std::variant<ClientMsg, Error> parse_client(const Json& j) {
     return parse_typed(j, parsers());

@@ -259,7 +259,8 @@ void history_api(Store& store, std::string_view target, SuspendedFn suspended, S
     auto slash = rest.find('/');
     std::string code(rest.substr(0, slash));
     std::string what(slash == std::string_view::npos ? "" : rest.substr(slash + 1));
-    if (!token_ok(code, 16)) return now(error(404, "not_found", "no game with code " + code));
+    if (!proto::is_game_code(code))
+        return now(error(404, "not_found", "no game with code " + code));
     store.read_game(code, ex,
                     [done, suspended = std::move(suspended), code, what,
                      t = std::string(target)](Read<std::optional<GameRows>> r) {

@@ -1,5 +1,7 @@
 #include "server/static_files.h"
 
+#include "proto/messages.h"
+
 #include <algorithm>
 #include <array>
 #include <fstream>
@@ -44,15 +46,6 @@ std::optional<std::string> percent_decode(std::string_view s) {
     return out;
 }
 
-bool is_game_code(std::string_view s) {
-    if (s.empty() || s.size() > 32) return false;
-    for (char c : s)
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '-' || c == '_'))
-            return false;
-    return true;
-}
-
 }  // namespace
 
 std::optional<std::string> static_relative_path(std::string_view target) {
@@ -74,7 +67,7 @@ std::optional<std::string> static_relative_path(std::string_view target) {
         segments.emplace_back(seg);
     }
     if (segments.empty()) return std::string("index.html");
-    if (segments.size() == 2 && segments[0] == "g" && is_game_code(segments[1]))
+    if (segments.size() == 2 && segments[0] == "g" && proto::is_game_code(segments[1]))
         return std::string("index.html");
     std::string out;
     for (const auto& s : segments) {

@@ -133,7 +133,7 @@ void Session::cmd_create(const std::vector<std::string>& w, std::string_view) {
 }
 
 void Session::cmd_join(const std::vector<std::string>& w, std::string_view) {
-    if (w.size() != 1 || !is_game_code(w[0])) return fail("usage: join CODE");
+    if (w.size() != 1 || !proto::is_game_code(w[0])) return fail("usage: join CODE");
     start_view(w[0]);
     send(proto::to_json(proto::JoinGame{w[0]}));
 }
@@ -161,7 +161,7 @@ void Session::cmd_live(const std::vector<std::string>&, std::string_view) {
 }
 
 void Session::cmd_watch(const std::vector<std::string>& w, std::string_view) {
-    if (w.size() != 1 || !is_game_code(w[0])) return fail("usage: watch CODE");
+    if (w.size() != 1 || !proto::is_game_code(w[0])) return fail("usage: watch CODE");
     start_view(w[0]);
     proto::Watch m;
     m.code = w[0];

@@ -35,13 +35,6 @@ bool parse_decimal(std::string_view s, double& out) {
 
 }  // namespace
 
-bool is_game_code(std::string_view c) {
-    if (c.empty() || c.size() > 16) return false;
-    return std::all_of(c.begin(), c.end(), [](char ch) {
-        return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
-    });
-}
-
 std::vector<std::string> split_words(std::string_view s) {
     std::vector<std::string> out;
     std::size_t i = 0;

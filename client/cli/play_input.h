@@ -13,8 +13,6 @@
 namespace tf::play {
 
 std::vector<std::string> split_words(std::string_view s);
-// A game code as the protocol writes them, checked loosely (the server has the last word).
-bool is_game_code(std::string_view c);
 
 // `create`/`quick` arguments: size=N elephants=E burnt=B quiet=Q time=MIN+INC side=S private.
 struct GameOptions {

@@ -116,14 +116,14 @@ void Session::on(const proto::Ack& m) {
 }
 
 void Session::on(const proto::GameCreated& m) {
-    if (!is_game_code(m.code)) return note("(game_created without a usable code)");
+    if (!proto::is_game_code(m.code)) return note("(game_created without a usable code)");
     start_view(m.code);
     say(paint(opts_.style, "1", "Game created: " + m.code) + "   (your opponent types:  join " +
         m.code + ")");
 }
 
 void Session::on(const proto::Matched& m) {
-    if (!is_game_code(m.code)) return note("(matched without a usable code)");
+    if (!proto::is_game_code(m.code)) return note("(matched without a usable code)");
     quick_waiting_ = false;
     start_view(m.code);
     view_.me = m.side;
@@ -157,7 +157,7 @@ void Session::on(const proto::Welcome& m) {
     say("Connected as " + paint(opts_.style, "1", name_) + ".  Type help for the commands.");
     std::vector<std::string> seated;
     for (const auto& g : m.games)
-        if (is_game_code(g)) seated.push_back(g);
+        if (proto::is_game_code(g)) seated.push_back(g);
     if (!view_.code.empty()) {
         // Reconnected: catch up on the game on screen from the last version seen.
         resync(false);

@@ -30,17 +30,7 @@ class Child {
         const int fd = mkstemp(tmpl);
         REQUIRE(fd >= 0);
         out_path_ = tmpl;
-        pid_ = fork();
-        REQUIRE(pid_ >= 0);
-        if (pid_ == 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            std::vector<char*> argv;
-            for (auto& a : args) argv.push_back(a.data());
-            argv.push_back(nullptr);
-            execv(argv[0], argv.data());
-            _exit(127);
-        }
+        pid_ = spawn(std::move(args), fd);
         close(fd);
     }
     ~Child() {

@@ -15,6 +15,21 @@
 
 namespace tf::test {
 
+pid_t spawn(std::vector<std::string> args, int out_fd) {
+    pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+        dup2(out_fd, 1);
+        dup2(out_fd, 2);
+        std::vector<char*> argv;
+        for (auto& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        execv(argv[0], argv.data());
+        _exit(127);
+    }
+    return pid;
+}
+
 ServerProcess::ServerProcess(std::vector<std::string> extra_args) {
     char tmpl[] = "/tmp/tf-server-log-XXXXXX";
     int fd = mkstemp(tmpl);
@@ -33,16 +48,7 @@ ServerProcess::ServerProcess(std::vector<std::string> extra_args) {
         args.push_back("--data");
         args.push_back(data_dir_);
     }
-    pid_ = fork();
-    if (pid_ == 0) {
-        dup2(fd, 1);
-        dup2(fd, 2);
-        std::vector<char*> argv;
-        for (auto& a : args) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        execv(argv[0], argv.data());
-        _exit(127);
-    }
+    pid_ = spawn(std::move(args), fd);
     close(fd);
     // Polls the log for the listening line; the deadline only guards against a hung start.
     static const std::regex re(R"(listening http=[^ ]*:(\d+) tcp=[^ ]*:(\d+))");

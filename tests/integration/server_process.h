@@ -11,6 +11,10 @@
 
 namespace tf::test {
 
+// Starts `args` (args[0] the program) as a child process with its standard output and error on
+// `out_fd`; the child's pid (the caller closes out_fd and reaps the child).
+pid_t spawn(std::vector<std::string> args, int out_fd);
+
 class ServerProcess {
   public:
     explicit ServerProcess(std::vector<std::string> extra_args = {});
