@@ -242,7 +242,7 @@ export const EXAMPLE = {
 
 // A game of `page`'s player (silver, created from the lobby) against a scripted TCP opponent
 // (bronze) that joins it; both setups of the example game are made. Resolves to {code, bob}.
-export async function exampleGame(page, server, { size = 9, tc = "", name = "Bob" } = {}) {
+export async function exampleGame(page, server, { size = 9, tc = "", name = "Bob", setups = EXAMPLE } = {}) {
   await page.selectOption("#cv-size", String(size));
   await page.selectOption("#cv-color", "silver");
   if (tc) await page.selectOption("#cv-time", tc);
@@ -254,10 +254,10 @@ export async function exampleGame(page, server, { size = 9, tc = "", name = "Bob
   await bob.next((m) => m.type === "snapshot" && m.game === code);
   await page.waitForSelector("#send-btn:not([hidden])");
   if (size === 9) {
-    for (const c of [...EXAMPLE.silver.elephants, ...EXAMPLE.silver.guardians]) await cell(page, cellName(c, 9)).click();
+    for (const c of [...setups.silver.elephants, ...setups.silver.guardians]) await cell(page, cellName(c, 9)).click();
     await page.click("#send-btn");
     await bob.next((m) => m.type === "event" && m.kind === "setup" && m.payload.side === "silver");
-    bob.send({ type: "setup", game: code, setup: EXAMPLE.bronze });
+    bob.send({ type: "setup", game: code, setup: setups.bronze });
     await bob.next((m) => m.type === "event" && m.kind === "setup" && m.payload.side === "bronze");
   }
   return { code, bob };

@@ -32,19 +32,20 @@ function card(G, st, s) {
   const ms = clockMs(G, s);
   const pr = presence(G, s);
   const low = ms !== null && ms < lowTimeMs(G) && turn;
-  const stats = [["score", p.score], ["trunks", p.trunks], ["burnt", p.burnt_left], ["saved", p.saved], ["captured", p.captured], ["onField", p.on_field]];
-  return h("div", { class: `pcard ${s}${turn ? " to-move" : ""}${side === s ? " me" : ""}`, "data-side": s },
+  const stats = [["trunks", p.trunks], ["burnt", p.burnt_left], ["saved", p.saved], ["captured", p.captured], ["onField", p.on_field]];
+  const tags = [SideName(s), side === s ? t("card.you") : null, turn ? t("card.toMove") : null].filter(Boolean).join(" · ");
+  return h("div", { class: `pcard ${s}${turn ? " to-move" : ""}${side === s ? " own" : ""}`, "data-side": s },
     h("div", { class: "pc-top" },
       pieceIcon(s, 26, s === "silver" ? "N" : "E"),
       h("span", { class: "pc-name" },
         h("span", { class: "name", text: playerName(G.players, s) }),
-        h("span", { class: "pc-tag", text: [SideName(s), side === s ? t("card.you") : null].filter(Boolean).join(" · ") })),
+        h("span", { class: "pc-tag", text: tags })),
       h("span", { class: `presence ${pr.cls}`, "data-presence": pr.cls, title: pr.text },
         h("span", { class: "dot", "aria-hidden": "true" }), h("span", { class: "ptext", text: pr.text })),
+      h("span", { class: "pc-score", title: t("card.score"), "aria-label": `${t("card.score")} ${p.score}`, text: String(p.score) }),
       ms !== null ? h("span", { class: `clock${G.clocks?.running === s && !G.result ? " running" : ""}${low ? " low" : ""}`,
         "data-side": s, text: fmtClock(ms), "aria-label": t("card.clock", { side: SideName(s) }) }) : null),
-    h("dl", { class: "pc-stats" }, ...stats.flatMap(([k, v]) => [h("dt", { text: t(`card.${k}`) }), h("dd", { class: k, text: String(v) })])),
-    turn ? h("div", { class: "pc-turn", text: t("card.toMove") }) : null);
+    h("dl", { class: "pc-stats" }, ...stats.flatMap(([k, v]) => [h("dt", { text: t(`card.${k}`) }), h("dd", { class: k, text: String(v) })])));
 }
 
 // The side shown below the board (the player's own, else silver).

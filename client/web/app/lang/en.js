@@ -128,7 +128,6 @@ export const en = {
   "lobby.botFailed": "The computer opponent could not be set up: {reason}",
 
   // game screen
-  "game.back": "← Lobby",
   "game.title": "Game",
   "game.youPlay": "You play {side}",
   "game.watching": "You are watching",

@@ -128,7 +128,6 @@ export const fr = {
   "lobby.botFailed": "L'adversaire ordinateur n'a pas pu être installé : {reason}",
 
   // écran de partie
-  "game.back": "← Salon",
   "game.title": "Partie",
   "game.youPlay": "Vous jouez {side}",
   "game.watching": "Vous regardez",
