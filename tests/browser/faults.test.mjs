@@ -180,7 +180,7 @@ test("fault 6: the result says who won and why, with the final score, next to th
   const shown = await ann.waitForSelector("#result:not([hidden]), #banner:not([hidden])");
   const text = await shown.textContent();
   assert.match(text, /Bob resigned/);
-  assert.match(text, /Ann6 \(Silver\) wins/);
+  assert.match(text, /Ann6 wins with silver\./);
   assert.match(text, /Silver 0 – 1 Bronze/);
   assert.ok(await ann.$eval("#result", (e) => !!e.closest(".game-grid")), "the result is part of the game screen, next to the board");
   const box = await ann.$eval("#result", (e) => ({ ...e.getBoundingClientRect().toJSON(), vh: innerHeight }));

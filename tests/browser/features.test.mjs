@@ -395,8 +395,9 @@ test("chat can be hidden, and stays hidden", async () => {
   await ann.reload();
   await ann.waitForSelector("#board svg");
   assert.ok(await ann.isHidden("#chat-log"), "hidden after a reload");
-  await ann.click("#chat-toggle");
   bob.send({ type: "chat", game: code, text: "again" });
+  await ann.waitForSelector("#chat-toggle:has-text('1 new')");
+  await ann.click("#chat-toggle");
   await ann.waitForSelector("#chat-log .chat-line:has-text('again')");
   bob.close();
   await ann.context().close();

@@ -465,7 +465,7 @@ test("quick match pairs two players", async () => {
   await bob.waitForSelector("#resign-btn:has-text('Really resign')");
   await bob.click("#resign-btn");
   await ann.waitForSelector("#result:not([hidden])");
-  assert.match(await ann.textContent("#result-head"), /wins\. You win!$/);
+  assert.match(await ann.textContent("#result-head"), /wins with (silver|bronze)\. You win!$/);
   assert.equal(await ann.textContent("#result-why"), `${XSS_NAME} resigned.`);
 });
 

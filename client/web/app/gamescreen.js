@@ -275,7 +275,9 @@ function renderTurnList(G) {
 function renderChat(G) {
   const hidden = chatHidden();
   const side = mySide(G);
-  $("chat-toggle").textContent = hidden ? t("chat.show") : t("chat.hide");
+  const unseen = G.chat.length - (G.chatSeen ?? 0);
+  $("chat-toggle").textContent = !hidden ? t("chat.hide") : unseen > 0 ? t("chat.showNew", { n: unseen }) : t("chat.show");
+  if (!hidden) G.chatSeen = G.chat.length;
   $("chat-toggle").setAttribute("aria-pressed", hidden ? "true" : "false");
   $("chat-body").hidden = hidden;
   if (hidden) return;

@@ -41,7 +41,7 @@ function card(G, st, s) {
         h("span", { class: "name", text: playerName(G.players, s) }),
         h("span", { class: "pc-tag", text: tags })),
       h("span", { class: `presence ${pr.cls}`, "data-presence": pr.cls, title: pr.text },
-        h("span", { class: "dot", "aria-hidden": "true" }), h("span", { class: "ptext", text: pr.text })),
+        h("span", { class: "dot", "aria-hidden": "true" }), h("span", { class: `ptext${pr.cls === "bot" ? " sr-only" : ""}`, text: pr.text })),
       h("span", { class: "pc-score", title: t("card.score"), "aria-label": `${t("card.score")} ${p.score}`, text: String(p.score) }),
       ms !== null ? h("span", { class: `clock${G.clocks?.running === s && !G.result ? " running" : ""}${low ? " low" : ""}`,
         "data-side": s, text: fmtClock(ms), "aria-label": t("card.clock", { side: SideName(s) }) }) : null),

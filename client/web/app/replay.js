@@ -166,7 +166,8 @@ export function renderReplay() {
   $("rp-players").replaceChildren(...SIDES.map((s) => {
     const pl = st.players[s];
     const stats = [["score", pl.score], ["trunks", pl.trunks], ["burnt", pl.burnt_left], ["saved", pl.saved], ["captured", pl.captured], ["onField", pl.on_field]];
-    return h("div", { class: `pcard ${s}${!st.over && st.to_move === s ? " to-move" : ""}`, "data-side": s },
+    const toMove = !st.over && st.to_move === s && !(R.index === last && g.result);
+    return h("div", { class: `pcard ${s}${toMove ? " to-move" : ""}`, "data-side": s },
       h("div", { class: "pc-top" }, pieceIcon(s, 26, s === "silver" ? "N" : "E"),
         h("span", { class: "pc-name" }, h("span", { class: "name", text: playerName(p, s) }), h("span", { class: "pc-tag", text: SideName(s) }))),
       h("dl", { class: "pc-stats" }, ...stats.flatMap(([k, v]) => [h("dt", { text: t(`card.${k}`) }), h("dd", { class: k, text: String(v) })])));
@@ -179,7 +180,7 @@ export function renderReplay() {
   if (atEnd) {
     const sc = res?.score ?? st.score;
     banner.dataset.score = `silver:${sc.silver} bronze:${sc.bronze}`;
-    const who = !res ? "" : res.winner === "draw" ? t("result.draw") : res.winner ? t("result.wins", { name: playerName(p, res.winner), side: SideName(res.winner) }) : t("result.noResult");
+    const who = !res ? "" : res.winner === "draw" ? t("result.draw") : res.winner ? t("result.wins", { name: playerName(p, res.winner), side: SideName(res.winner), s: sideName(res.winner) }) : t("result.noResult");
     banner.textContent = [t("replay.final"), who, t("result.score", { silver: sc.silver, bronze: sc.bronze }),
       res?.reason ? t(`reason.${res.reason}`) : null].filter(Boolean).join(" · ");
   }

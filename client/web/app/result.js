@@ -17,7 +17,7 @@ export function resultWords(G) {
   let head;
   if (r.reason === "aborted" || (!r.winner && G.status === "aborted")) head = t("result.noResult");
   else if (r.winner === "draw") head = t("result.draw");
-  else if (r.winner) head = t("result.wins", { name: name(r.winner), side: SideName(r.winner) });
+  else if (r.winner) head = t("result.wins", { name: name(r.winner), side: SideName(r.winner), s: sideName(r.winner) });
   else head = t("result.noResult");
   if (side && r.winner && r.winner !== "draw") head += ` ${r.winner === side ? t("result.youWin") : t("result.youLose")}`;
   const loser = r.winner && r.winner !== "draw" ? other(r.winner) : null;

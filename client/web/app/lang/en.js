@@ -230,6 +230,7 @@ export const en = {
   "chat.send": "Send",
   "chat.hide": "Hide chat",
   "chat.show": "Show chat",
+  "chat.showNew": "Show chat ({n} new)",
   "chat.placeholderPlayer": "Say something to everyone here",
   "chat.placeholderSpectator": "Say something (the players read it too)",
   "chat.placeholderSpectatorRoom": "Spectators' room: the players do not see it",
@@ -237,7 +238,7 @@ export const en = {
   "notice.drawDeclined": "{name} declined the draw.",
 
   // result
-  "result.wins": "{name} ({side}) wins.",
+  "result.wins": "{name} wins with {s}.",
   "result.draw": "Draw.",
   "result.noResult": "No result.",
   "result.youWin": "You win!",

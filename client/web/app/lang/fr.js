@@ -230,6 +230,7 @@ export const fr = {
   "chat.send": "Envoyer",
   "chat.hide": "Masquer la discussion",
   "chat.show": "Afficher la discussion",
+  "chat.showNew": (p) => `Afficher la discussion (${p.n} ${pluriel(p.n, "nouveau message", "nouveaux messages")})`,
   "chat.placeholderPlayer": "Dites quelque chose à tous",
   "chat.placeholderSpectator": "Dites quelque chose (les joueurs le lisent aussi)",
   "chat.placeholderSpectatorRoom": "Salle des spectateurs : les joueurs ne la voient pas",
@@ -237,7 +238,7 @@ export const fr = {
   "notice.drawDeclined": "{name} a refusé la nulle.",
 
   // résultat
-  "result.wins": "{name} ({side}) gagne.",
+  "result.wins": "{name} gagne avec {s}.",
   "result.draw": "Partie nulle.",
   "result.noResult": "Pas de résultat.",
   "result.youWin": "Vous avez gagné !",
