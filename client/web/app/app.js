@@ -16,7 +16,7 @@ import { S, app, send, mySide } from "./state.js";
 import { gameView, onSnapshot, onEvent, onGameError, watchGame, resendPending, gameHooks } from "./game.js";
 import { turnPhase, playPremove } from "./turn.js";
 import { renderGame, setupGameControls, onTurnShown, showNotice, notation } from "./gamescreen.js";
-import { renderLobby, setupLobby, showLobbyError, loadRecent, storedName } from "./lobby.js";
+import { renderLobby, setupLobby, showLobbyError, loadRecent, storedName, translateLobbyForms } from "./lobby.js";
 import { openReplay, closeReplay, renderReplay, setupReplay } from "./replay.js";
 import { renderHow, setupHow } from "./howto.js";
 import { rememberCreated } from "./result.js";
@@ -307,6 +307,7 @@ function main() {
   $("lang-select").value = lang();
   $("lang-select").addEventListener("change", (ev) => {
     setLang(ev.target.value);
+    translateLobbyForms();
     renderMute();
     setStatus(S.conn);
     render();

@@ -16,12 +16,11 @@
 // Space calls onCell([x, y]); a drag from an own elephant through cells calls onCell for the
 // elephant and each cell entered (so a path can be drawn in one gesture); a facing arrow calls
 // onFacing(dir). The listeners live on the container, so redraws never lose a gesture.
-import { t } from "./i18n.js";
+import { t, lang } from "./i18n.js";
 
 const NS = "http://www.w3.org/2000/svg";
 export const CS = 44; // cell size in SVG units
 const LETTERS = "abcdefghijklm";
-export const DIRS = { N: [0, 1], E: [1, 0], S: [0, -1], W: [-1, 0] };
 const FACING_ROT = { N: 0, E: 90, S: 180, W: 270 };
 
 export function cellName([x, y], n) {
@@ -121,7 +120,7 @@ export function renderBoard(container, opts) {
   container._onCell = opts.onCell ?? (() => {});
   container._onFacing = opts.onFacing ?? (() => {});
   listen(container);
-  const sig = JSON.stringify([opts.state, opts.highlights ?? null, opts.title ?? ""],
+  const sig = JSON.stringify([lang(), opts.state, opts.highlights ?? null, opts.title ?? ""],
     (k, v) => (v instanceof Map || v instanceof Set ? [...v] : v));
   if (container._sig === sig && container.firstChild) return false; // unchanged: keep animations and focus
   container._sig = sig;

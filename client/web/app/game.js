@@ -12,7 +12,6 @@ import { RulesGame } from "./trunkfield-rules.js";
 import { S, send, mySide } from "./state.js";
 import { resetDraft } from "./turn.js";
 import { same, isField } from "./board.js";
-import { other } from "./dom.js";
 
 // What the screens do when something happens in a game (app.js fills these in): a turn to show
 // (and maybe animate and sound), a game that ended, the player's turn coming.
@@ -280,10 +279,4 @@ export function resendPending(G) {
   q.at = performance.now();
   if (q.setup) send({ type: "setup", game: G.code, setup: q.setup, version: q.version, ref: q.ref });
   else send({ type: "turn", game: G.code, turn: q.turn, version: q.version, ref: q.ref });
-}
-
-// The loser named by a result that is not decided by the score, else null.
-export function loserOf(result) {
-  if (!result?.winner || result.winner === "draw") return null;
-  return other(result.winner);
 }

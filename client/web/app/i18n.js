@@ -11,7 +11,6 @@ import { en } from "./lang/en.js";
 import { fr } from "./lang/fr.js";
 
 const LANGS = { en, fr };
-export const LANG_NAMES = { en: "English", fr: "Français" };
 const LANG_KEY = "trunkfield.lang";
 let currentLang = detectLang();
 
@@ -49,8 +48,7 @@ export function t(k, p = {}) {
   return v.replace(/\{(\w+)\}/g, (m, name) => (p[name] !== undefined ? String(p[name]) : m));
 }
 
-// Numbers and dates in the page's language.
-export const fmtNumber = (x) => new Intl.NumberFormat(currentLang).format(x);
+// Dates in the page's language.
 export function fmtDate(iso) {
   if (!iso) return "";
   const d = new Date(iso);

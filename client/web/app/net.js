@@ -3,9 +3,9 @@
 // few seconds (a socket whose network is gone stays "open" for minutes otherwise).
 //
 // Heartbeat: a ping every PING_MS while connected, and at once after anything important was
-// sent (probe()); when nothing at all (pong or other) arrives within PONG_MS of a ping, the
-// connection is declared dead, dropped and replaced. The browser's `offline` event drops it at
-// once and `online` reconnects at once.
+// sent (probe()); when nothing at all (pong or other) arrives within PONG_MS of a ping — or
+// four round trips, on a network slower than that — the connection is declared dead, dropped
+// and replaced. The browser's `offline` event drops it at once and `online` reconnects at once.
 //
 // Emits every server message to onMessage and connection changes to onStatus("connecting" |
 // "online" | "reconnecting" | "offline").
@@ -25,6 +25,8 @@ export class Connection {
     this.queue = [];
     this.deadline = 0; // a ping is unanswered until then (0: none outstanding)
     this.lastPing = 0;
+    this.sentAt = 0; // when the outstanding ping (or hello) left
+    this.rtt = 0; // smoothed round trip, ms
     this.timer = setInterval(() => this.beat(), 500);
   }
 
@@ -43,6 +45,7 @@ export class Connection {
     this.ws = ws;
     this.ready = false;
     this.deadline = Date.now() + 10000; // the handshake too must be answered
+    this.sentAt = Date.now();
     this.onStatus(navigator.onLine === false ? "offline" : this.retry ? "reconnecting" : "connecting");
     ws.onopen = () => {
       const hello = { type: "hello", version: 1 };
@@ -53,7 +56,12 @@ export class Connection {
     };
     ws.onmessage = (ev) => {
       if (this.ws !== ws) return;
+      if (this.deadline && this.sentAt) {
+        const rtt = Date.now() - this.sentAt;
+        this.rtt = this.rtt ? 0.8 * this.rtt + 0.2 * rtt : rtt;
+      }
       this.deadline = 0; // anything at all proves the connection alive
+      this.sentAt = 0;
       let m;
       try {
         m = JSON.parse(ev.data);
@@ -114,7 +122,10 @@ export class Connection {
   ping() {
     if (!this.ready || this.ws?.readyState !== WebSocket.OPEN) return;
     this.lastPing = Date.now();
-    if (!this.deadline) this.deadline = this.lastPing + PONG_MS;
+    if (!this.deadline) {
+      this.sentAt = this.lastPing;
+      this.deadline = this.lastPing + Math.max(PONG_MS, 4 * this.rtt);
+    }
     try {
       this.ws.send('{"type":"ping"}');
     } catch {

@@ -56,7 +56,6 @@ const SOUNDS = {
   capture: [[660, 0, 0.12, "square", 0.08], [440, 0.1, 0.14, "square", 0.08], [220, 0.22, 0.2, "triangle", 0.2]],
   end: [[523, 0, 0.5, "sine", 0.14], [659, 0.06, 0.5, "sine", 0.12], [784, 0.12, 0.6, "sine", 0.12]],
   lowtime: [[880, 0, 0.08, "square", 0.07], [880, 0.16, 0.08, "square", 0.07]],
-  yourturn: [[587, 0, 0.1, "sine", 0.1], [784, 0.09, 0.14, "sine", 0.1]],
 };
 
 export function playSound(kind) {
