@@ -222,6 +222,40 @@ test("after a game: 'Rematch' says when the server does not offer it; 'New game,
   await ann.context().close();
 });
 
+test("a rematch offer (the events the server will send) can be accepted or declined", async () => {
+  const ann = await newPlayer(browser, server.base, problems, "AnnRO");
+  const { code, bob } = await exampleGame(ann, server);
+  bob.send({ type: "resign", game: code });
+  await ann.waitForSelector("#result:not([hidden])");
+  const sent = await ann.evaluateHandle(() => {
+    const out = [];
+    const c = window.trunkfield.conn;
+    const orig = c.send.bind(c);
+    c.send = (m) => (m.type.startsWith("rematch") ? out.push(m) : orig(m));
+    return out;
+  });
+  const offer = (kind, payload) => ann.evaluate(([c, k, p]) => window.trunkfield.deliver({ type: "event", game: c, kind: k, payload: p,
+    version: window.trunkfield.S.games.get(c).version, clocks: null }), [code, kind, payload]);
+  await offer("rematch_offer", { side: "bronze" });
+  await ann.waitForSelector("#rematch-answer:not([hidden])");
+  assert.match(await ann.textContent("#rematch-note"), /Bob offers a rematch/);
+  await ann.click("#rematch-decline");
+  assert.deepEqual(await sent.jsonValue(), [{ type: "rematch_decline", game: code }]);
+  assert.match(await ann.textContent("#rematch-note"), /You declined/);
+  await offer("rematch_offer", { side: "bronze" });
+  await ann.click("#rematch-accept");
+  assert.deepEqual((await sent.jsonValue()).at(-1), { type: "rematch", game: code });
+  // the server pairs them as for a quick match: `matched`, then the new game's snapshot
+  const other = await TcpPlayer.connect(server.tcpPort, "Host");
+  other.send({ type: "create_game", time_control: null, color: "silver", public: false });
+  const { code: next } = await other.next((m) => m.type === "game_created");
+  await ann.evaluate((n) => window.trunkfield.deliver({ type: "matched", code: n, link: `/g/${n}`, side: "bronze" }), next);
+  await ann.waitForURL(new RegExp(`/g/${next}$`));
+  bob.close();
+  other.close();
+  await ann.context().close();
+});
+
 // TODO(server): rematch / rematch_decline and the events rematch_offer, rematch_decline,
 // rematch {code}, then `matched` for the new game with the colours swapped (issue 20).
 test("a rematch offered by one player and accepted by the other starts a new game, colours swapped",

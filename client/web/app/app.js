@@ -345,7 +345,8 @@ function main() {
   window.addEventListener("popstate", route);
   window.addEventListener("hashchange", route);
   // for debugging and the browser tests
-  window.trunkfield = { S, app, motion, sounds: played, get conn() { return app.conn; }, get rulesReady() { return S.rulesReady; } };
+  window.trunkfield = { S, app, motion, sounds: played, deliver: onMessage,
+    get conn() { return app.conn; }, get rulesReady() { return S.rulesReady; } };
   route();
   app.conn.connect();
   rulesLoading.then(() => {

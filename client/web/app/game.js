@@ -159,6 +159,16 @@ export function onEvent(m) {
     addChat(G, p);
     return "ok";
   }
+  if (m.kind.startsWith("rematch")) {
+    // About the next game, not this one: taken whether the server versions them or not
+    // (taking one twice changes nothing).
+    if (m.kind === "rematch_offer") G.rematch = { ...G.rematch, offer: p.side, declined: null };
+    else if (m.kind === "rematch_decline") G.rematch = { ...G.rematch, offer: null, declined: p.side, sent: false };
+    else if (m.kind === "rematch") G.rematch = { ...G.rematch, next: p.code ?? null };
+    if (typeof m.version === "number" && m.version === G.version + 1) G.version = m.version;
+    gameHooks.event(G, m);
+    return "ok";
+  }
   if (G.version < 0 || m.version <= G.version) return "ok"; // before the snapshot, or seen
   if (m.version !== G.version + 1) return "gap";
   G.version = m.version;
@@ -233,15 +243,6 @@ export function onEvent(m) {
       break;
     case "cancel":
       G.status = "cancelled";
-      break;
-    case "rematch_offer":
-      G.rematch = { ...G.rematch, offer: p.side, declined: null };
-      break;
-    case "rematch_decline":
-      G.rematch = { ...G.rematch, offer: null, declined: p.side, sent: false };
-      break;
-    case "rematch":
-      G.rematch = { ...G.rematch, next: p.code ?? null };
       break;
   }
   gameHooks.event(G, m);
