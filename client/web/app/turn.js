@@ -39,7 +39,7 @@ export function turnPhase(G) {
   if (!st || !side || G.status !== "playing" || G.result || G.pending || G.browse !== null) return null;
   if (st.phase === `setup_${side}`) return "setup";
   if (st.phase === "play" && st.to_move === side) return "turn";
-  if (st.phase === "play" && st.to_move === other(side) && !G.premove && !G.local) return "premove";
+  if (st.phase === "play" && st.to_move === other(side) && !G.premove && !G.local && G.premoveFor !== `${G.version}!`) return "premove";
   return null;
 }
 
@@ -51,7 +51,9 @@ function rulesOf(G) {
     try {
       G.premoveRules = RulesGame.fromState({ ...G.state, to_move: mySide(G) });
     } catch {
-      G.premoveRules = G.rules.clone();
+      // this position cannot be drafted for the player: no premove until the next event
+      G.premoveFor = `${G.version}!`;
+      return G.rules;
     }
     G.premoveMoves = null;
   }
@@ -60,7 +62,7 @@ function rulesOf(G) {
 
 export function legalMoves(G) {
   if (turnPhase(G) === "premove") {
-    rulesOf(G);
+    if (rulesOf(G) !== G.premoveRules) return [];
     if (!G.premoveMoves) G.premoveMoves = G.premoveRules.legalMoves();
     return G.premoveMoves;
   }
