@@ -1,13 +1,16 @@
 // HTTP on the first port: GET /healthz, the WebSocket upgrade at /ws, and the web client's static
-// files (GET/HEAD; "/" and "/g/CODE" give index.html; server/static_files.h), 404 otherwise.
-// A request must arrive whole within --handshake-seconds (also the keep-alive wait); a WebSocket
-// upgrade from a page whose Origin is not in --allowed-origins gets 403.
+// files (GET/HEAD; "/" and "/g/CODE" give index.html; server/static_files.h; precompressed copies
+// by Accept-Encoding), 404 otherwise. A request must arrive whole within --handshake-seconds (also
+// the keep-alive wait); a WebSocket upgrade from a page whose Origin is not in --allowed-origins
+// gets 403. Every answer carries the security headers of set_security_headers().
 #include <spdlog/spdlog.h>
 
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "proto/messages.h"
 #include "server/history_api.h"
@@ -23,6 +26,31 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 
 namespace {
+
+// The page may run only its own scripts (and compile the rules' WebAssembly), talk only to this
+// server, load styles and images only from it, and never be framed; no Referer leaves it.
+// The web client has no inline script, style or handler (tests/browser fail on a violation).
+constexpr std::string_view kContentSecurityPolicy =
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; "
+    "style-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'";
+
+template <class Body>
+void set_security_headers(http::response<Body>& res) {
+    res.set("Content-Security-Policy",
+            beast::string_view(kContentSecurityPolicy.data(), kContentSecurityPolicy.size()));
+    res.set("Referrer-Policy", "no-referrer");
+    res.set("X-Content-Type-Options", "nosniff");
+}
+
+// The same headers as raw lines, for the 429 written before any HTTP parsing.
+const std::string& security_header_lines() {
+    static const std::string lines = "Content-Security-Policy: " +
+                                     std::string(kContentSecurityPolicy) +
+                                     "\r\nReferrer-Policy: no-referrer\r\n"
+                                     "X-Content-Type-Options: nosniff\r\n";
+    return lines;
+}
 
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
   public:
@@ -58,6 +86,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                 res->set(http::field::server, "trunkfield");
                 res->set(http::field::sec_websocket_version, "13");
                 res->set(http::field::content_type, "text/plain");
+                set_security_headers(*res);
                 res->keep_alive(false);
                 res->body() = *why + "\n";
                 res->prepare_payload();
@@ -77,6 +106,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                                                                            req.version());
             res->set(http::field::server, "trunkfield");
             res->set(http::field::content_type, "text/plain; version=0.0.4");
+            set_security_headers(*res);
             res->keep_alive(req.keep_alive());
             res->body() = render_metrics(hub_);
             res->prepare_payload();
@@ -100,8 +130,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     }
     void serve_static(const http::request<http::string_body>& req) {
         const auto target = req.target();
-        auto file =
-            load_static_file(hub_.cfg.web_root, std::string_view(target.data(), target.size()));
+        const auto accept = req[http::field::accept_encoding];
+        auto file = load_static_file(hub_.cfg.web_root,
+                                     std::string_view(target.data(), target.size()),
+                                     std::string_view(accept.data(), accept.size()));
         if (!file) return respond(req, http::status::not_found, "not found\n");
         auto res =
             std::make_shared<http::response<http::string_body>>(http::status::ok, req.version());
@@ -109,7 +141,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         res->set(http::field::content_type, file->content_type);
         res->set(http::field::cache_control, file->cache_control);
         res->set(http::field::etag, file->etag);
-        res->set("X-Content-Type-Options", "nosniff");
+        if (!file->content_encoding.empty())
+            res->set(http::field::content_encoding, file->content_encoding);
+        if (file->vary) res->set(http::field::vary, "Accept-Encoding");
+        set_security_headers(*res);
         res->keep_alive(req.keep_alive());
         if (req[http::field::if_none_match] == file->etag) {
             res->result(http::status::not_modified);
@@ -136,7 +171,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                 res->set(http::field::server, "trunkfield");
                 res->set(http::field::content_type, api.content_type);
                 res->set(http::field::cache_control, "no-store");
-                res->set("X-Content-Type-Options", "nosniff");
+                set_security_headers(*res);
                 if (!api.filename.empty())
                     res->set(http::field::content_disposition,
                              "attachment; filename=\"" + api.filename + "\"");
@@ -150,6 +185,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         auto res = std::make_shared<http::response<http::string_body>>(st, req.version());
         res->set(http::field::server, "trunkfield");
         res->set(http::field::content_type, "text/plain");
+        set_security_headers(*res);
         res->keep_alive(req.keep_alive());
         res->body() = body;
         res->prepare_payload();
@@ -184,11 +220,13 @@ void start_http_session(boost::asio::ip::tcp::socket s, Hub& hub) {
     auto slot = hub.conn_limit.acquire(peer.address());
     if (!slot) {
         metrics().reject(proto::Err::TooManyConnections);
-        return refuse_connection(s,
-                                 "HTTP/1.1 429 Too Many Requests\r\nServer: trunkfield\r\n"
-                                 "Content-Type: text/plain\r\nContent-Length: 39\r\n"
-                                 "Connection: close\r\n\r\n"
-                                 "too many connections from your address\n");
+        static const std::string refusal =
+            "HTTP/1.1 429 Too Many Requests\r\nServer: trunkfield\r\n"
+            "Content-Type: text/plain\r\nContent-Length: 39\r\n" +
+            security_header_lines() +
+            "Connection: close\r\n\r\n"
+            "too many connections from your address\n";
+        return refuse_connection(s, refusal);
     }
     std::make_shared<HttpSession>(std::move(s), hub, std::move(*slot))->read();
 }

@@ -102,29 +102,129 @@ std::string_view static_content_type(std::string_view filename) {
     return "application/octet-stream";
 }
 
-std::optional<StaticFile> load_static_file(const fs::path& root, std::string_view target) {
+bool is_hashed_name(std::string_view name) {
+    auto last = name.rfind('.');
+    if (last == std::string_view::npos || last + 1 == name.size()) return false;
+    auto stem = name.substr(0, last);
+    auto dot = stem.rfind('.');
+    if (dot == std::string_view::npos || dot == 0) return false;
+    auto hash = stem.substr(dot + 1);
+    if (hash.size() != 10) return false;
+    for (char c : hash)
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+    return true;
+}
+
+namespace {
+
+char lower(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
+
+bool iequal(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (lower(a[i]) != lower(b[i])) return false;
+    return true;
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+}
+
+// "q=0", "q=0.0", "q=0.000" (any spacing): the coding is refused.
+bool q_is_zero(std::string_view params) {
+    while (!params.empty()) {
+        auto semi = params.find(';');
+        auto p = trim(params.substr(0, semi));
+        params = semi == std::string_view::npos ? std::string_view{} : params.substr(semi + 1);
+        auto eq = p.find('=');
+        if (eq == std::string_view::npos || !iequal(trim(p.substr(0, eq)), "q")) continue;
+        auto v = trim(p.substr(eq + 1));
+        if (v.empty() || v.front() != '0') return false;
+        for (char c : v.substr(1))
+            if (c != '.' && c != '0') return false;
+        return true;
+    }
+    return false;
+}
+
+std::optional<std::string> read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return std::move(ss).str();
+}
+
+// p resolved (symlinks too) to a regular file inside canon_root, or nullopt.
+std::optional<fs::path> inside(const fs::path& canon_root, const fs::path& p) {
+    std::error_code ec;
+    fs::path file = fs::canonical(p, ec);
+    if (ec) return std::nullopt;
+    auto [ri, fi] = std::mismatch(canon_root.begin(), canon_root.end(), file.begin(), file.end());
+    if (ri != canon_root.end()) return std::nullopt;
+    if (!fs::is_regular_file(file, ec) || ec) return std::nullopt;
+    return file;
+}
+
+}  // namespace
+
+bool accepts_encoding(std::string_view header, std::string_view coding) {
+    while (!header.empty()) {
+        auto comma = header.find(',');
+        auto item = header.substr(0, comma);
+        header = comma == std::string_view::npos ? std::string_view{} : header.substr(comma + 1);
+        auto semi = item.find(';');
+        auto name = trim(item.substr(0, semi));
+        if (!iequal(name, coding) && name != "*") continue;
+        return semi == std::string_view::npos || !q_is_zero(item.substr(semi + 1));
+    }
+    return false;
+}
+
+std::optional<StaticFile> load_static_file(const fs::path& root, std::string_view target,
+                                           std::string_view accept_encoding) {
     auto rel = static_relative_path(target);
     if (!rel || root.empty()) return std::nullopt;
     std::error_code ec;
     fs::path canon_root = fs::canonical(root, ec);
     if (ec) return std::nullopt;
-    fs::path file = fs::canonical(canon_root / *rel, ec);
-    if (ec) return std::nullopt;
     // Symlinks must not lead out of the root either.
-    auto [ri, fi] = std::mismatch(canon_root.begin(), canon_root.end(), file.begin(), file.end());
-    if (ri != canon_root.end()) return std::nullopt;
-    if (!fs::is_regular_file(file, ec) || ec) return std::nullopt;
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream ss;
-    ss << in.rdbuf();
+    auto file = inside(canon_root, canon_root / *rel);
+    if (!file) return std::nullopt;
+    auto mtime = fs::last_write_time(*file, ec);
+    if (ec) return std::nullopt;
     StaticFile out;
-    out.body = std::move(ss).str();
-    out.content_type = std::string(static_content_type(file.filename().string()));
-    auto mtime = fs::last_write_time(file, ec).time_since_epoch().count();
-    out.etag = "W/\"" + std::to_string(out.body.size()) + "-" +
-               std::to_string(ec ? 0ULL : static_cast<unsigned long long>(mtime)) + "\"";
-    out.cache_control = "no-cache";
+    out.content_type = std::string(static_content_type(file->filename().string()));
+    std::string suffix;
+    for (auto [coding, ext] : {std::pair{"br", ".br"}, std::pair{"gzip", ".gz"}}) {
+        auto copy = inside(canon_root, fs::path(file->string() + ext));
+        if (!copy) continue;
+        out.vary = true;
+        if (!out.content_encoding.empty() || !accepts_encoding(accept_encoding, coding)) continue;
+        // A copy older than the file is stale (an interrupted build): never serve it.
+        auto copy_mtime = fs::last_write_time(*copy, ec);
+        if (ec || copy_mtime < mtime) continue;
+        auto body = read_file(*copy);
+        if (!body) continue;
+        out.body = std::move(*body);
+        out.content_encoding = coding;
+        suffix = std::string("-") + coding;
+    }
+    std::uintmax_t size = fs::file_size(*file, ec);
+    if (ec) return std::nullopt;
+    if (out.content_encoding.empty()) {
+        auto body = read_file(*file);
+        if (!body) return std::nullopt;
+        out.body = std::move(*body);
+    }
+    out.etag = "W/\"" + std::to_string(size) + "-" +
+               std::to_string(static_cast<unsigned long long>(mtime.time_since_epoch().count())) +
+               suffix + "\"";
+    out.cache_control = is_hashed_name(file->filename().string())
+                            ? "public, max-age=31536000, immutable"
+                            : "no-cache";
     return out;
 }
 

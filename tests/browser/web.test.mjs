@@ -12,46 +12,15 @@
 // Env: TF_SERVER_BIN (trunkfield-server), TF_WEB_ROOT (the build's web/), TF_ARTIFACTS (screenshots).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
-import os from "node:os";
 import path from "node:path";
-import { chromium } from "playwright-core";
+import { ART, DESKTOP, PHONE, startServer, launchBrowser, PageProblems, sleep, cell, gameOf, version, waitMyTurn } from "./lib.mjs";
 
-const SERVER = process.env.TF_SERVER_BIN;
-const WEB_ROOT = process.env.TF_WEB_ROOT;
-const ART = process.env.TF_ARTIFACTS ?? path.resolve("artifacts");
-const CHROMIUM = process.env.TF_CHROMIUM ?? "/usr/bin/chromium";
-mkdirSync(ART, { recursive: true });
-const DATA = mkdtempSync(path.join(os.tmpdir(), "tf-browser-"));
-
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 const XSS_NAME = "<img src=x onerror=__xss=1>";
 const XSS_CHAT = "<img src=x onerror=__xss=2> <b>bold?</b>";
 
-let server, base, browser;
-const pageErrors = [];
-
-function startServer() {
-  return new Promise((resolve, reject) => {
-    const args = ["--http-port", "0", "--tcp-port", "0", "--bind", "127.0.0.1", "--log-level", "info",
-      "--data", DATA, "--live-interval-ms", "0"];
-    if (WEB_ROOT) args.push("--web-root", WEB_ROOT);
-    const p = spawn(SERVER, args, { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    const onData = (d) => {
-      out += d.toString();
-      const m = out.match(/listening http=([\d.]+):(\d+) tcp=/);
-      if (m) resolve({ proc: p, base: `http://${m[1]}:${m[2]}` });
-    };
-    p.stdout.on("data", onData);
-    p.stderr.on("data", onData);
-    p.on("exit", (code) => reject(new Error(`server exited ${code}: ${out}`)));
-    setTimeout(() => reject(new Error(`no listening line: ${out}`)), 10000);
-  });
-}
+let srv, base, browser;
+const problems = new PageProblems();
 
 // A raw HTTP/1.1 request, so the target reaches the server exactly as written (no URL
 // normalisation by a client library).
@@ -69,35 +38,35 @@ function rawGet(target) {
 }
 
 before(async () => {
-  const r = await startServer();
-  server = r.proc;
-  base = r.base;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-      "--disable-component-update", "--no-first-run"],
-  });
+  srv = await startServer();
+  base = srv.base;
+  browser = await launchBrowser();
 });
 
 after(async () => {
   await browser?.close();
-  server?.kill("SIGTERM");
-  rmSync(DATA, { recursive: true, force: true });
-  assert.deepEqual(pageErrors, [], "no uncaught errors in the pages");
+  srv?.stop();
+  assert.deepEqual(problems.list, [], "no uncaught errors and no CSP violation in the pages");
 });
 
 test("static files: content types, game links, no traversal", async () => {
+  const html = await (await fetch(base + "/")).text();
+  const app = html.match(/src="(\/app\.[0-9a-f]{10}\.js)"/)?.[1];
+  const css = html.match(/href="(\/style\.[0-9a-f]{10}\.css)"/)?.[1];
+  const mjs = html.match(/href="(\/trunkfield-rules\.[0-9a-f]{10}\.mjs)"/)?.[1];
+  const wasm = html.match(/href="(\/trunkfield-rules\.[0-9a-f]{10}\.wasm)"/)?.[1];
+  assert.ok(app && css && mjs && wasm, "index.html names the hashed bundle, style sheet, rules module and .wasm");
   const types = {
-    "/": "text/html", "/g/abc123": "text/html", "/app.js": "text/javascript",
-    "/trunkfield-rules.js": "text/javascript", "/trunkfield-rules.mjs": "text/javascript",
-    "/style.css": "text/css", "/favicon.svg": "image/svg+xml", "/package.json": "application/json",
-    "/img/board.svg": "image/svg+xml", "/index.html?x=1": "text/html",
+    "/": "text/html", "/g/abc123": "text/html", [app]: "text/javascript", [mjs]: "text/javascript",
+    [css]: "text/css", [wasm]: "application/wasm", "/trunkfield-rules.js": "text/javascript",
+    "/package.json": "application/json", "/index.html?x=1": "text/html",
   };
   for (const [p, t] of Object.entries(types)) {
     const res = await fetch(base + p);
     assert.equal(res.status, 200, p);
     assert.ok(res.headers.get("content-type").startsWith(t), `${p}: ${res.headers.get("content-type")}`);
-    assert.equal(res.headers.get("cache-control"), "no-cache");
+    const hashed = /\.[0-9a-f]{10}\./.test(p);
+    assert.equal(res.headers.get("cache-control"), hashed ? "public, max-age=31536000, immutable" : "no-cache", p);
     const etag = res.headers.get("etag");
     const again = await fetch(base + p, { headers: { "If-None-Match": etag } });
     assert.equal(again.status, 304, `${p} revalidation`);
@@ -121,15 +90,11 @@ const rnd = (n) => {
   seed = (seed * 1103515245 + 12345) & 0x7fffffff;
   return seed % n;
 };
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function newPlayer(name, viewport = DESKTOP) {
   const ctx = await browser.newContext({ viewport });
   const page = await ctx.newPage();
-  page.on("pageerror", (e) => {
-    console.error(`[${name}] page error:`, e);
-    pageErrors.push(`${name}: ${e.message}`);
-  });
+  problems.watch(page, name);
   await page.goto(base + "/");
   await page.waitForSelector(".conn-online");
   await page.fill("#name-input", name);
@@ -138,17 +103,6 @@ async function newPlayer(name, viewport = DESKTOP) {
   await page.waitForSelector(".conn-online");
   return page;
 }
-
-const gameOf = (page) => page.evaluate(() => {
-  const S = window.trunkfield.S;
-  const G = S.games.get(S.route.code);
-  if (!G?.state) return null;
-  const side = ["silver", "bronze"].find((s) => G.players[s]?.id === S.me?.player_id) ?? null;
-  return { side, version: G.version, phase: G.state.phase, toMove: G.state.to_move, over: !!G.result,
-    pending: !!G.pending, burnt: G.state.burnt.length, score: G.state.score,
-    trunks: side ? G.state.players[side].trunks : 0 };
-});
-const version = (page, code) => page.evaluate((c) => window.trunkfield.S.games.get(c)?.version ?? -1, code);
 
 // Waits until both pages have seen the same last event of the game (the server may add events
 // of its own, e.g. a player's connection leaving and coming back).
@@ -161,22 +115,11 @@ async function synced(a, b, code) {
   assert.fail("the two pages did not reach the same game version");
 }
 
-const cell = (page, name) => page.locator(`#board [data-name="${name}"]`);
-
 async function doSetup(page, elephants, guardians) {
   await page.waitForSelector("#send-btn:not([hidden])");
   for (const c of [...elephants, ...guardians]) await cell(page, c).click();
   await page.waitForSelector("#send-btn:not([disabled])");
   await page.click("#send-btn");
-}
-
-async function waitMyTurn(page) {
-  await page.waitForFunction(() => {
-    const S = window.trunkfield.S;
-    const G = S.games.get(S.route.code);
-    return G?.result || (G?.state?.phase === "play" && !G.pending &&
-      G.players[G.state.to_move]?.id === S.me.player_id && G.draft && !G.draft.from && !G.history.length);
-  });
 }
 
 // The elephant part of a turn, chosen among the cells and facings the page offers.
@@ -186,8 +129,9 @@ async function chooseElephantMove(page, onSelect = null) {
   await movable[rnd(movable.length)].click();
   if (onSelect) await onSelect();
   for (let i = 0; i < 8 && (await page.isDisabled("#send-btn")); i++) {
+    // the facing: the arrows on the board or the buttons next to it
     const facingVisible = await page.isVisible("#facing");
-    const faces = facingVisible ? await page.$$("#facing button:not([hidden])") : [];
+    const faces = facingVisible ? await page.$$(rnd(2) ? "#facing button:not([hidden])" : "#board .facing-arrow") : [];
     const next = await page.$$("#board .cand:not(.movable)");
     const options = faces.length + next.length;
     assert.ok(options > 0, "the page offers a way to continue the move");
@@ -244,8 +188,8 @@ test("two players play a game to the end; a spectator, a drop and a reload follo
   await bob.waitForFunction(() => document.querySelector("#status").textContent.startsWith("Your setup"));
   await doSetup(bob, ["a2", "a4"], ["NE", "E5"]);
   // the name that looks like HTML is shown as text
-  await ann.waitForSelector(".player.bronze .name");
-  assert.equal(await ann.locator(".player.bronze .name").textContent(), XSS_NAME);
+  await ann.waitForSelector(".pcard.bronze .name");
+  assert.equal(await ann.locator(".pcard.bronze .name").textContent(), XSS_NAME);
 
   const players = { silver: ann, bronze: bob };
   let spectator = null, reloaded = false, dropped = false, rolledBack = false, midShot = false;
@@ -256,8 +200,18 @@ test("two players play a game to the end; a spectator, a drop and a reload follo
     if (st.over) break;
     const page = players[st.toMove];
     const other = page === ann ? bob : ann;
-    await waitMyTurn(page);
-    const me = await gameOf(page);
+    await waitMyTurn(page).catch(async (e) => {
+      for (const [n, p] of [["ann", ann], ["bob", bob]])
+        console.error(n, await p.evaluate(() => {
+          const S = window.trunkfield.S;
+          const G = S.games.get(S.route.code);
+          return JSON.stringify({ conn: S.conn, me: S.me?.player_id, version: G?.version, toMove: G?.state?.to_move, phase: G?.state?.phase,
+            pending: G?.pending, draft: G?.draft, history: G?.history?.length, error: G?.error, status: G?.status, result: G?.result,
+            players: G?.players, statusText: document.querySelector("#status").textContent });
+        }));
+      throw e;
+    });
+    const me = { ...(await gameOf(page)), turnsPlayed: await page.evaluate((c) => window.trunkfield.S.games.get(c).state.turns_played, code) };
     if (me.over) break;
     const before = me.version;
 
@@ -282,8 +236,8 @@ test("two players play a game to the end; a spectator, a drop and a reload follo
     }
     if (!lastSeen && turns > 0) {
       // the opponent's last turn is highlighted
-      assert.ok((await page.$$("#board .last")).length > 0, "last turn highlighted");
-      assert.equal(await page.locator("#turn-log li.last").count(), 1);
+      assert.ok((await page.$$("#board .hl-last")).length > 0, "last turn highlighted");
+      assert.equal(await page.locator("#turn-log .turn-btn.last").count(), 1);
       lastSeen = true;
     }
 
@@ -308,7 +262,8 @@ test("two players play a game to the end; a spectator, a drop and a reload follo
         const G = S.games.get(S.route.code);
         return !G.pending && !G.shown && G.draft && !G.draft.from;
       });
-      assert.equal(await version(page, code), before);
+      // nothing was played (presence events of the drop above may still raise the version)
+      assert.equal(await page.evaluate((c) => window.trunkfield.S.games.get(c).state.turns_played, code), me.turnsPlayed);
       rolledBack = true;
     }
 
@@ -398,8 +353,11 @@ test("two players play a game to the end; a spectator, a drop and a reload follo
     }
     if (turns === 5 && !dropped) {
       // Ann's connection drops: the page reconnects with its token and catches up (since_version)
-      await ann.evaluate(() => window.trunkfield.conn.drop());
-      await ann.waitForSelector(".conn-offline, .conn-connecting");
+      await ann.evaluate(() => {
+        window.__me = window.trunkfield.S.me;
+        window.trunkfield.conn.drop();
+      });
+      await ann.waitForFunction(() => window.trunkfield.S.me !== window.__me); // welcomed again
       await ann.waitForSelector(".conn-online");
       await synced(ann, bob, code);
       dropped = true;
@@ -414,15 +372,15 @@ test("two players play a game to the end; a spectator, a drop and a reload follo
     }
   }
   shared.turns = turns;
-  await ann.waitForSelector("#banner:not([hidden])");
-  await bob.waitForSelector("#banner:not([hidden])");
+  await ann.waitForSelector("#result:not([hidden])");
+  await bob.waitForSelector("#result:not([hidden])");
   for (const [what, done] of Object.entries({ spectator, reloaded, dropped, rolledBack, midShot, explained, keyboard, chatted, lastSeen }))
     assert.ok(done, `the game lasted long enough for: ${what}`);
-  await spectator.waitForSelector("#banner:not([hidden])");
-  const score = await ann.getAttribute("#banner", "data-score");
+  await spectator.waitForSelector("#result:not([hidden])");
+  const score = await ann.getAttribute("#result", "data-score");
   assert.match(score, /^silver:\d+ bronze:\d+$/);
-  assert.equal(await bob.getAttribute("#banner", "data-score"), score);
-  assert.equal(await spectator.getAttribute("#banner", "data-score"), score);
+  assert.equal(await bob.getAttribute("#result", "data-score"), score);
+  assert.equal(await spectator.getAttribute("#result", "data-score"), score);
   shared.score = score;
   for (const p of [ann, bob, spectator]) assert.equal(await p.evaluate(() => window.__xss), undefined, "no injected script ran");
   await ann.screenshot({ path: path.join(ART, "gameover.png") });
@@ -438,7 +396,7 @@ test("the players see the spectator count (server event 'spectators')", () => {
 test("the finished game opens in the replay viewer and in the finished-games list", async () => {
   assert.ok(shared.score, "needs the finished game above");
   const { ann, code } = shared;
-  await ann.click("#banner-replay");
+  await ann.click("#result-replay");
   await ann.waitForURL(new RegExp(`/#replay/${code}$`));
   await ann.waitForSelector("#rp-body:not([hidden]), #rp-error:not([hidden])");
   assert.ok(await ann.isHidden("#rp-error"), `replay error: ${await ann.textContent("#rp-error")}`);
@@ -487,7 +445,7 @@ test("an open game can be cancelled by its creator", async () => {
   await bob.goto(base + "/");
   await bob.waitForSelector(`#open-games li[data-code="${code}"]`);
   await ann.click("#cancel-game");
-  await ann.waitForSelector("#banner-text:has-text('cancelled')");
+  await ann.waitForSelector("#status:has-text('cancelled')");
   await bob.waitForSelector(`#open-games li[data-code="${code}"]`, { state: "detached" });
 });
 
@@ -513,12 +471,13 @@ test("quick match pairs two players", async () => {
   await ann.click("#draw-btn");
   await bob.waitForSelector("#draw-answer:not([hidden])");
   await bob.click("#draw-decline");
-  await ann.waitForSelector("#turn-log li:has-text('declines the draw')");
+  await ann.waitForSelector("#notice:has-text('declined the draw')");
   await bob.click("#resign-btn");
   await bob.waitForSelector("#resign-btn:has-text('Really resign')");
   await bob.click("#resign-btn");
-  await ann.waitForSelector("#banner:not([hidden])");
-  assert.match(await ann.textContent("#banner-text"), /wins, .*A player resigned\. You win!/);
+  await ann.waitForSelector("#result:not([hidden])");
+  assert.match(await ann.textContent("#result-head"), /wins with (silver|bronze)\. You win!$/);
+  assert.equal(await ann.textContent("#result-why"), `${XSS_NAME} resigned.`);
 });
 
 test("a game against the computer starts at once", async () => {
@@ -554,7 +513,7 @@ test("a game against the computer starts at once", async () => {
   }, { n: 5, e: 2 });
   await doSetup(bob, mine.elephants, mine.guardians);
   // the computer (silver) answers with a turn; then it is Bob's turn
-  await bob.waitForSelector("#turn-log li.last", { timeout: 15000 });
+  await bob.waitForSelector("#turn-log .turn-btn.last", { timeout: 15000 });
   await waitMyTurn(bob);
   await playTurn(bob);
   await bob.waitForFunction(() => document.querySelectorAll("#turn-log li .num").length >= 3, null, { timeout: 15000 });

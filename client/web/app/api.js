@@ -4,6 +4,8 @@
 //   GET /api/games/CODE                            -> summary + {record: {variant, setup, turns}}
 //   GET /api/games/CODE/record | /notation          -> downloads
 // Failures are thrown as ApiError with a message fit to show (HTTP status and the server's words).
+import { t } from "./i18n.js";
+
 export class ApiError extends Error {
   constructor(message, status) {
     super(message);
@@ -17,7 +19,7 @@ async function getJson(path) {
   try {
     res = await fetch(path, { headers: { Accept: "application/json" } });
   } catch (e) {
-    throw new ApiError(`the server could not be reached (${e.message})`, 0);
+    throw new ApiError(t("api.unreachable", { reason: e.message }), 0);
   }
   const body = await res.text();
   let data = null;
@@ -27,10 +29,10 @@ async function getJson(path) {
     data = null;
   }
   if (!res.ok) {
-    const why = data?.message ?? (res.status === 404 ? "not found" : res.statusText);
+    const why = data?.message ?? (res.status === 404 ? t("api.notFound") : res.statusText);
     throw new ApiError(`HTTP ${res.status}: ${why}`, res.status);
   }
-  if (data === null || typeof data !== "object") throw new ApiError("the server answered something that is not JSON", res.status);
+  if (data === null || typeof data !== "object") throw new ApiError(t("api.notJson"), res.status);
   return data;
 }
 
@@ -42,7 +44,7 @@ export function listGames({ status, player, limit, before } = {}) {
   if (before) q.set("before", String(before));
   const qs = q.toString();
   return getJson(`/api/games${qs ? `?${qs}` : ""}`).then((d) => {
-    if (!Array.isArray(d.games)) throw new ApiError("the game list has no games array", 200);
+    if (!Array.isArray(d.games)) throw new ApiError(t("api.notJson"), 200);
     return { games: d.games, next: d.next ?? null };
   });
 }

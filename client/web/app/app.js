@@ -1,7 +1,8 @@
 // Trunkfield web client: routing, the server connection and its messages (proto/PROTOCOL.md).
 // Screens: lobby (lobby.js), game and spectator view (gamescreen.js over game.js and turn.js),
-// replay viewer (replay.js), How to play (static, index.html). The C++ rules run as WebAssembly
-// (trunkfield-rules.js) for legal moves, prediction and replays.
+// replay viewer (replay.js), How to play with its practice (howto.js). The C++ rules run as
+// WebAssembly (trunkfield-rules.js): they load in parallel with the first screen, and the lobby
+// works before they are ready; game messages wait for them.
 //
 // Addresses: /            lobby
 //            /g/CODE      a game (the shareable link the server hands out)
@@ -9,16 +10,23 @@
 //            /#how        How to play
 import { Rules } from "./trunkfield-rules.js";
 import { Connection } from "./net.js";
-import { renderLegend } from "./board.js";
-import { $ } from "./dom.js";
+import { $, errorText, playerName } from "./dom.js";
+import { t, lang, setLang, translatePage } from "./i18n.js";
 import { S, app, send, mySide } from "./state.js";
-import { gameView, onSnapshot, onEvent, onGameError, watchGame } from "./game.js";
-import { resetDraft } from "./turn.js";
-import { renderGame, setupGameControls } from "./gamescreen.js";
-import { renderLobby, setupLobby, showLobbyError, loadRecent, storedName } from "./lobby.js";
+import { gameView, onSnapshot, onEvent, onGameError, watchGame, resendPending, gameHooks } from "./game.js";
+import { turnPhase, playPremove } from "./turn.js";
+import { renderGame, setupGameControls, onTurnShown, showNotice, notation } from "./gamescreen.js";
+import { renderLobby, setupLobby, showLobbyError, loadRecent, storedName, translateLobbyForms } from "./lobby.js";
 import { openReplay, closeReplay, renderReplay, setupReplay } from "./replay.js";
+import { renderHow, setupHow } from "./howto.js";
+import { rememberCreated } from "./result.js";
+import { playSound, played, isMuted, setMuted, unlockAudio } from "./sound.js";
+import { motion } from "./anim.js";
+import { svgEl } from "./board.js";
 
 const BOT_WAIT_MS = 3000;
+const rulesLoading = Rules.load(); // at once: in parallel with everything below
+const waiting = []; // game messages that arrived before the rules
 
 // ------------------------------------------------------------------ routing
 function parseRoute() {
@@ -38,14 +46,9 @@ function route() {
   if (S.route.view === "game") {
     const G = gameView(S.route.code);
     if (S.me && !G.watchSent) watchGame(G);
-    document.title = `Trunkfield — game ${S.route.code}`;
   } else if (S.route.view === "replay") {
-    document.title = `Trunkfield — replay ${S.route.code}`;
     openReplay(S.route.code);
-  } else if (S.route.view === "how") {
-    document.title = "Trunkfield — how to play";
-  } else {
-    document.title = "Trunkfield";
+  } else if (S.route.view === "lobby") {
     if (S.me) loadRecent();
   }
   if (prev.view !== S.route.view || prev.code !== S.route.code) window.scrollTo(0, 0);
@@ -59,7 +62,8 @@ function navigate(url) {
 }
 
 function render() {
-  $("me").textContent = S.me ? `Playing as ${S.me.name}` : "";
+  $("loading").hidden = true;
+  $("me").textContent = S.me ? t("app.playingAs", { name: S.me.name }) : "";
   const v = S.route.view;
   const screens = { lobby: "lobby", game: "game", replay: "replay", how: "howto" };
   for (const [view, id] of Object.entries(screens)) $(id).hidden = view !== v;
@@ -67,6 +71,8 @@ function render() {
   if (v === "lobby") renderLobby();
   else if (v === "game") renderGame(gameView(S.route.code));
   else if (v === "replay") renderReplay();
+  else if (v === "how") renderHow();
+  updateTitle();
 }
 
 // Redraws after news about game `code` (null: lobby lists) only when the screen shows it, so a
@@ -74,6 +80,36 @@ function render() {
 function renderFor(code) {
   if (S.route.view === "lobby" || (S.route.view === "game" && S.route.code === code)) render();
 }
+
+// ------------------------------------------------------------------ the tab's title
+// "▶ Your turn · …" while the player is to move; flashing while the tab is not in front.
+let flashOn = false;
+function baseTitle() {
+  const v = S.route.view;
+  if (v === "game") return t("title.game", { code: S.route.code });
+  if (v === "replay") return t("title.replay", { code: S.route.code });
+  if (v === "how") return t("title.how");
+  return t("app.title");
+}
+function myTurnNow() {
+  if (S.route.view !== "game") return false;
+  const G = S.games.get(S.route.code);
+  const p = G && S.rulesReady ? turnPhase(G) : null;
+  return p === "turn" || p === "setup";
+}
+function updateTitle() {
+  const mine = myTurnNow();
+  const away = document.hidden || !document.hasFocus();
+  window.trunkfield && (window.trunkfield.titleFlashing = mine && away);
+  if (mine && away && flashOn) document.title = `▶▶ ${t("title.yourTurn")} ▶▶`;
+  else document.title = mine ? `▶ ${t("title.yourTurn")} · ${baseTitle()}` : baseTitle();
+}
+setInterval(() => {
+  flashOn = !flashOn;
+  updateTitle();
+}, 1000);
+window.addEventListener("focus", updateTitle);
+document.addEventListener("visibilitychange", updateTitle);
 
 // ------------------------------------------------------------------ actions
 function joinGame(code) {
@@ -101,8 +137,7 @@ function checkBot(G) {
       send({ type: "cancel_game", code: G.code });
       G.botLevel = null;
       navigate("/");
-      showLobbyError("This server did not seat a computer opponent: it created an ordinary open game instead, "
-        + "so it does not offer games against the computer yet. That game was cancelled.");
+      showLobbyError(t("lobby.noBot"));
     } else G.botLevel = null;
   }, BOT_WAIT_MS);
 }
@@ -111,20 +146,17 @@ function checkBot(G) {
 function onWelcome(m) {
   S.me = m;
   S.quick = null; // a dropped connection withdrew any quick-match request
-  // A setup or turn in flight when the connection dropped: nobody knows whether the server got
-  // it. Show the server's position again (its event follows if it was accepted) and never send
-  // a queued one late.
+  // A setup or turn that was in flight when the connection dropped is sent again after the
+  // watch below: if the server already had it, its event comes back with the missed ones
+  // and the copy is refused harmlessly (S.doneRefs); if not, it is played now.
   app.conn.queue = app.conn.queue.filter((q) => q.type !== "turn" && q.type !== "setup");
-  for (const G of S.games.values()) {
-    if (!G.pending) continue;
-    G.pending = null;
-    G.shown = null;
-    resetDraft(G);
-    G.error = "The connection dropped while your move was on its way: if the server got it, it appears in a moment; otherwise make it again.";
-  }
   const codes = new Set([...S.games.keys(), ...(m.games ?? [])]);
   if (S.route.view === "game") codes.add(S.route.code);
-  for (const code of codes) watchGame(gameView(code));
+  for (const code of codes) {
+    const G = gameView(code);
+    watchGame(G);
+    if (G.pending) resendPending(G);
+  }
   send({ type: "list_games" });
   send({ type: "list_live" });
   if (S.recent.loadedFor !== m.player_id) loadRecent();
@@ -132,6 +164,7 @@ function onWelcome(m) {
 }
 
 function onError(m) {
+  if (m.ref && S.doneRefs.has(m.ref)) return; // the late answer to a resent copy
   // a refused setup/turn: roll the prediction back
   for (const G of S.games.values()) {
     if (G.pending && m.ref && G.pending.ref === m.ref) {
@@ -139,10 +172,16 @@ function onError(m) {
       return render();
     }
   }
-  const text = m.message || m.code;
+  // an older server that does not know the rematch messages
+  if ((m.code === "unknown_type" || m.code === "bad_message") && S.rematchProbe && Date.now() - S.rematchProbe.at < 10000) {
+    const G = S.games.get(S.rematchProbe.code);
+    S.rematchProbe = null;
+    if (G) G.rematch = { ...G.rematch, unsupported: true, sent: false };
+    return render();
+  }
   if (S.bot) {
     S.bot = null;
-    showLobbyError(`The computer opponent could not be set up: ${text}`);
+    showLobbyError(t("lobby.botFailed", { reason: errorText({ code: m.code, message: m.message }) }));
     return render();
   }
   if (S.quick?.state === "asking") S.quick = null;
@@ -150,37 +189,59 @@ function onError(m) {
   if (S.route.view === "game") {
     const G = gameView(S.route.code);
     if (m.code === "no_such_game" && !G.state) {
-      G.missing = `There is no game ${G.code} on the server now: it may have finished a while ago. Its replay may still be available.`;
+      G.missing = true;
+      return render();
+    }
+    if (m.code === "store_failed" && typeof m.version === "number") {
+      G.status = "suspended";
+      if (G.pending) onGameError(G, m);
       return render();
     }
     onGameError(G, m);
     return render();
   }
-  showLobbyError(text);
+  showLobbyError(errorText({ code: m.code, message: m.message }));
   render();
+}
+
+function onGameMessage(m) {
+  if (m.type === "snapshot") {
+    const G = onSnapshot(m);
+    if (S.pendingJoin === m.game) {
+      S.pendingJoin = null;
+      navigate(`/g/${m.game}`);
+    }
+    checkBot(G);
+    return renderFor(m.game);
+  }
+  const G = gameView(m.game);
+  const r = onEvent(m);
+  if (r !== "ok") watchGame(G, r === "resync"); // a gap: the missed events; a disagreement: a snapshot
+  if (m.kind === "turn" && r === "ok") {
+    const pm = playPremove(G);
+    if (pm?.sent) {
+      playSound("move");
+      showNotice(t("premove.played", { turn: notation(pm.sent, G.state.variant.size) }));
+    } else if (pm?.cancelled) {
+      showNotice(t("premove.cancelled", { turn: notation(pm.turn, G.state.variant.size), reason: errorText(pm.cancelled) }));
+    }
+  }
+  if (m.kind === "draw_decline" && m.payload?.side !== mySide(G)) showNotice(t("notice.drawDeclined", { name: playerName(G.players, m.payload?.side) }));
+  if (m.kind === "game_over" && mySide(G)) setTimeout(() => loadRecent(), 500);
+  return renderFor(m.game);
 }
 
 function onMessage(m) {
   switch (m.type) {
-    case "snapshot": {
-      const G = onSnapshot(m);
-      if (S.pendingJoin === m.game) {
-        S.pendingJoin = null;
-        navigate(`/g/${m.game}`);
-      }
-      checkBot(G);
-      return renderFor(m.game);
-    }
-    case "event": {
-      const G = gameView(m.game);
-      const r = onEvent(m);
-      if (r !== "ok") watchGame(G, r === "resync"); // a gap: the missed events; a disagreement: a snapshot
-      if (m.kind === "game_over" && mySide(G)) setTimeout(() => loadRecent(), 500);
-      return renderFor(m.game);
-    }
+    case "snapshot":
+    case "event":
+      if (!S.rulesReady) return void waiting.push(m);
+      return onGameMessage(m);
     case "game_created": {
       const G = gameView(m.code);
       G.watchSent = true; // the creator is subscribed already
+      if (S.lastCreate) rememberCreated(m.code, S.lastCreate);
+      S.lastCreate = null;
       if (S.bot) {
         G.botLevel = S.bot.level;
         S.bot = null;
@@ -205,30 +266,70 @@ function onMessage(m) {
       return navigate(`/g/${m.code}`);
     case "error":
       return onError(m);
+    case "shutdown":
+      return undefined; // the connection closes; net.js reconnects
     default:
       return undefined; // ack, pong, anything newer: nothing to show
   }
 }
 
 function setStatus(s) {
+  S.conn = s;
   const c = $("conn");
   c.className = `conn conn-${s}`;
-  c.textContent = { connecting: "connecting…", online: "● online", offline: "○ offline — reconnecting…" }[s];
+  c.dataset.state = s;
+  c.textContent = t(`conn.${s}`);
+  if (S.route.view === "game") render();
 }
 
-async function main() {
-  try {
-    await Rules.load();
-  } catch (e) {
-    $("loading").textContent = `Could not load the rules module: ${e.message}`;
-    return;
-  }
-  $("loading").hidden = true;
+// A loudspeaker, with sound waves or crossed out (an SVG: emoji fonts are not everywhere).
+function speakerIcon(muted) {
+  const svg = svgEl("svg", { viewBox: "0 0 24 24", width: 18, height: 18, "aria-hidden": "true", class: "speaker" });
+  svgEl("path", { d: "M3 9h4l5-4v14l-5-4H3z", class: "speaker-body" }, svg);
+  if (muted) svgEl("path", { d: "M16 9l5 6M21 9l-5 6", class: "speaker-line" }, svg);
+  else svgEl("path", { d: "M15.5 8.5a5 5 0 0 1 0 7M18 6a8.5 8.5 0 0 1 0 12", class: "speaker-line" }, svg);
+  return svg;
+}
+
+function renderMute() {
+  const b = $("mute-btn");
+  const m = isMuted();
+  b.replaceChildren(speakerIcon(m));
+  b.setAttribute("aria-pressed", m ? "true" : "false");
+  b.setAttribute("aria-label", m ? t("sound.unmute") : t("sound.mute"));
+  b.title = b.getAttribute("aria-label");
+}
+
+// ------------------------------------------------------------------ start
+function main() {
+  document.documentElement.lang = lang();
+  translatePage();
+  $("lang-select").value = lang();
+  $("lang-select").addEventListener("change", (ev) => {
+    setLang(ev.target.value);
+    translateLobbyForms();
+    renderMute();
+    setStatus(S.conn);
+    render();
+  });
+  renderMute();
+  $("mute-btn").addEventListener("click", () => {
+    setMuted(!isMuted());
+    unlockAudio();
+    renderMute();
+  });
+  for (const ev of ["pointerdown", "keydown"]) window.addEventListener(ev, unlockAudio, { once: false, passive: true });
   Object.assign(app, { render, navigate, joinGame, newIdentity });
+  Object.assign(gameHooks, {
+    turn: onTurnShown,
+    over: (G) => {
+      if (S.route.view === "game" && S.route.code === G.code) playSound("end");
+    },
+  });
   setupLobby();
   setupGameControls();
   setupReplay();
-  renderLegend($("how-legend"));
+  setupHow();
   document.querySelector(".skip").addEventListener("click", (ev) => {
     ev.preventDefault();
     $("main").focus();
@@ -240,11 +341,23 @@ async function main() {
     });
   app.conn = new Connection({ getName: storedName, onMessage, onStatus: setStatus, onWelcome });
   window.addEventListener("online", () => app.conn.retryNow());
+  window.addEventListener("offline", () => app.conn.offline());
   window.addEventListener("popstate", route);
   window.addEventListener("hashchange", route);
+  // for debugging and the browser tests
+  window.trunkfield = { S, app, motion, sounds: played, deliver: onMessage,
+    get conn() { return app.conn; }, get rulesReady() { return S.rulesReady; } };
   route();
   app.conn.connect();
-  window.trunkfield = { S, app, get conn() { return app.conn; } }; // for debugging and the browser tests
+  rulesLoading.then(() => {
+    S.rulesReady = true;
+    for (const m of waiting.splice(0)) onGameMessage(m);
+    render();
+  }, (e) => {
+    S.rulesError = e.message;
+    $("loading").hidden = false;
+    $("loading").textContent = t("app.rulesFailed", { reason: e.message });
+  });
 }
 
 main();

@@ -1,11 +1,14 @@
 // Small DOM and formatting helpers shared by the screens. Every text that comes from the server
 // or another player goes into the page with textContent (h(..., {text}) or .textContent), never
-// as HTML.
+// as HTML. Words come from i18n.js.
+import { t, lang, hasText } from "./i18n.js";
+
 export const $ = (id) => document.getElementById(id);
 
 export const SIDES = ["silver", "bronze"];
 export const other = (s) => (s === "silver" ? "bronze" : "silver");
-export const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : "");
+export const sideName = (s) => t(`side.${s}`);
+export const SideName = (s) => t(`Side.${s}`);
 
 // h("li", {class: "x", text: name, onclick: f, "data-code": c}, child, ...): an element.
 export function h(tag, props = {}, ...children) {
@@ -20,53 +23,54 @@ export function h(tag, props = {}, ...children) {
   return e;
 }
 
-export const REASONS = {
-  trunks: "no trunk is left on the field",
-  herd: "a herd has no elephant left on the field",
-  quiet: "the quiet-turn limit was reached",
-  resign: "a player resigned",
-  time: "a player ran out of time",
-  agreement: "draw agreed",
-  abandon: "a player abandoned the game",
-  aborted: "the game was aborted",
-};
-
 export function variantText(v) {
   if (!v) return "";
-  const e = v.elephants ?? 5;
-  return `${v.size ?? 9}×${v.size ?? 9}, ${e} elephant${e === 1 ? "" : "s"}, ${v.burnt ?? 3} burnt, quiet ${v.quiet ?? 40}`;
+  return t("variant.text", { size: v.size ?? 9, elephants: v.elephants ?? 5, burnt: v.burnt ?? 3, quiet: v.quiet ?? 40 });
 }
 
 export function tcText(tc) {
-  if (!tc) return "untimed";
+  if (!tc) return t("tc.untimed");
   const min = tc.initial_ms / 60000;
-  const m = Number.isInteger(min) ? `${min} min` : `${Math.round(tc.initial_ms / 1000)} s`;
-  return `${m} + ${Math.round(tc.increment_ms / 1000)} s`;
+  const base = Number.isInteger(min) ? t("tc.min", { n: min }) : t("tc.sec", { n: Math.round(tc.initial_ms / 1000) });
+  return t("tc.text", { base, inc: Math.round(tc.increment_ms / 1000) });
 }
 
 export function fmtClock(ms) {
   ms = Math.max(0, ms);
+  if (ms < 10000) return `0:0${(ms / 1000).toFixed(1)}`;
   const s = Math.ceil(ms / 1000);
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
-// "Silver (Ann) wins" / "Draw" / "No result", from a result {winner} and players {side: {name}}.
-export function winnerText(result, players) {
-  const name = (s) => players?.[s]?.name ?? s;
-  if (!result) return "";
-  if (result.winner === "draw") return "Draw";
-  if (result.winner) return `${cap(result.winner)} (${name(result.winner)}) wins`;
-  return "No result";
+export const scoreText = (score) => (score ? t("score.line", { silver: score.silver, bronze: score.bronze }) : "");
+
+// The name of a side's player ("Ann"), or the side's name when the seat is empty.
+export const playerName = (players, s) => players?.[s]?.name ?? SideName(s);
+
+// Shows `text` for a few seconds in a small note area (draw offers, premoves cancelled...).
+export function flash(el, text, ms = 6000) {
+  el.textContent = text;
+  el.hidden = !text;
+  clearTimeout(el._flashTimer);
+  if (text) el._flashTimer = setTimeout(() => (el.hidden = true), ms);
 }
 
-export function scoreText(score) {
-  if (!score) return "";
-  return `silver ${score.silver} : bronze ${score.bronze}`;
+// The words for an error object of the client ({key, params, reason} for its own messages,
+// {rule, message} for the rules library's, {code, message} for the server's). The rules' reasons
+// are translated by their code; in English the library's own message (which names the cells)
+// is shown as it is.
+export function errorText(e) {
+  if (!e) return "";
+  if (typeof e === "string") return e;
+  if (e.key) return t(e.key, { ...(e.params ?? {}), reason: e.reason ? errorText(e.reason) : reasonOf(e) });
+  return reasonOf(e);
 }
 
-export function dateText(iso) {
-  if (!iso) return "";
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return String(iso);
-  return d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+function reasonOf(e) {
+  if (e.rule) {
+    if (lang() === "en" && e.message) return e.message.replace(/^(illegal (turn|setup)|not allowed): /i, "");
+    return hasText(`rule.${e.rule}`) ? t(`rule.${e.rule}`) : (e.message ?? e.rule);
+  }
+  if (e.code) return hasText(`err.${e.code}`) ? t(`err.${e.code}`) : (e.message ?? e.code);
+  return e.message ?? "";
 }

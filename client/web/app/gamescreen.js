@@ -1,229 +1,234 @@
-// The game screen: board, status and instructions, the turn being built, players with their
-// counts and clocks, turn list, chat, draw/resign/claim, game-over banner. The same screen is the
+// The game screen: board between the two player cards, the result next to the board once the
+// game is over, status and instructions, the turn being built (or a premove), the clickable turn
+// list with browsing of earlier positions, draw/resign/claim, chat. The same screen is the
 // spectator view (no seat: read-only). Drawing only; the model is game.js, the turn is turn.js.
-import { $, h, SIDES, other, cap, REASONS, fmtClock, winnerText, scoreText, variantText, tcText } from "./dom.js";
-import { renderBoard, renderLegend, pieceIcon, cellName, key } from "./board.js";
+import { $, h, other, SideName, sideName, variantText, tcText, errorText, playerName, flash } from "./dom.js";
+import { t } from "./i18n.js";
+import { renderBoard, renderLegend, cellName, key, unkey, arrival } from "./board.js";
+import { animateTurn } from "./anim.js";
+import { playSound } from "./sound.js";
 import { S, app, send, mySide } from "./state.js";
-import { notation } from "./game.js";
-import { turnPhase, legalMoves, elephantReady, draftResult, candidates, facingChoices, draftTurn, arrival,
-  onCell, chooseFacing, toggleBurnt, canSend, sendDraft, undo } from "./turn.js";
+import { turnPhase, drafting, legalMoves, elephantReady, draftResult, candidates, facingChoices, draftTurn,
+  onCell, chooseFacing, toggleBurnt, canSend, canBurn, sendDraft, undo } from "./turn.js";
+import { Rules } from "./trunkfield-rules.js";
+import { renderCards, tickClocks, clockMs, lowTimeMs } from "./players.js";
+import { renderResult, setupResult, sameSettings } from "./result.js";
 
 const current = () => (S.route.view === "game" ? S.games.get(S.route.code) : null);
+const CHAT_KEY = "trunkfield.chat";
+export const chatHidden = () => localStorage.getItem(CHAT_KEY) === "hidden";
 
-function roleText(G, side) {
-  if (side) return `You play ${side}`;
-  return "You are watching";
+export function notation(turn, size) {
+  if (!S.rulesReady) return "…";
+  const r = Rules.turnToNotation(turn, size);
+  return r.notation ?? JSON.stringify(turn);
+}
+
+// Cells of a turn, for the board's last-move style: {cells, from, path}.
+export function turnCells(turn, n) {
+  if (!turn) return null;
+  const cells = [];
+  const e = turn.elephant;
+  if (e) cells.push(e.from, ...e.path.filter((c) => c[0] >= 0 && c[0] <= n + 1));
+  if (turn.burnt) cells.push(turn.burnt);
+  for (const g of turn.guardians ?? []) cells.push(g.from, arrival(g, n));
+  return { cells, from: e?.from, path: e?.path ?? [] };
+}
+
+// What the board shows now: the state and its highlights.
+export function boardView(G) {
+  const side = mySide(G);
+  if (G.browse !== null) {
+    const st = G.positions[G.browse] ?? G.state;
+    const tt = G.turns[G.browse - 1];
+    return { st, hl: { last: tt ? turnCells(tt.turn, st.variant.size) : null, captures: tt?.captures ?? [] } };
+  }
+  const phase = turnPhase(G);
+  const d = G.draft;
+  const dr = drafting(G) ? draftResult(G) : null;
+  const st = dr?.state ?? G.shown ?? G.state;
+  const n = st.variant.size;
+  const hl = { cands: candidates(G) };
+  // The last turn: the own turn just sent (shown as played), else the last one confirmed; hidden
+  // while a draft is being made over it.
+  const lt = G.pending?.turn ? { turn: G.pending.turn, captures: [] } : G.last;
+  if (lt?.turn && !(drafting(G) && (d.from || dr))) {
+    hl.last = turnCells(lt.turn, n);
+    if (!G.pending) hl.captures = lt.captures ?? [];
+  }
+  if (G.premove) hl.premove = turnCells(G.premove.turn, n);
+  if (G.pending) return { st, hl: { last: hl.last } }; // nothing drafted over the position sent
+  if (drafting(G)) {
+    const ghostFacing = G.state.elephants.find((e) => d.from && e.cell[0] === d.from[0] && e.cell[1] === d.from[1])?.facing;
+    if (d.from && d.path.length && !dr) hl.ghost = { cell: d.path.at(-1), side, facing: ghostFacing };
+    if (!elephantReady(G) && !d.path.length) hl.movable = new Set(legalMoves(G).map((m) => key(m.from)));
+    hl.selected = d.selGuard ?? (dr ? null : d.from);
+    hl.path = dr ? [] : d.path;
+    if (dr) hl.captures = dr.captures;
+    const faces = facingChoices(G);
+    if (faces.length) hl.facing = { cell: d.path.at(-1), dirs: faces };
+  }
+  hl.occupied = new Set([...st.elephants.map((e) => key(e.cell)), ...st.guardians.map((g) => key(g.cell)),
+    ...(phase === "setup" ? [...d.setupE, ...d.setupG].map(key) : [])]);
+  if (phase === "setup") {
+    hl.zoneSide = side;
+    hl.setupMarks = { side, elephants: d.setupE, guardians: d.setupG };
+  }
+  return { st, hl, dr, phase };
 }
 
 export function renderGame(G) {
   $("game-code").textContent = G.code;
   const side = mySide(G);
-  $("game-role").textContent = roleText(G, side);
+  $("game-role").textContent = side ? t("game.youPlay", { side: sideName(side) }) : t("game.watching");
   const sc = $("spectators");
   sc.dataset.count = String(G.spectators);
-  sc.textContent = `${G.spectators} watching`;
+  sc.textContent = t("game.spectators", { n: G.spectators });
   $("copy-link").hidden = G.status === null;
   const err = $("error");
   err.hidden = !G.error;
-  err.textContent = G.error ?? "";
-  if (!G.state) {
-    $("status").textContent = G.missing ?? "Loading the game…";
+  err.textContent = errorText(G.error);
+  if (!G.state || !S.rulesReady) {
+    $("status").textContent = G.missing ? t("game.missing", { code: G.code }) : !S.rulesReady ? t("app.loadingRules") : t("game.loading");
     $("board").replaceChildren();
-    $("players").replaceChildren();
+    $("board")._sig = null;
+    for (const id of ["card-top", "card-bottom"]) $(id).replaceChildren();
     $("controls").hidden = true;
     $("missing-replay").hidden = !G.missing;
-    for (const id of ["resign-btn", "draw-btn", "draw-answer", "claim-btn", "banner", "share"]) $(id).hidden = true;
+    for (const id of ["actions", "result", "share", "browse-bar", "turns-card", "chat-card"]) $(id).hidden = true;
     return;
   }
+  for (const id of ["actions", "turns-card", "chat-card"]) $(id).hidden = false;
   $("missing-replay").hidden = true;
-  const phase = turnPhase(G);
-  const d = G.draft;
-  const dr = phase === "turn" ? draftResult(G) : null;
-  const st = dr?.state ?? G.shown ?? G.state;
-  const n = st.variant.size;
-  const cands = candidates(G);
-
-  // the last turn played (or the own turn just sent), highlighted
-  let last = null;
-  const lt = G.pending?.turn ? { turn: G.pending.turn } : G.last;
-  if (lt?.turn && !(phase === "turn" && (d.from || dr))) {
-    const cells = [];
-    const e = lt.turn.elephant;
-    if (e) cells.push(e.from, ...e.path);
-    if (lt.turn.burnt) cells.push(lt.turn.burnt);
-    for (const g of lt.turn.guardians ?? []) cells.push(g.from, arrival(g, n));
-    last = { cells, from: e?.from, path: e?.path ?? [] };
-  }
-  const ghost = phase === "turn" && d.from && d.path.length && !dr
-    ? { cell: d.path[d.path.length - 1], side, facing: G.state.elephants.find((e) => e.cell[0] === d.from[0] && e.cell[1] === d.from[1])?.facing }
-    : null;
-  const movable = new Set(phase === "turn" && !elephantReady(G) && !d.path.length ? legalMoves(G).map((m) => key(m.from)) : []);
-  const occupied = new Set([...st.elephants.map((e) => key(e.cell)), ...st.guardians.map((g) => key(g.cell)),
-    ...(phase === "setup" ? [...d.setupE, ...d.setupG].map(key) : [])]);
-  renderBoard($("board"), {
+  const { st, hl, dr, phase } = boardView(G);
+  const board = $("board");
+  const drawn = renderBoard(board, {
     state: st,
     onCell: (c) => {
-      if (onCell(G, c)) app.render();
+      const G2 = current();
+      if (G2 && onCell(G2, c)) app.render();
     },
-    highlights: {
-      cands, occupied, movable, last,
-      selected: d.selGuard ?? (dr ? null : d.from),
-      path: dr ? [] : d.path,
-      captures: dr?.captures ?? (last && !G.pending ? G.last?.captures ?? [] : []),
-      ghost,
-      zoneSide: phase === "setup" ? side : null,
-      setupMarks: phase === "setup" ? { side, elephants: d.setupE, guardians: d.setupG } : null,
+    onFacing: (f) => {
+      const G2 = current();
+      if (G2 && chooseFacing(G2, f)) app.render();
     },
+    highlights: hl,
   });
+  if (drawn && G.animate) {
+    animateTurn(board, G.animate);
+  }
+  G.animate = null;
+  board.dataset.browse = G.browse === null ? "live" : String(G.browse);
 
+  renderCards(G, st);
+  renderResult(G);
   $("status").textContent = statusText(G, phase, dr, st);
+  $("status").dataset.phase = phase ?? "";
   const shareBox = $("share");
   shareBox.hidden = !(G.status === "open" && side);
   if (!shareBox.hidden) $("share-link").value = `${location.origin}/g/${G.code}`;
 
+  const browsing = G.browse !== null;
+  const bb = $("browse-bar");
+  bb.hidden = !browsing;
+  if (browsing) $("browse-text").textContent = G.browse === 0 ? t("browse.start", { n: G.turns.length }) : t("browse.at", { i: G.browse, n: G.turns.length });
+
   const faces = facingChoices(G);
   $("facing").hidden = faces.length === 0;
   for (const b of $("facing").querySelectorAll("button")) b.hidden = !faces.includes(b.dataset.facing);
-
-  renderDraft(G, phase, dr);
+  renderDraft($("draft"), G, phase, dr);
+  const premove = phase === "premove";
   $("undo-btn").disabled = !(phase && G.history.length);
   $("send-btn").disabled = !canSend(G);
-  $("send-btn").textContent = phase === "setup" ? "Send setup" : "Send turn";
+  $("send-btn").textContent = phase === "setup" ? t("turn.sendSetup") : premove ? t("premove.queue") : t("turn.send");
   $("undo-btn").hidden = !phase;
   $("send-btn").hidden = !phase;
-  const canJoin = G.status === "open" && !side && SIDES.some((s) => !G.players[s]);
+  $("premove-cancel").hidden = !G.premove;
+  const canJoin = G.status === "open" && !side && ["silver", "bronze"].some((s) => !G.players[s]);
   $("join-seat").hidden = !canJoin;
-  $("controls").hidden = !phase && !canJoin;
+  $("controls").hidden = (!phase && !canJoin && !G.premove) || browsing;
 
   const live = side && G.status === "playing" && !G.result;
+  $("actions").hidden = !live;
   $("resign-btn").hidden = !live;
   $("draw-btn").hidden = !live || G.drawOffer === side || G.drawOffer === other(side);
   $("draw-answer").hidden = !live || G.drawOffer !== other(side);
   renderClaim(G);
-  renderPlayers(G, G.shown ?? G.state);
-  renderBanner(G);
-
-  const log = $("turn-log");
-  let turnNo = 0;
-  const lastTurnIdx = G.log.findLastIndex((l) => l.turn);
-  log.replaceChildren(...G.log.map((l, i) => {
-    const who = l.side ? `${l.side}: ` : "";
-    const li = h("li", { class: `${l.side}${i === lastTurnIdx ? " last" : ""}${l.turn ? "" : " note"}` });
-    if (l.turn) li.append(h("span", { class: "num", text: `${++turnNo}.` }));
-    li.append(h("span", { text: `${who}${l.text}` }));
-    return li;
-  }));
-  log.scrollTop = log.scrollHeight;
-  const chat = $("chat-log");
-  chat.replaceChildren(...G.chat.map((c) => h("div", { class: "chat-line" }, h("b", { class: "chat-name", text: `${c.name}: ` }), h("span", { class: "chat-text", text: c.text }))));
-  chat.scrollTop = chat.scrollHeight;
-  $("chat-form").hidden = G.status === "cancelled";
+  renderTurnList(G);
+  renderChat(G);
+  const turnText = G.result ? t("meta.played", { n: st.turns_played }) : t("meta.turn", { n: st.turns_played + 1 });
+  $("meta").textContent = [turnText, t("meta.quiet", { q: st.quiet_turns, of: st.variant.quiet }), t("meta.trunks", { n: st.trunks.length }),
+    variantText(st.variant), tcText(G.timeControl)].join(" · ");
 }
 
 function statusText(G, phase, dr, st) {
   const side = mySide(G);
   const d = G.draft;
-  const name = (s) => G.players?.[s]?.name ?? s;
+  const name = (s) => playerName(G.players, s);
   const toMove = (G.shown ?? G.state).to_move;
-  if (G.status === "open")
-    return side ? "Waiting for an opponent. Send them the link below, or wait for someone to join from the lobby." : "This game is waiting for an opponent.";
-  if (G.status === "cancelled") return "This game was cancelled.";
-  if (G.status === "suspended")
-    return "Paused: the server cannot save games right now. The game resumes by itself where it was last saved; nothing saved is lost and nobody's clock runs meanwhile.";
-  if (G.result) return "The game is over.";
-  if (G.pending) return "Sent — waiting for the server to confirm…";
-  if (G.drawOffer && side && G.drawOffer === other(side)) return `${cap(G.drawOffer)} offers a draw: accept or decline — or just play on.`;
+  if (G.browse !== null) return t("status.browsing");
+  if (G.status === "open") return side ? t("status.waitOpponent") : t("status.openGame");
+  if (G.status === "cancelled") return t("status.cancelled");
+  if (G.status === "suspended") return t("status.suspended");
+  if (G.result) return t("status.over");
+  if (G.pending) {
+    if (S.conn !== "online") return t("status.pendingOffline");
+    const waited = performance.now() - (G.pending.at ?? 0);
+    return waited > 3000 ? t("status.pendingSlow") : t("status.pending");
+  }
+  if (G.drawOffer && side && G.drawOffer === other(side)) return t("status.drawOffered", { side: SideName(G.drawOffer), name: name(G.drawOffer) });
   if (phase === "setup") {
     const E = st.variant.elephants;
-    const zone = side === "silver" ? "start row (b1…, south edge)" : "start column (a2…, west edge)";
-    return `Your setup: click ${E} cell${E === 1 ? "" : "s"} of your ${zone} for your elephants and 2 ring cells for your guardians, then Send. Placed: ${d.setupE.length}/${E} elephants, ${d.setupG.length}/2 guardians. Avoid lines that make a crossing under your elephants.`;
+    return t(`status.setup.${side}`, { n: E, e: d.setupE.length, g: d.setupG.length });
   }
-  if (phase === "turn") {
-    const held = G.state.players[side].trunks;
-    if (legalMoves(G).length === 0 && !d.burntMode && !d.selGuard && !d.burnt && !d.guardians.length)
-      return "You have no elephant move (pass). You may place a burnt trunk or move a guardian, then Send.";
-    if (!d.from && !elephantReady(G)) return "Your turn: choose one of your elephants (ringed in blue).";
-    if (!elephantReady(G) && !d.path.length) return "Choose its first step (blue dots), or another of your elephants.";
-    if (!elephantReady(G))
-      return facingChoices(G).length
-        ? "Choose the next cell of the path (blue dots), or stop here by choosing the facing."
-        : "Choose the next cell of the path (blue dots).";
-    if (dr?.state.over) return "This move ends the game. Send it.";
-    if (d.burntMode) return "Choose an empty field cell for the burnt trunk (a crossing is fine).";
-    if (d.selGuard) return `Choose where this guardian goes: the number on each cell is its cost in trunks (you hold ${dr?.state.players[side].trunks ?? held}).`;
-    return "Move chosen. Optionally place a burnt trunk or choose one of your guardians to move it (it costs trunks), then Send.";
+  if (G.premove) return t("status.premoveQueued", { turn: notation(G.premove.turn, st.variant.size) });
+  if (phase === "turn" || phase === "premove") {
+    const prefix = phase === "premove" ? `${t("status.premovePrefix", { side: SideName(other(side)), name: name(other(side)) })} ` : "";
+    if (legalMoves(G).length === 0 && !d.burntMode && !d.selGuard && !d.burnt && !d.guardians.length) return prefix + t("status.pass");
+    if (!d.from && !elephantReady(G)) return prefix + (phase === "premove" ? t("status.premoveChoose") : t("status.choose"));
+    if (!elephantReady(G) && !d.path.length) return prefix + t("status.firstStep");
+    if (!elephantReady(G)) return prefix + (facingChoices(G).length ? t("status.nextOrFacing") : t("status.next"));
+    if (dr?.state.over) return prefix + t("status.ends");
+    if (d.burntMode) return prefix + t("status.burnt");
+    if (d.selGuard) return prefix + t("status.guardian", { n: dr?.state.players[side].trunks ?? 0 });
+    return prefix + t(phase === "premove" ? "status.premoveReady" : "status.ready");
   }
-  if (toMove && (G.shown ?? G.state).phase.startsWith("setup")) return `${cap(toMove)} (${name(toMove)}) is placing the pieces.`;
-  if (toMove) return `${cap(toMove)} (${name(toMove)}) to move.`;
+  if (toMove && (G.shown ?? G.state).phase.startsWith("setup")) return t("status.placing", { side: SideName(toMove), name: name(toMove) });
+  if (toMove) return t("status.toMove", { side: SideName(toMove), name: name(toMove) });
   return "";
 }
 
-function renderDraft(G, phase, dr) {
-  const el = $("draft");
+// The turn being built, in the notation, with its cost and captures; the burnt-trunk switch.
+export function renderDraft(el, G, phase, dr) {
   el.replaceChildren();
-  if (phase !== "turn") return;
+  if (!drafting(G)) return;
   const d = G.draft;
   const side = mySide(G);
   const n = G.state.variant.size;
+  const ids = el.id === "draft";
   if (!elephantReady(G)) {
-    if (d.from) el.append(h("div", { class: "notation", text: `Turn: ${[d.from, ...d.path].map((c) => cellName(c, n)).join("-")}…` }));
+    if (d.from) el.append(h("div", { class: "notation", text: t("draft.partial", { cells: [d.from, ...d.path].map((c) => cellName(c, n)).join("-") }) }));
     return;
   }
-  el.append(h("div", { class: "notation", id: "draft-notation", text: `Turn: ${notation(draftTurn(G), n)}` }));
+  el.append(h("div", { class: "notation", id: ids ? "draft-notation" : null, text: t("draft.turn", { turn: notation(draftTurn(G), n) }) }));
   if (!dr) return;
   const cost = d.guardians.reduce((a, g) => a + g.steps, 0);
   const held = G.state.players[side].trunks;
   const collected = dr.before.players[side].trunks - held;
   if (cost)
-    el.append(h("div", { class: "cost", id: "draft-cost",
-      text: `Guardian moves cost ${cost} trunk${cost === 1 ? "" : "s"}: you hold ${held}${collected > 0 ? ` + ${collected} collected now` : ""}, ${dr.state.players[side].trunks} left after this turn.` }));
+    el.append(h("div", { class: "cost", id: ids ? "draft-cost" : null,
+      text: t("draft.cost", { cost, held, collected, left: dr.state.players[side].trunks }) }));
   if (dr.captures.length) {
-    const words = dr.captures.map((e) => `${e.side} elephant on ${cellName(e.cell, n)} (+2 for ${other(e.side)})`);
-    el.append(h("div", { class: "captures", id: "draft-captures", text: `Captures: ${words.join(", ")}.` }));
+    const words = dr.captures.map((e) => t("draft.capture", { side: sideName(e.side), cell: cellName(e.cell, n), gainer: sideName(other(e.side)) }));
+    el.append(h("div", { class: "captures", id: ids ? "draft-captures" : null, text: t("draft.captures", { list: words.join(", ") }) }));
   }
-  if (dr.state.over) return;
-  const left = dr.state.players[side].burnt_left;
-  if (!d.burnt && left > 0)
-    el.append(h("button", { type: "button", id: "burnt-btn", "aria-pressed": d.burntMode ? "true" : "false",
-      text: d.burntMode ? "Cancel the burnt trunk" : `Place a burnt trunk (${left} left)`,
-      onclick: () => { toggleBurnt(G); app.render(); } }));
-}
-
-function clockMs(G, s) {
-  const c = G.clocks;
-  if (!c || typeof c[`${s}_ms`] !== "number") return null;
-  let ms = c[`${s}_ms`];
-  if (c.running === s && !G.result) ms -= performance.now() - G.clocksAt;
-  return ms;
-}
-
-function renderPlayers(G, st) {
-  const wrap = $("players");
-  const side = mySide(G);
-  const cards = [];
-  for (const s of SIDES) {
-    const p = st.players[s];
-    const turn = !G.result && st.to_move === s && G.status === "playing";
-    const ms = clockMs(G, s);
-    const tags = [s, side === s ? "you" : null, turn ? "to move" : null, G.away?.[s] ? "away" : null].filter(Boolean);
-    cards.push(h("div", { class: `player ${s}${turn ? " to-move" : ""}`, "data-side": s },
-      h("div", { class: "pname" },
-        pieceIcon(s),
-        h("span", { class: "name", text: G.players?.[s]?.name ?? "(open seat)" }),
-        ms !== null ? h("span", { class: `clock${G.clocks?.running === s && !G.result ? " running" : ""}`, text: fmtClock(ms), "aria-label": `${s} clock` }) : null),
-      h("div", { class: "tag", text: tags.join(" · ") }),
-      h("dl", {},
-        h("dt", { text: "Score" }), h("dd", { class: "score", text: String(p.score) }),
-        h("dt", { text: "Trunks held" }), h("dd", { text: String(p.trunks) }),
-        h("dt", { text: "Burnt left" }), h("dd", { text: String(p.burnt_left) }),
-        h("dt", { text: "Saved" }), h("dd", { text: String(p.saved) }),
-        h("dt", { text: "Captured" }), h("dd", { text: String(p.captured) }),
-        h("dt", { text: "On field" }), h("dd", { text: String(p.on_field) }))));
-  }
-  const turnText = G.result ? `${st.turns_played} turns played` : `Turn ${st.turns_played + 1}`;
-  const meta = `${turnText} · quiet turns in a row: ${st.quiet_turns} of ${st.variant.quiet} · trunks on the field: ${st.trunks.length} · ${variantText(st.variant)} · ${tcText(G.timeControl)}`;
-  cards.push(h("p", { class: "hint meta", text: meta }));
-  wrap.replaceChildren(...cards);
+  if (canBurn(G))
+    el.append(h("button", { type: "button", class: "burnt-btn", id: ids ? "burnt-btn" : null, "aria-pressed": d.burntMode ? "true" : "false",
+      text: d.burntMode ? t("draft.burntCancel") : t("draft.burnt", { n: dr.state.players[side].burnt_left }),
+      onclick: () => {
+        toggleBurnt(G);
+        app.render();
+      } }));
 }
 
 // The opponent is away: after its grace period the player may claim the win.
@@ -238,33 +243,76 @@ function renderClaim(G) {
   b.hidden = false;
   const wait = Math.ceil(((away.claim_at ?? 0) - Date.now()) / 1000);
   b.disabled = wait > 0;
-  b.textContent = wait > 0 ? `Opponent away: claim the win in ${wait} s` : "Opponent away: claim the win";
+  b.textContent = wait > 0 ? t("game.claimIn", { s: wait }) : t("game.claim");
 }
 
-function renderBanner(G) {
-  const b = $("banner");
-  const t = $("banner-text");
-  if (G.status === "cancelled" && !G.result) {
-    b.hidden = false;
-    b.removeAttribute("data-score");
-    t.textContent = "This game was cancelled.";
-    $("banner-replay").hidden = true;
-    return;
+function renderTurnList(G) {
+  const log = $("turn-log");
+  if (!S.rulesReady) return;
+  const n = G.state.variant.size;
+  const cur = G.browse ?? G.turns.length;
+  const items = G.turns.map((tt, i) => {
+    const caps = tt.captures.length
+      ? h("span", { class: "caps", text: ` ✕ ${tt.captures.map((c) => t("turns.captured", { side: sideName(c.side), cell: cellName(c.cell, n) })).join(", ")}` })
+      : null;
+    return h("li", { class: tt.side },
+      h("button", { type: "button", class: `turn-btn${i + 1 === cur ? " current" : ""}${i === G.turns.length - 1 ? " last" : ""}`,
+        "data-index": i + 1, "aria-current": i + 1 === cur ? "step" : false,
+        onclick: () => browseTo(G, i + 1 === G.turns.length ? null : i + 1) },
+      h("span", { class: "num", text: `${i + 1}.` }),
+      h("span", { class: "who", text: sideName(tt.side) }),
+      h("span", { class: "nt", text: notation(tt.turn, n) }),
+      caps));
+  });
+  log.replaceChildren(...items);
+  const el = log.querySelector(".current") ?? log.lastElementChild;
+  if (el) {
+    const top = el.offsetTop - log.offsetTop;
+    if (top < log.scrollTop || top + el.offsetHeight > log.scrollTop + log.clientHeight) log.scrollTop = top - log.clientHeight / 2;
   }
-  if (!G.result) {
-    b.hidden = true;
-    b.removeAttribute("data-score");
-    return;
-  }
-  const r = G.result;
-  const sc = r.score ?? {};
+}
+
+function renderChat(G) {
+  const hidden = chatHidden();
   const side = mySide(G);
-  const you = side && r.winner ? (r.winner === side ? " You win!" : r.winner === "draw" ? "" : " You lose.") : "";
-  b.hidden = false;
-  b.dataset.score = `silver:${sc.silver} bronze:${sc.bronze}`;
-  b.dataset.winner = r.winner ?? "none";
-  t.textContent = `Game over — ${winnerText(r, G.players)}, ${scoreText(sc)}. ${cap(REASONS[r.reason] ?? r.reason ?? "")}.${you}`;
-  $("banner-replay").hidden = r.reason === "aborted";
+  const unseen = G.chat.length - (G.chatSeen ?? 0);
+  $("chat-toggle").textContent = !hidden ? t("chat.hide") : unseen > 0 ? t("chat.showNew", { n: unseen }) : t("chat.show");
+  if (!hidden) G.chatSeen = G.chat.length;
+  $("chat-toggle").setAttribute("aria-pressed", hidden ? "true" : "false");
+  $("chat-body").hidden = hidden;
+  if (hidden) return;
+  const chat = $("chat-log");
+  chat.replaceChildren(...G.chat.map((c) => h("div", { class: `chat-line${c.room === "spectators" ? " spect-room" : ""}${c.mine ? " mine" : ""}` },
+    c.room === "spectators" ? h("span", { class: "chat-room", text: t("chat.spectatorsTag") }) : null,
+    h("b", { class: "chat-name", text: `${c.name}: ` }), h("span", { class: "chat-text", text: c.text }))));
+  chat.scrollTop = chat.scrollHeight;
+  $("chat-form").hidden = G.status === "cancelled";
+  $("chat-input").placeholder = side ? t("chat.placeholderPlayer") : G.chatRooms ? t("chat.placeholderSpectatorRoom") : t("chat.placeholderSpectator");
+}
+
+// Browsing earlier positions: i = turns played in the position shown (0 = after the setups),
+// null = the live position.
+export function browseTo(G, i) {
+  if (!G?.state || G.state.phase.startsWith("setup")) return;
+  if (i === null || i >= G.turns.length) G.browse = null;
+  else G.browse = Math.max(0, i);
+  app.render();
+}
+function browseStep(G, delta) {
+  const cur = G.browse ?? G.turns.length;
+  browseTo(G, cur + delta);
+}
+
+// A turn arrived in G (game.js hook): sound, animation and the premove.
+export function onTurnShown(G, entry, live) {
+  const side = mySide(G);
+  if (!live) return;
+  playSound(entry.captures.length ? "capture" : "move");
+  if (entry.side !== side && S.route.view === "game" && S.route.code === G.code && G.browse === null) G.animate = entry;
+}
+
+export function showNotice(text) {
+  flash($("notice"), text);
 }
 
 export function setupGameControls() {
@@ -275,41 +323,57 @@ export function setupGameControls() {
       app.render();
     }
   };
+  setupResult();
   $("back-btn").addEventListener("click", () => app.navigate("/"));
-  $("banner-lobby").addEventListener("click", () => app.navigate("/"));
-  $("banner-replay").addEventListener("click", () => app.navigate(`/#replay/${S.route.code}`));
+  $("result-lobby").addEventListener("click", () => app.navigate("/"));
+  $("result-replay").addEventListener("click", () => app.navigate(`/#replay/${S.route.code}`));
   $("missing-replay").addEventListener("click", () => app.navigate(`/#replay/${S.route.code}`));
+  $("again-btn").addEventListener("click", act((G) => {
+    const msg = sameSettings(G);
+    S.bot = msg.bot ? { level: msg.bot, at: Date.now() } : null;
+    S.lastCreate = msg;
+    send(msg);
+  }));
   $("copy-link").addEventListener("click", async () => {
     const url = `${location.origin}/g/${S.route.code}`;
     const b = $("copy-link");
     try {
       await navigator.clipboard.writeText(url);
-      b.textContent = "Link copied";
+      b.textContent = t("game.copied");
     } catch {
-      b.textContent = "Copy failed: the link is in the address bar";
+      b.textContent = t("game.copyFailed");
     }
-    setTimeout(() => (b.textContent = "Copy link"), 2500);
+    setTimeout(() => (b.textContent = t("game.copyLink")), 2500);
   });
   $("share-link").addEventListener("focus", (ev) => ev.target.select());
   $("undo-btn").addEventListener("click", act((G) => undo(G)));
-  $("send-btn").addEventListener("click", act((G) => sendDraft(G)));
+  $("send-btn").addEventListener("click", act((G) => {
+    const wasTurn = turnPhase(G) === "turn";
+    const caps = wasTurn ? (draftResult(G)?.captures.length ?? 0) : 0;
+    sendDraft(G);
+    if (wasTurn && G.pending) playSound(caps ? "capture" : "move");
+  }));
+  $("premove-cancel").addEventListener("click", act((G) => (G.premove = null)));
   $("join-seat").addEventListener("click", () => S.route.code && app.joinGame(S.route.code));
   for (const b of $("facing").querySelectorAll("button"))
     b.addEventListener("click", act((G) => chooseFacing(G, b.dataset.facing)));
+  $("browse-prev").addEventListener("click", act((G) => browseStep(G, -1)));
+  $("browse-next").addEventListener("click", act((G) => browseStep(G, 1)));
+  $("browse-live").addEventListener("click", act((G) => browseTo(G, null)));
   let resignArmed = null;
   $("resign-btn").addEventListener("click", () => {
     const b = $("resign-btn");
     if (!resignArmed) {
-      b.textContent = "Really resign? Click again";
+      b.textContent = t("game.resignConfirm");
       resignArmed = setTimeout(() => {
         resignArmed = null;
-        b.textContent = "Resign";
+        b.textContent = t("game.resign");
       }, 4000);
       return;
     }
     clearTimeout(resignArmed);
     resignArmed = null;
-    b.textContent = "Resign";
+    b.textContent = t("game.resign");
     send({ type: "resign", game: S.route.code });
   });
   $("draw-btn").addEventListener("click", () => send({ type: "draw_offer", game: S.route.code }));
@@ -317,33 +381,83 @@ export function setupGameControls() {
   $("draw-decline").addEventListener("click", () => send({ type: "draw_decline", game: S.route.code }));
   $("claim-btn").addEventListener("click", () => send({ type: "claim_win", game: S.route.code }));
   $("cancel-game").addEventListener("click", () => send({ type: "cancel_game", code: S.route.code }));
+  $("chat-toggle").addEventListener("click", () => {
+    localStorage.setItem(CHAT_KEY, chatHidden() ? "shown" : "hidden");
+    app.render();
+  });
   $("chat-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    const t = $("chat-input").value.trim();
-    if (!t || !S.route.code) return;
-    send({ type: "chat", game: S.route.code, text: t });
+    const text = $("chat-input").value.trim();
+    if (!text || !S.route.code) return;
+    send({ type: "chat", game: S.route.code, text });
     $("chat-input").value = "";
   });
   $("error").addEventListener("click", act((G) => (G.error = null)));
   document.addEventListener("keydown", (ev) => {
     const G = current();
-    if (!G || ev.target.closest?.("input, textarea, select")) return;
+    if (!G || $("game").hidden || ev.target.closest?.("input, textarea, select")) return;
+    const onBoard = !!ev.target.closest?.("#board");
     const z = (ev.ctrlKey || ev.metaKey) && ev.key === "z";
     if (ev.key === "Escape" || z) {
+      if (G.browse !== null) {
+        ev.preventDefault();
+        return browseTo(G, null);
+      }
+      if (G.premove && !G.history.length) {
+        ev.preventDefault();
+        G.premove = null;
+        return app.render();
+      }
       if (turnPhase(G) && undo(G)) {
         ev.preventDefault();
         app.render();
       }
+      return;
+    }
+    if (ev.key === "Enter" && !ev.target.closest?.("button, a, summary")) {
+      const cell = ev.target.closest?.("#board [data-cell]");
+      if (canSend(G)) {
+        ev.preventDefault();
+        $("send-btn").click();
+      } else if (cell && onCell(G, unkey(cell.getAttribute("data-cell")))) {
+        ev.preventDefault();
+        app.render(); // says why that cell cannot be chosen
+      }
+      return;
+    }
+    if (onBoard) return; // the arrows move between cells there
+    const keys = { ArrowLeft: -1, ArrowRight: 1 };
+    if (ev.key in keys && !ev.altKey && !ev.ctrlKey && !ev.metaKey) {
+      ev.preventDefault();
+      browseStep(G, keys[ev.key]);
+    } else if (ev.key === "Home") {
+      ev.preventDefault();
+      browseTo(G, 0);
+    } else if (ev.key === "End") {
+      ev.preventDefault();
+      browseTo(G, null);
     }
   });
   renderLegend($("legend"));
+  let lowWarned = null;
   setInterval(() => {
     const G = current();
     if (!G?.state || $("game").hidden) return;
     if (G.clocks || G.away?.silver || G.away?.bronze) {
-      renderPlayers(G, G.shown ?? G.state);
+      tickClocks(G);
       renderClaim(G);
     }
-  }, 500);
+    if (G.pending) $("status").textContent = statusText(G, turnPhase(G), null, G.shown ?? G.state);
+    // the player's own clock runs low: one warning per turn
+    const side = mySide(G);
+    const ms = side ? clockMs(G, side) : null;
+    const running = side && G.clocks?.running === side && !G.result;
+    if (running && ms !== null && ms < lowTimeMs(G) && ms > 0) {
+      const k = `${G.code}|${G.turns.length}`;
+      if (lowWarned !== k) {
+        lowWarned = k;
+        playSound("lowtime");
+      }
+    }
+  }, 250);
 }
-

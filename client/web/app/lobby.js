@@ -1,17 +1,20 @@
-// The lobby: display name, quick match, creating a game (also against the computer), joining by
-// code or link, open games, live games to watch, the player's games in progress and recent
-// finished games (history API).
-import { $, h, other, variantText, tcText, scoreText, dateText, REASONS } from "./dom.js";
+// The lobby: quick match, creating a game (also against the computer), joining by code or link,
+// display name, the player's games in progress, open games, live games to watch (with the
+// players' presence; games both players left are not listed) and recent finished games
+// (history API). It needs no rules: it is shown before the WebAssembly module is loaded.
+import { $, h, other, variantText, tcText, scoreText, sideName, errorText } from "./dom.js";
+import { t, fmtDate } from "./i18n.js";
 import { S, app, send, mySide } from "./state.js";
 import { listGames } from "./api.js";
 
 const NAME_KEY = "trunkfield.name";
 export const storedName = () => localStorage.getItem(NAME_KEY) ?? "";
 
+// Text (or an error object) shown above the lobby; "" hides it.
 export function showLobbyError(text) {
   const e = $("lobby-error");
-  e.textContent = text;
-  e.hidden = !text;
+  e.textContent = typeof text === "string" ? text : errorText(text);
+  e.hidden = !e.textContent;
 }
 
 // A game code from a code, a /g/CODE path or a whole link (…/g/CODE).
@@ -36,7 +39,7 @@ export async function loadRecent(more = false) {
     R.next = page.next;
     R.error = null;
   } catch (e) {
-    R.error = `Finished games cannot be listed: ${e.message}`;
+    R.error = e.message;
   } finally {
     R.loading = false;
     app.render();
@@ -47,7 +50,7 @@ function outcome(g, side) {
   const r = g.result;
   if (!r || g.status === "aborted" || r.reason === "aborted") return "aborted";
   if (r.winner === "draw") return "draw";
-  if (!side) return r.winner ? `${r.winner} won` : "no result";
+  if (!side) return r.winner ? `won-${r.winner}` : "none";
   return r.winner === side ? "won" : "lost";
 }
 
@@ -59,50 +62,60 @@ function renderRecent() {
     const side = ["silver", "bronze"].find((s) => g.players?.[s]?.id === S.me?.player_id) ?? null;
     const opp = side ? g.players?.[other(side)] : null;
     const res = outcome(g, side);
-    const why = g.result?.reason ? REASONS[g.result.reason] ?? g.result.reason : "";
+    const why = g.result?.reason ? t(`reason.${g.result.reason}`) : "";
     items.push(h("li", { "data-code": g.code },
-      h("span", { class: `badge ${res}`, text: res }),
-      h("span", { class: "who", text: `vs ${opp?.name ?? (g.bot ? `computer ${g.bot}` : "—")}` }),
-      h("span", { class: "what", text: [side ? `you played ${side}` : null, g.result?.score ? scoreText(g.result.score) : null,
-        why, `${g.turns} turns`, dateText(g.finished_at ?? g.created_at)].filter(Boolean).join(" · ") }),
-      h("button", { type: "button", class: "replay", text: "Replay", onclick: () => app.navigate(`/#replay/${g.code}`) })));
+      h("span", { class: `badge ${res.split("-")[0]}`, text: t(`outcome.${res.split("-")[0]}`) }),
+      h("span", { class: "who", text: t("recent.vs", { name: opp?.name ?? (g.bot ? t("recent.computer", { n: g.bot }) : "—") }) }),
+      h("span", { class: "what", text: [side ? t("recent.played", { side: sideName(side) }) : null, g.result?.score ? scoreText(g.result.score) : null,
+        why, t("recent.turns", { n: g.turns }), fmtDate(g.finished_at ?? g.created_at)].filter(Boolean).join(" · ") }),
+      h("button", { type: "button", class: "replay small", text: t("recent.replay"), onclick: () => app.navigate(`/#replay/${g.code}`) })));
   }
   list.replaceChildren(...items);
   $("recent-empty").hidden = R.games.length > 0 || R.loading || !!R.error;
-  $("recent-empty").textContent = "No finished games yet.";
   const err = $("recent-error");
   err.hidden = !R.error;
-  err.textContent = R.error ?? "";
+  err.textContent = R.error ? t("recent.error", { reason: R.error }) : "";
   $("recent-more").hidden = !R.next;
   $("recent-more").disabled = R.loading;
 }
 
+// The players of a live game with their presence: "Ann – Bob (away)".
+function livePlayers(g) {
+  const p = g.players ?? {};
+  const away = g.away ?? null;
+  const one = (s) => h("span", { class: `lp ${s}${away?.[s] ? " away" : ""}`, "data-side": s },
+    h("span", { class: `presence ${away ? (away[s] ? "away" : "here") : "unknown"}` }, h("span", { class: "dot", "aria-hidden": "true" })),
+    h("span", { class: "lp-name", text: p[s]?.name ?? "?" }),
+    away?.[s] ? h("span", { class: "lp-away", text: ` (${t("live.away")})` }) : null);
+  return h("span", { class: "who" }, one("silver"), " – ", one("bronze"));
+}
+
 // ------------------------------------------------------------------ rendering
 export function renderLobby() {
-  $("name-input").placeholder = S.me?.name && S.me.name !== "guest" ? S.me.name : "e.g. Ann";
+  $("name-input").placeholder = S.me?.name ?? t("name.placeholder");
 
   const open = $("open-games");
   open.replaceChildren(...S.lobby.map((g) => {
     const mine = S.me && g.creator?.id === S.me.player_id;
-    const side = g.creator_side ? `creator plays ${g.creator_side}` : "colours at random";
+    const side = g.creator_side ? t("open.creatorPlays", { side: sideName(g.creator_side) }) : t("open.random");
     return h("li", { "data-code": g.code },
       h("span", { class: "who", text: g.creator?.name ?? "?" }),
       h("span", { class: "what", text: `${variantText(g.variant)} · ${tcText(g.time_control)} · ${side}` }),
       mine
-        ? h("button", { type: "button", class: "cancel", text: "Cancel", onclick: () => send({ type: "cancel_game", code: g.code }) })
-        : h("button", { type: "button", class: "primary join", text: "Join", onclick: () => app.joinGame(g.code) }));
+        ? h("button", { type: "button", class: "cancel small", text: t("open.cancel"), onclick: () => send({ type: "cancel_game", code: g.code }) })
+        : h("button", { type: "button", class: "primary join small", text: t("open.join"), onclick: () => app.joinGame(g.code) }));
   }));
   $("open-empty").hidden = S.lobby.length > 0;
 
-  const live = $("live-games");
-  live.replaceChildren(...S.live.map((g) => {
-    const p = g.players ?? {};
-    return h("li", { "data-code": g.code },
-      h("span", { class: "who", text: `${p.silver?.name ?? "?"} – ${p.bronze?.name ?? "?"}` }),
-      h("span", { class: "what", text: `${variantText(g.variant)} · ${tcText(g.time_control)} · turn ${g.turns + 1}, ${g.to_move ?? ""} to move · ${scoreText(g.score)} · ${g.spectators} watching` }),
-      h("button", { type: "button", class: "watch", text: "Watch", onclick: () => app.navigate(`/g/${g.code}`) }));
-  }));
-  $("live-empty").hidden = S.live.length > 0;
+  // Games whose two players both left are not worth watching (the server drops them too).
+  const live = S.live.filter((g) => !(g.away?.silver && g.away?.bronze));
+  $("live-games").replaceChildren(...live.map((g) => h("li", { "data-code": g.code },
+    livePlayers(g),
+    h("span", { class: "what", text: [variantText(g.variant), tcText(g.time_control),
+      t("live.turn", { n: (g.turns ?? 0) + 1, side: g.to_move ? sideName(g.to_move) : "" }), scoreText(g.score),
+      t("game.spectators", { n: g.spectators ?? 0 }), g.status === "suspended" ? t("live.suspended") : null].filter(Boolean).join(" · ") }),
+    h("button", { type: "button", class: "watch small", text: t("live.watch"), onclick: () => app.navigate(`/g/${g.code}`) }))));
+  $("live-empty").hidden = live.length > 0;
 
   const mine = [];
   for (const G of S.games.values()) {
@@ -110,9 +123,9 @@ export function renderLobby() {
     if (!side || !(G.status === "open" || G.status === "playing") || G.result) continue;
     const opp = G.players[other(side)];
     mine.push(h("li", { "data-code": G.code },
-      h("span", { class: "who", text: `vs ${opp ? opp.name : "(waiting)"}` }),
-      h("span", { class: "what", text: `game ${G.code} · you play ${side} · ${G.status === "open" ? "waiting for an opponent" : "in play"}` }),
-      h("button", { type: "button", class: "primary", text: "Open", onclick: () => app.navigate(`/g/${G.code}`) })));
+      h("span", { class: "who", text: t("recent.vs", { name: opp ? opp.name : t("mine.waiting") }) }),
+      h("span", { class: "what", text: t(G.status === "open" ? "mine.open" : "mine.playing", { code: G.code, side: sideName(side) }) }),
+      h("button", { type: "button", class: "primary small", text: t("mine.openBtn"), onclick: () => app.navigate(`/g/${G.code}`) })));
   }
   $("my-games").replaceChildren(...mine);
   $("my-card").hidden = mine.length === 0;
@@ -121,28 +134,28 @@ export function renderLobby() {
   $("qm-form").hidden = !!q;
   $("qm-wait").hidden = !q;
   if (q) $("qm-wait-text").textContent = q.state === "waiting"
-    ? `Looking for an opponent (${variantText(q.variant)}, ${tcText(q.time_control)})…`
-    : "Asking the server…";
+    ? t("qm.looking", { variant: variantText(q.variant), tc: tcText(q.time_control) })
+    : t("qm.asking");
+  $("create-btn").textContent = $("cv-opponent").value ? t("create.playBot") : t("create.create");
   renderRecent();
 }
 
 // ------------------------------------------------------------------ forms
 function fillSelect(sel, from, to, def) {
+  const cur = sel.value ? Number(sel.value) : def;
   sel.replaceChildren();
-  for (let i = from; i <= to; i++) sel.append(h("option", { value: i, text: String(i), selected: i === def }));
+  for (let i = from; i <= to; i++) sel.append(h("option", { value: i, text: String(i), selected: i === Math.min(cur, to) }));
 }
 
-const TIME_CONTROLS = [
-  ["", "untimed"], ["180000/2000", "3 min + 2 s"], ["300000/5000", "5 min + 5 s"],
-  ["600000/10000", "10 min + 10 s"], ["1800000/20000", "30 min + 20 s"],
-];
-function fillTimes(sel, def) {
-  sel.replaceChildren(...TIME_CONTROLS.map(([v, t]) => h("option", { value: v, text: t, selected: v === def })));
-}
+const TIME_CONTROLS = ["", "180000/2000", "300000/5000", "600000/10000", "1800000/20000"];
 function timeControl(v) {
   if (!v) return null;
   const [initial_ms, increment_ms] = v.split("/").map(Number);
   return { initial_ms, increment_ms };
+}
+function fillTimes(sel, def) {
+  const cur = sel.value || def;
+  sel.replaceChildren(...TIME_CONTROLS.map((v) => h("option", { value: v, text: tcText(timeControl(v)), selected: v === cur })));
 }
 
 const QUICK_VARIANTS = {
@@ -151,19 +164,21 @@ const QUICK_VARIANTS = {
   tiny: { size: 5, elephants: 2, burnt: 1, quiet: 20 },
 };
 
+// Option texts that depend on the language (the rest comes from data-i18n).
+export function translateLobbyForms() {
+  fillTimes($("cv-time"), "");
+  fillTimes($("qm-time"), "300000/5000");
+}
+
 export function setupLobby() {
   const size = $("cv-size");
   const eleph = $("cv-elephants");
   fillSelect(size, 5, 13, 9);
-  const syncE = () => {
-    const cur = Number(eleph.value) || 5;
-    fillSelect(eleph, 1, Number(size.value) - 2, Math.min(cur, Number(size.value) - 2));
-  };
+  const syncE = () => fillSelect(eleph, 1, Number(size.value) - 2, 5);
   syncE();
   size.addEventListener("change", syncE);
   fillSelect($("cv-burnt"), 0, 9, 3);
-  fillTimes($("cv-time"), "");
-  fillTimes($("qm-time"), "300000/5000");
+  translateLobbyForms();
   $("name-input").value = storedName();
 
   $("name-form").addEventListener("submit", (ev) => {
@@ -177,7 +192,7 @@ export function setupLobby() {
     // identity, so it waits while the player holds a seat in an unfinished game.
     const seated = [...S.games.values()].some((G) => mySide(G) && !G.result && (G.status === "open" || G.status === "playing"));
     if (seated && S.me) {
-      showLobbyError("Saved. Your new name is used once your current games are over (finish or resign them first).");
+      showLobbyError(t("name.later"));
       return;
     }
     showLobbyError("");
@@ -200,22 +215,21 @@ export function setupLobby() {
       msg.bot = bot;
       S.bot = { level: bot, at: Date.now() };
     } else S.bot = null;
+    S.lastCreate = msg;
     send(msg);
   });
-  $("cv-opponent").addEventListener("change", () => {
-    $("create-btn").textContent = $("cv-opponent").value ? "Play against the computer" : "Create game";
-  });
+  $("cv-opponent").addEventListener("change", () => renderLobby());
 
   $("join-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const code = parseCode($("join-code").value);
     if (code) app.joinGame(code);
-    else showLobbyError("That is not a game code or a game link.");
+    else showLobbyError(t("join.bad"));
   });
   $("watch-btn").addEventListener("click", () => {
     const code = parseCode($("join-code").value);
     if (code) app.navigate(`/g/${code}`);
-    else showLobbyError("That is not a game code or a game link.");
+    else showLobbyError(t("join.bad"));
   });
 
   $("qm-form").addEventListener("submit", (ev) => {

@@ -1,7 +1,17 @@
 // The WebSocket connection to trunkfield-server (proto/PROTOCOL.md): hello with the saved token,
-// automatic reconnection with backoff, keep-alive pings. Emits every server message to onMessage
-// and connection changes to onStatus("connecting" | "online" | "offline").
+// automatic reconnection with backoff, and a heartbeat that notices a dead connection within a
+// few seconds (a socket whose network is gone stays "open" for minutes otherwise).
+//
+// Heartbeat: a ping every PING_MS while connected, and at once after anything important was
+// sent (probe()); when nothing at all (pong or other) arrives within PONG_MS of a ping — or
+// four round trips, on a network slower than that — the connection is declared dead, dropped
+// and replaced. The browser's `offline` event drops it at once and `online` reconnects at once.
+//
+// Emits every server message to onMessage and connection changes to onStatus("connecting" |
+// "online" | "reconnecting" | "offline").
 const TOKEN_KEY = "trunkfield.token";
+const PING_MS = 5000;
+const PONG_MS = 3500;
 
 export class Connection {
   constructor({ getName, onMessage, onStatus, onWelcome }) {
@@ -13,7 +23,11 @@ export class Connection {
     this.ready = false;
     this.retry = 0;
     this.queue = [];
-    this.pingTimer = null;
+    this.deadline = 0; // a ping is unanswered until then (0: none outstanding)
+    this.lastPing = 0;
+    this.sentAt = 0; // when the outstanding ping (or hello) left
+    this.rtt = 0; // smoothed round trip, ms
+    this.timer = setInterval(() => this.beat(), 500);
   }
 
   get token() {
@@ -22,10 +36,17 @@ export class Connection {
 
   connect() {
     const proto = location.protocol === "https:" ? "wss" : "ws";
-    const ws = new WebSocket(`${proto}://${location.host}/ws`);
+    let ws;
+    try {
+      ws = new WebSocket(`${proto}://${location.host}/ws`);
+    } catch {
+      return this.lost("offline");
+    }
     this.ws = ws;
     this.ready = false;
-    this.onStatus("connecting");
+    this.deadline = Date.now() + 10000; // the handshake too must be answered
+    this.sentAt = Date.now();
+    this.onStatus(navigator.onLine === false ? "offline" : this.retry ? "reconnecting" : "connecting");
     ws.onopen = () => {
       const hello = { type: "hello", version: 1 };
       const name = this.getName();
@@ -34,6 +55,13 @@ export class Connection {
       ws.send(JSON.stringify(hello));
     };
     ws.onmessage = (ev) => {
+      if (this.ws !== ws) return;
+      if (this.deadline && this.sentAt) {
+        const rtt = Date.now() - this.sentAt;
+        this.rtt = this.rtt ? 0.8 * this.rtt + 0.2 * rtt : rtt;
+      }
+      this.deadline = 0; // anything at all proves the connection alive
+      this.sentAt = 0;
       let m;
       try {
         m = JSON.parse(ev.data);
@@ -52,7 +80,7 @@ export class Connection {
         return;
       }
       if (m.type === "error" && m.code === "bad_token" && !this.ready) {
-        // The server forgot us (restart): start over as a new player.
+        // The server forgot us (a new database): start over as a new player.
         localStorage.removeItem(TOKEN_KEY);
         ws.close();
         return;
@@ -61,23 +89,62 @@ export class Connection {
       this.onMessage(m);
     };
     ws.onclose = () => {
-      if (this.ws !== ws) return;
-      this.ready = false;
-      this.onStatus("offline");
-      const delay = Math.min(5000, 300 * 2 ** this.retry++);
-      clearTimeout(this.retryTimer);
-      this.retryTimer = setTimeout(() => this.connect(), delay);
+      if (this.ws === ws) this.lost(navigator.onLine === false ? "offline" : "reconnecting");
     };
-    clearInterval(this.pingTimer);
-    this.pingTimer = setInterval(() => {
-      if (this.ready) this.ws.send('{"type":"ping"}');
-    }, 20000);
   }
 
-  // The browser says the network is back: try at once instead of waiting for the backoff.
+  // The connection is gone (closed, dead or the browser is offline): forget the socket and try
+  // again after a backoff (at once the first time).
+  lost(status) {
+    const ws = this.ws;
+    this.ws = null;
+    this.ready = false;
+    this.deadline = 0;
+    if (ws) {
+      ws.onopen = ws.onmessage = ws.onclose = null;
+      try {
+        ws.close();
+      } catch { /* already closed */ }
+    }
+    this.onStatus(status);
+    clearTimeout(this.retryTimer);
+    const delay = this.retry === 0 ? 0 : Math.min(5000, 250 * 2 ** this.retry);
+    this.retry++;
+    this.retryTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  beat() {
+    const now = Date.now();
+    if (this.deadline && now > this.deadline) return this.lost(navigator.onLine === false ? "offline" : "reconnecting");
+    if (this.ready && !this.deadline && now - this.lastPing >= PING_MS) this.ping();
+  }
+
+  ping() {
+    if (!this.ready || this.ws?.readyState !== WebSocket.OPEN) return;
+    this.lastPing = Date.now();
+    if (!this.deadline) {
+      this.sentAt = this.lastPing;
+      this.deadline = this.lastPing + Math.max(PONG_MS, 4 * this.rtt);
+    }
+    try {
+      this.ws.send('{"type":"ping"}');
+    } catch {
+      this.lost("reconnecting");
+    }
+  }
+
+  // Something was sent that must not go unanswered (a turn): check the connection now.
+  probe() {
+    this.ping();
+  }
+
+  // The browser says the network is gone / back.
+  offline() {
+    this.retry = Math.max(this.retry, 1);
+    this.lost("offline");
+  }
   retryNow() {
-    const st = this.ws?.readyState;
-    if (st === WebSocket.CONNECTING || st === WebSocket.OPEN) return;
+    if (this.ws && (this.ws.readyState === WebSocket.CONNECTING || this.ws.readyState === WebSocket.OPEN)) return this.probe();
     clearTimeout(this.retryTimer);
     this.connect();
   }
@@ -92,8 +159,9 @@ export class Connection {
     localStorage.removeItem(TOKEN_KEY);
   }
 
-  // For tests and the "reconnect" button: drop the socket; reconnection follows.
+  // For tests and a new identity: drop the socket; reconnection follows.
   drop() {
-    this.ws?.close();
+    this.retry = 0;
+    this.lost("reconnecting");
   }
 }

@@ -1,16 +1,18 @@
 // The replay viewer for finished games: the record comes from the history API
 // (GET /api/games/CODE); every position is computed with the WebAssembly rules from the setups
-// and turns. Step, scrub (range input), autoplay, download the record or the notation.
-import { Rules, RulesGame } from "./trunkfield-rules.js";
-import { $, h, SIDES, cap, REASONS, variantText, tcText, winnerText, scoreText, dateText } from "./dom.js";
-import { renderBoard, pieceIcon, cellName } from "./board.js";
+// and turns (game.js recordTurn: the same turn list as in a game, captures included). Step,
+// scrub (range input), autoplay, download the record or the notation.
+import { RulesGame } from "./trunkfield-rules.js";
+import { $, h, SIDES, SideName, sideName, variantText, tcText, playerName } from "./dom.js";
+import { t, fmtDate } from "./i18n.js";
+import { renderBoard, pieceIcon, cellName, arrival } from "./board.js";
 import { S, app } from "./state.js";
 import { getGame, recordUrl, notationUrl } from "./api.js";
-import { arrival } from "./turn.js";
-import { capturesOf } from "./game.js";
+import { recordTurn } from "./game.js";
+import { notation } from "./gamescreen.js";
 
-// Positions of a record: [{state, turn, side, text}], the first one after both setups (or as far
-// as the setups go), and a problem text when the rules refuse part of the record.
+// Positions of a record: [{state, turn, side, captures}], the first one after both setups (or
+// as far as the setups go), and a problem ({key, params}) when the rules refuse part of it.
 export function replayPositions(record) {
   const positions = [];
   let problem = null;
@@ -18,36 +20,32 @@ export function replayPositions(record) {
   try {
     game = new RulesGame(record?.variant ?? null);
   } catch (e) {
-    return { positions, problem: `The record's variant is refused by the rules: ${e.message}` };
+    return { positions, problem: { key: "replay.badVariant", params: { reason: e.message } } };
   }
   try {
     for (const side of SIDES) {
       const s = record.setup?.[side];
       if (!s) {
-        problem = `${cap(side)} made no setup: the game never started.`;
+        problem = { key: "replay.noSetup", params: { side: SideName(side) } };
         break;
       }
       const r = game.applySetup(side, s);
       if (r.error) {
-        problem = `${cap(side)}'s setup is refused by the rules: ${r.error.message}`;
+        problem = { key: "replay.badSetup", params: { side: SideName(side), reason: r.error.message } };
         break;
       }
     }
-    positions.push({ state: game.state(), turn: null, side: null, text: "setup" });
-    const size = positions[0].state.variant.size;
+    positions.push({ state: game.state(), turn: null, side: null, captures: [] });
     const turns = Array.isArray(record.turns) ? record.turns : [];
     for (let i = 0; !problem && i < turns.length; i++) {
-      const side = game.state().to_move;
-      const r = game.applyTurn(turns[i]);
-      if (r.error) {
-        problem = `Turn ${i + 1} is refused by the rules: ${r.error.message}`;
+      const before = game.state();
+      const entry = recordTurn(game, turns[i]);
+      if (!entry) {
+        const e = game.checkTurn(turns[i]).error;
+        problem = { key: "replay.badTurn", params: { n: i + 1, reason: e?.message ?? "" } };
         break;
       }
-      const nt = Rules.turnToNotation(turns[i], size);
-      const state = game.state();
-      const captures = capturesOf(positions[positions.length - 1].state, state, turns[i]);
-      const capText = captures.length ? ` (captures ${captures.map((c) => `${c.side} on ${cellName(c.cell, size)}`).join(", ")})` : "";
-      positions.push({ state, turn: turns[i], side, captures, text: (nt.notation ?? JSON.stringify(turns[i])) + capText });
+      positions.push({ state: entry.after, turn: turns[i], side: before.to_move, captures: entry.captures });
     }
   } finally {
     game.dispose();
@@ -74,9 +72,9 @@ export async function openReplay(code) {
   S.replay = R;
   app.render();
   try {
-    const g = await getGame(code);
+    const [g] = await Promise.all([getGame(code), waitRules()]);
     if (S.replay !== R) return;
-    if (!g.record || typeof g.record !== "object") throw new Error("the answer has no record");
+    if (!g.record || typeof g.record !== "object") throw new Error(t("replay.noRecord"));
     const { positions, problem } = replayPositions(g.record);
     R.game = g;
     R.positions = positions;
@@ -84,11 +82,15 @@ export async function openReplay(code) {
     R.index = 0;
   } catch (e) {
     if (S.replay !== R) return;
-    R.error = `This game's record could not be loaded: ${e.message}`;
+    R.error = e.message;
   } finally {
     R.loading = false;
     if (S.replay === R) app.render();
   }
+}
+
+async function waitRules() {
+  while (!S.rulesReady) await new Promise((r) => setTimeout(r, 50));
 }
 
 function goTo(i) {
@@ -116,18 +118,18 @@ export function renderReplay() {
   $("rp-code").textContent = R?.code ?? "";
   const err = $("rp-error");
   err.hidden = !R?.error;
-  err.textContent = R?.error ?? "";
+  err.textContent = R?.error ? t("replay.error", { reason: R.error }) : "";
   $("rp-loading").hidden = !R?.loading;
   const ready = !!R?.game && R.positions.length > 0;
   $("rp-body").hidden = !ready;
-  const links = [$("rp-download"), $("rp-notation")];
-  for (const a of links) a.hidden = !R?.code || !!R.error;
+  for (const a of [$("rp-download"), $("rp-notation")]) a.hidden = !R?.code || !!R.error;
   if (R?.code) {
     $("rp-download").href = recordUrl(R.code);
     $("rp-download").setAttribute("download", `trunkfield-${R.code}.json`);
     $("rp-notation").href = notationUrl(R.code);
     $("rp-notation").setAttribute("download", `trunkfield-${R.code}.txt`);
   }
+  $("rp-play").textContent = R?.timer ? t("replay.pause") : t("replay.play");
   if (!ready) return;
   const g = R.game;
   const last = R.positions.length - 1;
@@ -135,9 +137,9 @@ export function renderReplay() {
   const st = pos.state;
   const n = st.variant.size;
   const p = g.players ?? {};
-  $("rp-title").textContent = `${p.silver?.name ?? "?"} (silver) – ${p.bronze?.name ?? "?"} (bronze)`;
+  $("rp-title").textContent = t("replay.players", { silver: playerName(p, "silver"), bronze: playerName(p, "bronze") });
   $("rp-meta").textContent = [variantText(g.record?.variant ?? st.variant), tcText(g.time_control),
-    g.finished_at ? `finished ${dateText(g.finished_at)}` : dateText(g.created_at)].filter(Boolean).join(" · ");
+    g.finished_at ? t("replay.finished", { date: fmtDate(g.finished_at) }) : fmtDate(g.created_at)].filter(Boolean).join(" · ");
 
   let hl = null;
   if (pos.turn) {
@@ -153,28 +155,22 @@ export function renderReplay() {
   const range = $("rp-range");
   range.max = String(last);
   range.value = String(R.index);
-  range.setAttribute("aria-valuetext", R.index === 0 ? "start position" : `after turn ${R.index}`);
-  $("rp-pos").textContent = R.index === 0 ? `Start (after the setups) · ${last} turn${last === 1 ? "" : "s"}` : `Turn ${R.index} of ${last}: ${pos.side} ${pos.text}`;
+  range.setAttribute("aria-valuetext", R.index === 0 ? t("replay.start") : t("replay.after", { n: R.index }));
+  $("rp-pos").textContent = R.index === 0 ? t("replay.startOf", { n: last })
+    : t("replay.turnOf", { i: R.index, n: last, side: sideName(pos.side), turn: turnText(pos, n) });
   $("rp-pos").dataset.index = String(R.index);
   $("rp-first").disabled = $("rp-prev").disabled = R.index === 0;
   $("rp-last").disabled = $("rp-next").disabled = R.index === last;
-  $("rp-play").textContent = R.timer ? "⏸ Pause" : "▶ Play";
   $("rp-play").setAttribute("aria-pressed", R.timer ? "true" : "false");
 
-  // players and counts at this position
   $("rp-players").replaceChildren(...SIDES.map((s) => {
     const pl = st.players[s];
-    return h("div", { class: `player ${s}${!st.over && st.to_move === s ? " to-move" : ""}`, "data-side": s },
-      h("div", { class: "pname" },
-        pieceIcon(s),
-        h("span", { class: "name", text: p[s]?.name ?? "?" })),
-      h("div", { class: "tag", text: s }),
-      h("dl", {},
-        h("dt", { text: "Score" }), h("dd", { class: "score", text: String(pl.score) }),
-        h("dt", { text: "Trunks held" }), h("dd", { text: String(pl.trunks) }),
-        h("dt", { text: "Burnt left" }), h("dd", { text: String(pl.burnt_left) }),
-        h("dt", { text: "Saved" }), h("dd", { text: String(pl.saved) }),
-        h("dt", { text: "Captured" }), h("dd", { text: String(pl.captured) })));
+    const stats = [["score", pl.score], ["trunks", pl.trunks], ["burnt", pl.burnt_left], ["saved", pl.saved], ["captured", pl.captured], ["onField", pl.on_field]];
+    const toMove = !st.over && st.to_move === s && !(R.index === last && g.result);
+    return h("div", { class: `pcard ${s}${toMove ? " to-move" : ""}`, "data-side": s },
+      h("div", { class: "pc-top" }, pieceIcon(s, 26, s === "silver" ? "N" : "E"),
+        h("span", { class: "pc-name" }, h("span", { class: "name", text: playerName(p, s) }), h("span", { class: "pc-tag", text: SideName(s) }))),
+      h("dl", { class: "pc-stats" }, ...stats.flatMap(([k, v]) => [h("dt", { text: t(`card.${k}`) }), h("dd", { class: k, text: String(v) })])));
   }));
 
   const atEnd = R.index === last;
@@ -184,25 +180,29 @@ export function renderReplay() {
   if (atEnd) {
     const sc = res?.score ?? st.score;
     banner.dataset.score = `silver:${sc.silver} bronze:${sc.bronze}`;
-    banner.textContent = res
-      ? `Final position — ${winnerText(res, p)}, ${scoreText(sc)}. ${cap(REASONS[res.reason] ?? res.reason ?? "")}.`
-      : `Final position — ${scoreText(sc)}.`;
+    const who = !res ? "" : res.winner === "draw" ? t("result.draw") : res.winner ? t("result.wins", { name: playerName(p, res.winner), side: SideName(res.winner), s: sideName(res.winner) }) : t("result.noResult");
+    banner.textContent = [t("replay.final"), who, t("result.score", { silver: sc.silver, bronze: sc.bronze }),
+      res?.reason ? t(`reason.${res.reason}`) : null].filter(Boolean).join(" · ");
   }
   const prob = $("rp-problem");
   prob.hidden = !R.problem;
-  prob.textContent = R.problem ?? "";
+  prob.textContent = R.problem ? t(R.problem.key, R.problem.params) : "";
 
   const list = $("rp-turns");
   list.replaceChildren(...R.positions.map((q, i) => h("li", {},
     h("button", { type: "button", class: `turn-btn ${q.side ?? ""}${i === R.index ? " current" : ""}`, "aria-current": i === R.index ? "step" : false,
-      text: i === 0 ? "start" : `${i}. ${q.side} ${q.text}`, onclick: () => goTo(i) }))));
-  // keep the current turn in view inside the list (without scrolling the page)
+      text: i === 0 ? t("replay.startShort") : `${i}. ${sideName(q.side)} ${turnText(q, n)}`, onclick: () => goTo(i) }))));
   const cur = list.children[R.index];
   if (cur) {
     const top = cur.offsetTop - list.offsetTop;
     if (top < list.scrollTop) list.scrollTop = top;
     else if (top + cur.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = top + cur.offsetHeight - list.clientHeight;
   }
+}
+
+function turnText(pos, n) {
+  const caps = pos.captures?.length ? ` ✕ ${pos.captures.map((c) => t("turns.captured", { side: sideName(c.side), cell: cellName(c.cell, n) })).join(", ")}` : "";
+  return notation(pos.turn, n) + caps;
 }
 
 export function setupReplay() {

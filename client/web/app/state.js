@@ -12,6 +12,9 @@ export const S = {
   replay: null,        // replay.js
   pendingJoin: null,   // the code of a join_game in flight
   refSeq: 0,
+  doneRefs: new Set(), // refs of setups/turns already settled (a resent one's late error is void)
+  rulesReady: false,   // the WebAssembly rules are loaded
+  conn: "connecting",  // connecting | online | reconnecting | offline
 };
 
 export const app = {
@@ -22,6 +25,13 @@ export const app = {
 
 export const send = (msg) => app.conn?.send(msg);
 
-// The side the signed-in player holds in game view G, or null (a spectator).
+// The side the signed-in player holds in game view G, or null (a spectator). A local game (the
+// practice of How to play) says which side the player has.
 export const mySide = (G) =>
-  ["silver", "bronze"].find((s) => G?.players?.[s] && S.me && G.players[s].id === S.me.player_id) ?? null;
+  G?.localSide ?? (["silver", "bronze"].find((s) => G?.players?.[s] && S.me && G.players[s].id === S.me.player_id) ?? null);
+
+// A server-seated computer player ({id: "bot3", name: "Computer (level 3)"}): its level, else null.
+export const botLevel = (player) => {
+  const m = /^bot([1-5])$/.exec(player?.id ?? "");
+  return m ? Number(m[1]) : null;
+};

@@ -1,13 +1,19 @@
 // Building the player's own setup or turn on the board, with the WebAssembly rules: which cells
 // can be chosen next, what a choice means, the position the drafted turn leads to (shown before
-// it is sent), why a click that the rules refuse is refused (the library's own message), and
-// sending with prediction (game.js rolls back when the server refuses).
+// it is sent), why a click that the rules refuse is refused (the library's own words, translated
+// by its error code), and sending with prediction (game.js rolls back when the server refuses).
+//
+// While the opponent is to move the same drafting works on the current position as if it were
+// the player's turn: the finished draft is a premove, kept until the opponent's turn arrives,
+// then checked with the rules on the new position and sent, or cancelled with the reason.
 //
 // A draft: {from, path, facing, elDone, burnt, burntMode, guardians: [{from, dir, steps}],
 // selGuard, setupE: [cells], setupG: [cells]}; every choice pushes the previous draft on
 // G.history so Undo (and Escape) take back exactly one choice.
-import { ringOrder, isField, same, key, cellName } from "./board.js";
-import { S, send, mySide } from "./state.js";
+import { RulesGame } from "./trunkfield-rules.js";
+import { ringOrder, isField, same, key, cellName, arrival } from "./board.js";
+import { S, app, send, mySide } from "./state.js";
+import { other } from "./dom.js";
 
 export function resetDraft(G) {
   G.draft = { from: null, path: [], facing: null, elDone: false, burnt: null, burntMode: false,
@@ -26,21 +32,48 @@ export function undo(G) {
   return true;
 }
 
+// "setup" | "turn" | "premove" when the signed-in player can draft in G now, else null.
+export function turnPhase(G) {
+  const st = G.state;
+  const side = mySide(G);
+  if (!st || !side || G.status !== "playing" || G.result || G.pending || G.browse !== null) return null;
+  if (st.phase === `setup_${side}`) return "setup";
+  if (st.phase === "play" && st.to_move === side) return "turn";
+  if (st.phase === "play" && st.to_move === other(side) && !G.premove && !G.local && G.premoveFor !== `${G.version}!`) return "premove";
+  return null;
+}
+
+// The rules the draft is checked with: the game's, or for a premove the same position with the
+// player to move.
+function rulesOf(G) {
+  if (turnPhase(G) !== "premove") return G.rules;
+  if (!G.premoveRules) {
+    try {
+      G.premoveRules = RulesGame.fromState({ ...G.state, to_move: mySide(G) });
+    } catch {
+      // this position cannot be drafted for the player: no premove until the next event
+      G.premoveFor = `${G.version}!`;
+      return G.rules;
+    }
+    G.premoveMoves = null;
+  }
+  return G.premoveRules;
+}
+
 export function legalMoves(G) {
+  if (turnPhase(G) === "premove") {
+    if (rulesOf(G) !== G.premoveRules) return [];
+    if (!G.premoveMoves) G.premoveMoves = G.premoveRules.legalMoves();
+    return G.premoveMoves;
+  }
   if (!G.moves) G.moves = G.rules.legalMoves();
   return G.moves;
 }
 
-// "setup" | "turn" when the signed-in player is to act in G now, else null.
-export function turnPhase(G) {
-  const st = G.state;
-  const side = mySide(G);
-  if (!st || !side || G.status !== "playing" || G.result || G.pending) return null;
-  if (st.phase === `setup_${side}`) return "setup";
-  if (st.phase === "play" && st.to_move === side) return "turn";
-  return null;
-}
-
+export const drafting = (G) => {
+  const p = turnPhase(G);
+  return p === "turn" || p === "premove";
+};
 export const elephantReady = (G) => G.draft.elDone || legalMoves(G).length === 0;
 
 function elephantPart(d) {
@@ -59,14 +92,15 @@ export function draftTurn(G) {
 // position after the whole drafted turn (`state`) and the elephants its guardian moves capture.
 // Cached per draft.
 export function draftResult(G) {
-  if (!elephantReady(G)) return null;
-  const k = `${G.version}|${JSON.stringify(G.draft)}`;
+  if (!drafting(G) || !elephantReady(G)) return null;
+  const rules = rulesOf(G);
+  const k = `${G.version}|${turnPhase(G)}|${JSON.stringify(G.draft)}`;
   if (G.draftCache?.k === k) return G.draftCache.v;
   const turn = draftTurn(G);
-  const run = (t) => {
-    const c = G.rules.clone();
+  const run = (tt) => {
+    const c = rules.clone();
     try {
-      const r = c.applyTurn(t);
+      const r = c.applyTurn(tt);
       return r.ok ? { state: c.state() } : { error: r.error };
     } finally {
       c.dispose();
@@ -90,17 +124,9 @@ function matchingMoves(G) {
 
 // The facings the drafted elephant may stop with after the steps chosen so far.
 export function facingChoices(G) {
-  if (turnPhase(G) !== "turn" || elephantReady(G) || !G.draft.from || !G.draft.path.length) return [];
+  if (!drafting(G) || elephantReady(G) || !G.draft.from || !G.draft.path.length) return [];
   const ends = matchingMoves(G).filter((m) => m.path.length === G.draft.path.length && m.facing);
-  return [...new Set(ends.map((m) => m.facing))];
-}
-
-export function arrival(entry, n) {
-  const ring = ringOrder(n);
-  const i = ring.findIndex((c) => same(c, entry.from));
-  const L = ring.length;
-  const j = entry.dir === "cw" ? (i + entry.steps) % L : (((i - entry.steps) % L) + L) % L;
-  return ring[j];
+  return ["N", "E", "S", "W"].filter((f) => ends.some((m) => m.facing === f));
 }
 
 // Ring cells the guardian on `from` can reach in state `st`, with the cheapest cost and direction,
@@ -140,6 +166,15 @@ const startZone = (side, n) => {
   return z;
 };
 
+// The own guardians that can still move in this turn: not moved yet, and able to reach at least
+// one ring cell with the trunks held after the drafted part (none with 0 trunks).
+function movableGuardians(G, ds) {
+  const side = mySide(G);
+  const n = ds.variant.size;
+  const moved = new Set(G.draft.guardians.map((g) => key(arrival(g, n))));
+  return ds.guardians.filter((g) => g.side === side && !moved.has(key(g.cell)) && guardianTargets(ds, g.cell, side).length > 0);
+}
+
 // Cells that can be chosen now: Map key -> true | label (a guardian move's cost in trunks).
 export function candidates(G) {
   const cands = new Map();
@@ -175,56 +210,67 @@ export function candidates(G) {
     for (const [c, k] of guardianTargets(ds, d.selGuard, side)) cands.set(key(c), String(k));
     return cands;
   }
-  const moved = new Set(d.guardians.map((g) => key(arrival(g, n))));
-  for (const g of ds.guardians) if (g.side === side && !moved.has(key(g.cell))) cands.set(key(g.cell), true);
+  for (const g of movableGuardians(G, ds)) cands.set(key(g.cell), true);
   return cands;
 }
 
-// A click the draft cannot take: say why, in the rules library's words where the rules decide.
+// Whether a burnt trunk can still be placed in the drafted turn.
+export function canBurn(G) {
+  const dr = draftResult(G);
+  return !!dr && !dr.state.over && !G.draft.burnt && dr.state.players[mySide(G)].burnt_left > 0;
+}
+
+// A click the draft cannot take: why, as {key, params} or the rules' error {rule, message}.
 function explain(G, c, phase) {
   const d = G.draft;
   const st = G.state;
   const n = st.variant.size;
   const side = mySide(G);
-  const check = (turn) => G.rules.checkTurn(turn).error?.message ?? null;
+  const rules = rulesOf(G);
+  const check = (turn) => {
+    const e = rules.checkTurn(turn).error;
+    return e ? { rule: e.code, message: e.message } : null;
+  };
   const name = cellName(c, n);
   if (phase === "setup") {
     if (isField(c, n)) {
       if (!startZone(side, n).some((z) => same(z, c)))
-        return `${name} is outside your start zone: your elephants start on ${side === "silver" ? `the south row, b1 to ${cellName([n, 1], n)}` : `the west column, a2 to ${cellName([1, n], n)}`}.`;
-      return `All ${st.variant.elephants} elephants are placed: click one of them to take it back first.`;
+        return { key: `explain.zone.${side}`, params: { cell: name, last: cellName(side === "silver" ? [n, 1] : [1, n], n) } };
+      return { key: "explain.allPlaced", params: { n: st.variant.elephants } };
     }
-    if (st.guardians.some((g) => same(g.cell, c))) return `${name} already holds a guardian.`;
-    return "Both guardians are placed: click one of them to take it back first.";
+    if (st.guardians.some((g) => same(g.cell, c))) return { key: "explain.guardianThere", params: { cell: name } };
+    return { key: "explain.guardiansPlaced" };
   }
   if (!elephantReady(G)) {
     if (!d.from) {
       const own = st.elephants.find((e) => same(e.cell, c) && e.side === side);
-      if (own) return `The elephant on ${name} has no legal move.`;
-      return check({ elephant: { from: c, path: [c] } }) ?? `${name}: not one of your elephants.`;
+      if (own) return { key: "explain.noMove", params: { cell: name } };
+      return check({ elephant: { from: c, path: [c] } }) ?? { key: "explain.notYours", params: { cell: name } };
     }
-    const e = G.rules.checkTurn({ elephant: { from: d.from, path: [...d.path, c] } }).error;
-    if (e && e.code !== "facing_required" && e.code !== "facing_not_allowed") return e.message;
-    return `${name} is not a legal next step for this elephant.`;
+    const e = rules.checkTurn({ elephant: { from: d.from, path: [...d.path, c] } }).error;
+    if (e && e.code !== "facing_required" && e.code !== "facing_not_allowed") return { rule: e.code, message: e.message };
+    return { key: "explain.notNext", params: { cell: name } };
   }
   const base = draftTurn(G);
-  if (d.burntMode) return check({ ...base, burnt: c }) ?? `${name} cannot take a burnt trunk.`;
+  if (d.burntMode) return check({ ...base, burnt: c }) ?? { key: "explain.noBurnt", params: { cell: name } };
   const dr = draftResult(G);
-  if (dr?.state.over) return "The game ends with this move: nothing more can be played in this turn. Send it.";
+  if (dr?.state.over) return { key: "explain.gameEnds" };
   if (d.selGuard) {
-    if (isField(c, n)) return "A guardian stays on the ring: click a ring cell around the field.";
+    if (isField(c, n)) return { key: "explain.ringOnly" };
     const entry = shortestGuardianMove(n, d.selGuard, c);
-    return check({ ...base, guardians: [...d.guardians, entry] }) ?? `${name} cannot be reached.`;
+    return check({ ...base, guardians: [...d.guardians, entry] }) ?? { key: "explain.unreachable", params: { cell: name } };
   }
   const g = (dr?.state ?? st).guardians.find((x) => same(x.cell, c));
   if (g) {
+    if (g.side !== side) return { key: "explain.notOwnGuardian", params: { cell: name } };
+    if (dr && dr.state.players[side].trunks === 0) return { key: "explain.noTrunks", params: { cell: name } };
     const entry = { from: c, dir: "cw", steps: 1 };
-    return check({ ...base, guardians: [...d.guardians, entry] }) ?? `The guardian on ${name} cannot move now.`;
+    return check({ ...base, guardians: [...d.guardians, entry] }) ?? { key: "explain.guardianStuck", params: { cell: name } };
   }
-  return "The elephant move is chosen. Place a burnt trunk, move one of your guardians, or Send.";
+  return { key: "explain.moveChosen" };
 }
 
-// A click or Enter on a cell of the board.
+// A click, Enter or drag step on a cell of the board. Returns whether to redraw.
 export function onCell(G, c) {
   const phase = turnPhase(G);
   if (!phase) return false;
@@ -233,7 +279,7 @@ export function onCell(G, c) {
   const n = G.state.variant.size;
   const side = mySide(G);
   // An own elephant with moves can always be (re)chosen while the elephant part is open.
-  if (phase === "turn" && !elephantReady(G) && d.from && !same(d.from, c) && legalMoves(G).some((m) => same(m.from, c))
+  if (drafting(G) && !elephantReady(G) && d.from && !same(d.from, c) && legalMoves(G).some((m) => same(m.from, c))
     && !cands.has(key(c))) {
     pushHistory(G);
     Object.assign(d, { from: c, path: [], facing: null });
@@ -241,7 +287,7 @@ export function onCell(G, c) {
     return true;
   }
   if (!cands.has(key(c))) {
-    G.error = `Not allowed: ${explain(G, c, phase)}`;
+    G.error = { key: "explain.notAllowed", reason: explain(G, c, phase) };
     return true;
   }
   G.error = null;
@@ -276,8 +322,8 @@ export function onCell(G, c) {
       d.selGuard = null;
       return true;
     }
-    const t = guardianTargets(draftResult(G).state, d.selGuard, side).find(([cc]) => same(cc, c));
-    if (t) d.guardians.push({ from: d.selGuard, dir: t[2], steps: t[1] });
+    const tg = guardianTargets(draftResult(G).state, d.selGuard, side).find(([cc]) => same(cc, c));
+    if (tg) d.guardians.push({ from: d.selGuard, dir: tg[2], steps: tg[1] });
     d.selGuard = null;
     return true;
   }
@@ -286,11 +332,12 @@ export function onCell(G, c) {
 }
 
 export function chooseFacing(G, f) {
-  if (!facingChoices(G).includes(f)) return;
+  if (!facingChoices(G).includes(f)) return false;
   pushHistory(G);
   G.draft.facing = f;
   G.draft.elDone = true;
   G.error = null;
+  return true;
 }
 
 export function toggleBurnt(G) {
@@ -303,40 +350,78 @@ export function canSend(G) {
   const phase = turnPhase(G);
   const d = G.draft;
   if (phase === "setup") return d.setupE.length === G.state.variant.elephants && d.setupG.length === 2;
-  return phase === "turn" && elephantReady(G) && !d.burntMode && !d.selGuard && !!draftResult(G);
+  return drafting(G) && elephantReady(G) && !d.burntMode && !d.selGuard && !!draftResult(G);
 }
 
-// Checks the draft with the rules, shows it at once (prediction) and sends it.
+// Sends a turn with prediction: the board shows its result at once, the server decides.
+export function sendTurn(G, turn) {
+  const c = G.rules.clone();
+  try {
+    const r = c.applyTurn(turn);
+    if (r.error) {
+      G.error = { key: "explain.notAllowed", reason: { rule: r.error.code, message: r.error.message } };
+      return false;
+    }
+    const ref = `r${++S.refSeq}`;
+    G.shown = c.state();
+    G.pending = { ref, turn, side: mySide(G), version: G.version, at: performance.now() };
+    G.error = null;
+    if (G.local) {
+      G.local.submit(G, turn);
+      return true;
+    }
+    send({ type: "turn", game: G.code, turn, version: G.version, ref });
+    app.conn?.probe();
+    return true;
+  } finally {
+    c.dispose();
+  }
+}
+
+// Checks the draft with the rules, shows it at once (prediction) and sends it; a premove is kept
+// for the opponent's turn instead.
 export function sendDraft(G) {
   const phase = turnPhase(G);
   const side = mySide(G);
   if (!canSend(G)) return;
-  const ref = `r${++S.refSeq}`;
-  const c = G.rules.clone();
-  try {
-    if (phase === "setup") {
+  if (phase === "premove") {
+    G.premove = { turn: draftTurn(G), version: G.version };
+    resetDraft(G);
+    G.premoveRules?.dispose();
+    G.premoveRules = null;
+    return;
+  }
+  if (phase === "setup") {
+    const c = G.rules.clone();
+    try {
       const setup = { elephants: G.draft.setupE, guardians: G.draft.setupG };
       const r = c.applySetup(side, setup);
       if (r.error) {
-        G.error = `Not allowed: ${r.error.message}`;
+        G.error = { key: "explain.notAllowed", reason: { rule: r.error.code, message: r.error.message } };
         return;
       }
+      const ref = `r${++S.refSeq}`;
       G.shown = c.state();
-      G.pending = { ref, setup };
+      G.pending = { ref, setup, version: G.version, at: performance.now() };
       send({ type: "setup", game: G.code, setup, version: G.version, ref });
-    } else {
-      const turn = draftTurn(G);
-      const r = c.applyTurn(turn);
-      if (r.error) {
-        G.error = `Not allowed: ${r.error.message}`;
-        return;
-      }
-      G.shown = c.state();
-      G.pending = { ref, turn, side };
-      send({ type: "turn", game: G.code, turn, version: G.version, ref });
+      app.conn?.probe();
+      G.error = null;
+    } finally {
+      c.dispose();
     }
-    G.error = null;
-  } finally {
-    c.dispose();
+    return;
   }
+  const turn = draftTurn(G);
+  if (sendTurn(G, turn)) resetDraft(G);
+}
+
+// The opponent's turn arrived: play the premove if the rules still allow it, else drop it.
+// Returns null, {sent: turn} or {cancelled: reason}.
+export function playPremove(G) {
+  const pm = G.premove;
+  if (!pm || turnPhase(G) !== "turn") return null;
+  G.premove = null;
+  const e = G.rules.checkTurn(pm.turn).error;
+  if (e) return { cancelled: { rule: e.code, message: e.message }, turn: pm.turn };
+  return sendTurn(G, pm.turn) ? { sent: pm.turn } : null;
 }

@@ -23,6 +23,19 @@
 let mod = null;
 let loading = null;
 
+// Where the compiled rules are: next to this file. A browser streams and compiles them from
+// their URL; Node reads the file and hands its bytes over (emscripten's own Node path would
+// need CommonJS `require`). client/web/assemble.mjs rewrites the name to the hashed one.
+const WASM_FILE = "./trunkfield-rules.wasm";
+async function wasmArgs() {
+  const url = new URL(WASM_FILE, import.meta.url);
+  if (typeof process === "object" && process.versions?.node && url.protocol === "file:") {
+    const fs = await import("node:fs");
+    return { wasmBinary: fs.readFileSync(url) };
+  }
+  return { locateFile: (p) => (p.endsWith(".wasm") ? url.href : p) };
+}
+
 // Calls an exported C function with string arguments copied to the module heap (malloc'd, not
 // on the small wasm stack, so large records are fine) and returns its text result, if any.
 function call(name, returnsText, ...args) {
@@ -65,7 +78,7 @@ export class Rules {
     if (!loading) {
       loading = (async () => {
         const create = factory ?? (await import("./trunkfield-rules.mjs")).default;
-        mod = await create(moduleArgs ?? {});
+        mod = await create({ ...(await wasmArgs()), ...(moduleArgs ?? {}) });
         return Rules;
       })();
       loading.catch(() => {

@@ -1,0 +1,80 @@
+// The two player cards of a game screen, directly above and below the board: name, presence
+// (connected, or away with the time left before the opponent may claim the win), clock, and the
+// counts that make the score. The opponent's card is on top, the player's own below (for a
+// spectator: bronze on top, silver, who starts from the south, below).
+import { $, h, other, SideName, fmtClock, playerName } from "./dom.js";
+import { t } from "./i18n.js";
+import { pieceIcon } from "./board.js";
+import { mySide, botLevel } from "./state.js";
+
+export function clockMs(G, s) {
+  const c = G.clocks;
+  if (!c || typeof c[`${s}_ms`] !== "number") return null;
+  let ms = c[`${s}_ms`];
+  if (c.running === s && !G.result && G.status === "playing") ms -= performance.now() - G.clocksAt;
+  return ms;
+}
+
+function presence(G, s) {
+  if (!G.players?.[s]) return { cls: "open", text: t("card.openSeat") };
+  if (botLevel(G.players[s])) return { cls: "bot", text: t("card.computer") };
+  const away = G.away?.[s];
+  if (!away) return { cls: "here", text: t("card.here") };
+  if (G.result || G.status !== "playing") return { cls: "away", text: t("card.away") };
+  const wait = Math.ceil(((away.claim_at ?? 0) - Date.now()) / 1000);
+  return { cls: "away", text: wait > 0 ? t("card.awayFor", { s: wait }) : t("card.awayClaimable") };
+}
+
+function card(G, st, s) {
+  const p = st.players[s];
+  const side = mySide(G);
+  const turn = !G.result && st.to_move === s && G.status === "playing" && G.browse === null;
+  const ms = clockMs(G, s);
+  const pr = presence(G, s);
+  const low = ms !== null && ms < lowTimeMs(G) && turn;
+  const stats = [["trunks", p.trunks], ["burnt", p.burnt_left], ["saved", p.saved], ["captured", p.captured], ["onField", p.on_field]];
+  const tags = [SideName(s), side === s ? t("card.you") : null, turn ? t("card.toMove") : null].filter(Boolean).join(" · ");
+  return h("div", { class: `pcard ${s}${turn ? " to-move" : ""}${side === s ? " own" : ""}`, "data-side": s },
+    h("div", { class: "pc-top" },
+      pieceIcon(s, 26, s === "silver" ? "N" : "E"),
+      h("span", { class: "pc-name" },
+        h("span", { class: "name", text: playerName(G.players, s) }),
+        h("span", { class: "pc-tag", text: tags })),
+      h("span", { class: `presence ${pr.cls}`, "data-presence": pr.cls, title: pr.text },
+        h("span", { class: "dot", "aria-hidden": "true" }), h("span", { class: `ptext${pr.cls === "bot" ? " sr-only" : ""}`, text: pr.text })),
+      h("span", { class: "pc-score", title: t("card.score"), "aria-label": `${t("card.score")} ${p.score}`, text: String(p.score) }),
+      ms !== null ? h("span", { class: `clock${G.clocks?.running === s && !G.result ? " running" : ""}${low ? " low" : ""}`,
+        "data-side": s, text: fmtClock(ms), "aria-label": t("card.clock", { side: SideName(s) }) }) : null),
+    h("dl", { class: "pc-stats" }, ...stats.flatMap(([k, v]) => [h("dt", { text: t(`card.${k}`) }), h("dd", { class: k, text: String(v) })])));
+}
+
+// The side shown below the board (the player's own, else silver).
+export const bottomSide = (G) => mySide(G) ?? "silver";
+
+export function renderCards(G, st) {
+  const low = bottomSide(G);
+  $("card-bottom").replaceChildren(card(G, st, low));
+  $("card-top").replaceChildren(card(G, st, other(low)));
+}
+
+// The clocks only (twice a second): no redraw of the cards.
+export function tickClocks(G) {
+  for (const el of document.querySelectorAll("#game .clock[data-side]")) {
+    const s = el.dataset.side;
+    const ms = clockMs(G, s);
+    if (ms === null) continue;
+    el.textContent = fmtClock(ms);
+    el.classList.toggle("low", ms < lowTimeMs(G) && el.classList.contains("running"));
+  }
+  for (const el of document.querySelectorAll("#game .pcard")) {
+    const pr = presence(G, el.dataset.side);
+    const t2 = el.querySelector(".ptext");
+    if (t2 && t2.textContent !== pr.text) t2.textContent = pr.text;
+  }
+}
+
+// Below this much time left the clock is shown in red and sounds once.
+export function lowTimeMs(G) {
+  const initial = G.timeControl?.initial_ms ?? 0;
+  return Math.min(20000, Math.max(5000, initial / 6));
+}

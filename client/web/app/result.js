@@ -1,0 +1,142 @@
+// The result of a finished game, kept next to the board: who won and why in words ("Bob
+// resigned", "Silver's herd has left the field"), the final score, and what to do next: a
+// rematch offer the opponent can accept (protocol: rematch / rematch_decline, then `matched`),
+// "play again" against the computer or "new game, same settings" (a new create_game), the
+// replay, the lobby. Spectators get a link to the rematch when the players start one.
+import { $, other, SideName, sideName, playerName } from "./dom.js";
+import { t } from "./i18n.js";
+import { S, send, mySide, botLevel } from "./state.js";
+
+// The game's result in words: {head, why, score}; null while it goes on.
+export function resultWords(G) {
+  const r = G.result;
+  if (!r) return null;
+  const side = mySide(G);
+  const name = (s) => playerName(G.players, s);
+  const st = G.state;
+  let head;
+  if (r.reason === "aborted" || (!r.winner && G.status === "aborted")) head = t("result.noResult");
+  else if (r.winner === "draw") head = t("result.draw");
+  else if (r.winner) head = t("result.wins", { name: name(r.winner), side: SideName(r.winner), s: sideName(r.winner) });
+  else head = t("result.noResult");
+  if (side && r.winner && r.winner !== "draw") head += ` ${r.winner === side ? t("result.youWin") : t("result.youLose")}`;
+  const loser = r.winner && r.winner !== "draw" ? other(r.winner) : null;
+  let why;
+  switch (r.reason) {
+    case "resign": why = t("why.resign", { name: name(loser) }); break;
+    case "time": why = t("why.time", { name: name(loser) }); break;
+    case "abandon": why = t("why.abandon", { name: name(loser) }); break;
+    case "agreement": why = t("why.agreement"); break;
+    case "trunks": why = t("why.trunks"); break;
+    case "quiet": why = t("why.quiet", { n: st?.variant.quiet ?? 40 }); break;
+    case "herd": {
+      const gone = ["silver", "bronze"].filter((s) => st?.players[s].on_field === 0);
+      why = gone.length === 1 ? t("why.herd", { side: SideName(gone[0]), s: sideName(gone[0]) }) : t("why.herds");
+      break;
+    }
+    case "aborted": why = t(G.abortReason === "abandoned" ? "why.abortedLeft" : G.abortReason === "no_start" ? "why.abortedStart" : "why.aborted"); break;
+    default: why = r.reason ? String(r.reason) : "";
+  }
+  const sc = r.score ?? st?.score ?? { silver: 0, bronze: 0 };
+  return { head, why, score: t("result.score", { silver: sc.silver, bronze: sc.bronze }), sc };
+}
+
+export function renderResult(G) {
+  const box = $("result");
+  const w = resultWords(G);
+  box.hidden = !w;
+  if (!w) {
+    box.removeAttribute("data-score");
+    return;
+  }
+  box.dataset.score = `silver:${w.sc.silver} bronze:${w.sc.bronze}`;
+  box.dataset.winner = G.result.winner ?? "none";
+  box.dataset.reason = G.result.reason ?? "";
+  $("result-head").textContent = w.head;
+  $("result-why").textContent = w.why;
+  $("result-score").textContent = w.score;
+  const side = mySide(G);
+  const opp = side ? G.players[other(side)] : null;
+  const bot = botLevel(opp);
+  const rm = G.rematch;
+  const human = side && opp && !bot;
+  const rb = $("rematch-btn");
+  rb.hidden = !human || rm.unsupported || rm.offer === other(side) || !!rm.next;
+  rb.disabled = rm.offer === side || rm.sent;
+  rb.textContent = rm.offer === side || rm.sent ? t("result.rematchSent") : t("result.rematch");
+  $("rematch-answer").hidden = !(human && rm.offer === other(side) && !rm.next);
+  const note = $("rematch-note");
+  let noteText = "";
+  if (human && rm.unsupported) noteText = t("result.rematchUnsupported");
+  else if (human && rm.offer === other(side)) noteText = t("result.rematchOffered", { name: opp.name });
+  else if (human && rm.declined === other(side)) noteText = t("result.rematchDeclined", { name: opp.name });
+  else if (human && rm.declined === side) noteText = t("result.rematchYouDeclined");
+  note.hidden = !noteText;
+  note.textContent = noteText;
+  const again = $("again-btn");
+  again.hidden = !side;
+  again.className = bot || (human && rm.unsupported) ? "primary" : "";
+  again.textContent = bot ? t("result.playAgain") : t("result.sameSettings");
+  $("result-replay").hidden = G.result.reason === "aborted";
+  const next = $("rematch-next");
+  next.hidden = !rm.next || !!side;
+  if (rm.next) {
+    $("rematch-link").href = `/g/${rm.next}`;
+    $("rematch-link").textContent = t("result.watchRematch");
+  }
+}
+
+// Remembered per game code: how a game this page created was set up (create_game has fields a
+// snapshot does not show, such as `public`).
+const CREATED_KEY = "trunkfield.created";
+export function rememberCreated(code, msg) {
+  try {
+    const all = JSON.parse(localStorage.getItem(CREATED_KEY) ?? "{}");
+    all[code] = { public: msg.public, color: msg.color };
+    const keys = Object.keys(all);
+    for (const k of keys.slice(0, Math.max(0, keys.length - 50))) delete all[k];
+    localStorage.setItem(CREATED_KEY, JSON.stringify(all));
+  } catch { /* storage full or refused: the defaults do */ }
+}
+function created(code) {
+  try {
+    return JSON.parse(localStorage.getItem(CREATED_KEY) ?? "{}")[code] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+// The create_game that repeats G: the same variant, time control, colour and visibility, and the
+// same computer opponent when there was one.
+export function sameSettings(G) {
+  const side = mySide(G);
+  const c = created(G.code);
+  const msg = { type: "create_game", variant: G.state.variant, time_control: G.timeControl ?? null,
+    color: c?.color ?? side ?? "random", public: c?.public ?? true };
+  const bot = botLevel(G.players[other(side)]);
+  if (bot) msg.bot = bot;
+  return msg;
+}
+
+export function setupResult(G0) {
+  const current = () => (S.route.view === "game" ? S.games.get(S.route.code) : null) ?? G0;
+  $("rematch-btn").addEventListener("click", () => {
+    const G = current();
+    if (!G) return;
+    G.rematch = { ...G.rematch, sent: true, declined: null };
+    S.rematchProbe = { code: G.code, at: Date.now() };
+    send({ type: "rematch", game: G.code });
+    renderResult(G);
+  });
+  $("rematch-accept").addEventListener("click", () => {
+    const G = current();
+    if (G) send({ type: "rematch", game: G.code });
+  });
+  $("rematch-decline").addEventListener("click", () => {
+    const G = current();
+    if (!G) return;
+    send({ type: "rematch_decline", game: G.code });
+    G.rematch = { ...G.rematch, offer: null, declined: mySide(G) };
+    renderResult(G);
+  });
+}
