@@ -489,11 +489,26 @@ Expected<Game> Game::from_snapshot(const Snapshot& s) {
     g.reason_ = s.reason;
     g.loser_ = s.loser;
     g.drawn_ = s.phase == Phase::Over && s.reason == EndReason::Agreement;
-    const bool setup_done = s.phase == Phase::Play || s.phase == Phase::Over;
+    bool setup_done = s.phase == Phase::Play || s.phase == Phase::Over;
     if ((s.phase == Phase::Over) != (s.reason != EndReason::None))
         return bad("phase and end reason disagree");
     if (s.quiet_turns < 0 || s.quiet_turns >= v.quiet + (s.phase == Phase::Over))
         return bad("quiet turn count out of range");
+    // A game can end during the setups (a resignation, the clock, an agreement, an
+    // abandonment): then a side that had not set up has nothing on the field, and no turn was
+    // played (docs/RULES.md §9.2).
+    if (s.phase == Phase::Over && s.turns_played == 0 && (gcount[0] != 2 || gcount[1] != 2)) {
+        const bool outside_rules = s.reason == EndReason::Resign || s.reason == EndReason::Time ||
+                                   s.reason == EndReason::Agreement ||
+                                   s.reason == EndReason::Abandon;
+        for (int i = 0; i < 2; ++i)
+            if (gcount[i] != 0 && gcount[i] != 2)
+                return bad("each side has 2 guardians in play, or none before its setup");
+        for (const ElephantInfo& e : s.elephants)
+            if (gcount[idx(e.side)] == 0) return bad("elephants of a side that did not set up");
+        if (!outside_rules) return bad("a game ended by the rules before the setups were done");
+        setup_done = false;
+    }
     if (setup_done && (gcount[0] != 2 || gcount[1] != 2))
         return bad("each side has 2 guardians in play");
     if (setup_done && !g.is_ok()) return bad("trunks or elephants are not conserved");

@@ -43,7 +43,10 @@ namespace tf::proto {
     X(StoreFailed, "store_failed")    /* the game could not be saved; suspended meanwhile */    \
     X(TooManyGames, "too_many_games") /* create_game over the per-player limit of open games */ \
     X(TooManyConnections, "too_many_connections") /* per-IP connection limit; then closed */    \
-    X(StoreUnavailable, "store_unavailable")      /* the store cannot save or read right now */
+    X(StoreUnavailable, "store_unavailable")      /* the store cannot save or read right now */ \
+    X(GameNotOver, "game_not_over")               /* a rematch before the game ended */         \
+    X(NoRematchOffer, "no_rematch_offer")         /* rematch_decline without an offer */        \
+    X(RematchPending, "rematch_pending")          /* a second rematch offer */
 
 enum class Err : unsigned char {
 #define X(id, name) id,

@@ -98,7 +98,15 @@ bool changes_game(const EventBody& b) {
     return !std::holds_alternative<ChatEv>(b) && !std::holds_alternative<DrawOfferEv>(b) &&
            !std::holds_alternative<DrawDeclineEv>(b) && !std::holds_alternative<PlayerLeftEv>(b) &&
            !std::holds_alternative<PlayerBackEv>(b) && !std::holds_alternative<SpectatorsEv>(b) &&
+           !std::holds_alternative<RematchOfferEv>(b) &&
+           !std::holds_alternative<RematchDeclineEv>(b) && !std::holds_alternative<RematchEv>(b) &&
            !std::holds_alternative<UnknownEv>(b);
+}
+
+bool versioned(const EventBody& b) {
+    if (std::holds_alternative<SpectatorsEv>(b)) return false;
+    auto* c = std::get_if<ChatEv>(&b);
+    return !c || c->room == ChatRoom::Players;
 }
 
 }  // namespace tf::proto

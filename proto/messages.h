@@ -100,10 +100,19 @@ struct DrawDecline {
 struct ClaimWin {
     std::string game;
 };
+// After a game: offer a rematch (colours swapped, same settings); sent while the opponent's
+// offer stands it accepts. Declining answers the opponent's offer.
+struct Rematch {
+    std::string game;
+};
+struct RematchDecline {
+    std::string game;
+};
 
-using ClientMsg = std::variant<Hello, CreateGame, JoinGame, CancelGame, ListGames, Watch, SetupMsg,
-                               TurnMsg, Resign, Chat, Ping, QuickMatch, QuickMatchCancel, ListLive,
-                               DrawOffer, DrawAccept, DrawDecline, ClaimWin>;
+using ClientMsg =
+    std::variant<Hello, CreateGame, JoinGame, CancelGame, ListGames, Watch, SetupMsg, TurnMsg,
+                 Resign, Chat, Ping, QuickMatch, QuickMatchCancel, ListLive, DrawOffer, DrawAccept,
+                 DrawDecline, ClaimWin, Rematch, RematchDecline>;
 
 // A game code as the server makes them (6 characters of 23456789abcdefghjkmnpqrstuvwxyz) or
 // might later: 1 to 16 lowercase letters and digits. Every reader of a code checks it so.
@@ -223,9 +232,13 @@ struct GameOverEv {
     Result result;
     friend bool operator==(const GameOverEv&, const GameOverEv&) = default;
 };
+// Players talk in the players' room, which everyone watching reads (versioned, journaled);
+// spectators in a room of their own that only spectators read (not versioned, not stored).
+enum class ChatRoom : unsigned char { Players, Spectators };
 struct ChatEv {
     PlayerRef from;
     std::string text;
+    ChatRoom room = ChatRoom::Players;
     friend bool operator==(const ChatEv&, const ChatEv&) = default;
 };
 struct CancelEv {
@@ -269,6 +282,18 @@ struct SpectatorsEv {  // not versioned: carries the game's version without addi
     int count = 0;
     friend bool operator==(const SpectatorsEv&, const SpectatorsEv&) = default;
 };
+struct RematchOfferEv {  // after the game: the side offering a rematch
+    Side side = Side::Silver;
+    friend bool operator==(const RematchOfferEv&, const RematchOfferEv&) = default;
+};
+struct RematchDeclineEv {  // the side declining it
+    Side side = Side::Silver;
+    friend bool operator==(const RematchDeclineEv&, const RematchDeclineEv&) = default;
+};
+struct RematchEv {  // the rematch was accepted: its game
+    std::string code;
+    friend bool operator==(const RematchEv&, const RematchEv&) = default;
+};
 // A kind this build does not know (from a newer server): its version still counts.
 struct UnknownEv {
     std::string kind;
@@ -277,23 +302,26 @@ struct UnknownEv {
 
 // Every event kind, with its name on the wire; schema/event.json lists the same names (a test
 // checks both ways).
-#define TF_EVENT_KINDS(X)            \
-    X(JoinEv, "join")                \
-    X(SetupEv, "setup")              \
-    X(TurnEv, "turn")                \
-    X(ResignEv, "resign")            \
-    X(DrawOfferEv, "draw_offer")     \
-    X(DrawDeclineEv, "draw_decline") \
-    X(DrawAcceptEv, "draw_accept")   \
-    X(TimeoutEv, "timeout")          \
-    X(PlayerBackEv, "player_back")   \
-    X(PlayerLeftEv, "player_left")   \
-    X(AbandonEv, "abandon")          \
-    X(AbortEv, "abort")              \
-    X(GameOverEv, "game_over")       \
-    X(ChatEv, "chat")                \
-    X(CancelEv, "cancel")            \
-    X(SpectatorsEv, "spectators")
+#define TF_EVENT_KINDS(X)                  \
+    X(JoinEv, "join")                      \
+    X(SetupEv, "setup")                    \
+    X(TurnEv, "turn")                      \
+    X(ResignEv, "resign")                  \
+    X(DrawOfferEv, "draw_offer")           \
+    X(DrawDeclineEv, "draw_decline")       \
+    X(DrawAcceptEv, "draw_accept")         \
+    X(TimeoutEv, "timeout")                \
+    X(PlayerBackEv, "player_back")         \
+    X(PlayerLeftEv, "player_left")         \
+    X(AbandonEv, "abandon")                \
+    X(AbortEv, "abort")                    \
+    X(GameOverEv, "game_over")             \
+    X(ChatEv, "chat")                      \
+    X(CancelEv, "cancel")                  \
+    X(SpectatorsEv, "spectators")          \
+    X(RematchOfferEv, "rematch_offer")     \
+    X(RematchDeclineEv, "rematch_decline") \
+    X(RematchEv, "rematch")
 
 using EventBody = std::variant<
 #define X(type, name) type,
@@ -311,6 +339,9 @@ std::string_view event_kind(const EventBody& b);
 // than the last such event is stale_version). Chat, draw offers and declines, presence and the
 // spectator count do not.
 bool changes_game(const EventBody& b);
+// Whether the event takes a version of its own: all but the spectator count and spectators'
+// chat, which carry the game's current version without adding one (and are never stored).
+bool versioned(const EventBody& b);
 
 struct Event {
     std::string game;
@@ -340,6 +371,9 @@ struct SnapshotMsg {
     std::optional<ClockReading> clocks;
     int spectators = 0;
     std::optional<Side> draw_offer;  // the side whose draw offer stands
+    bool is_public = true;           // listed (open, live) or joined by code only
+    // The last chat lines the recipient may read (players': everyone; spectators': spectators).
+    std::vector<ChatEv> chat;
 };
 struct Ack {
     std::optional<std::string> ref;
@@ -352,6 +386,7 @@ struct ErrorMsg {
     std::optional<std::string> ref;
     std::optional<std::int64_t> version;
     std::optional<std::string> rule;  // the rules library's code for illegal setups/turns
+    std::optional<std::string> game = std::nullopt;  // the game it is about, for a game's errors
     friend bool operator==(const ErrorMsg&, const ErrorMsg&) = default;
 };
 // An open public game in the lobby.
@@ -399,6 +434,7 @@ struct LiveGame {
     int score[2] = {0, 0};
     int spectators = 0;
     GameStatus status = GameStatus::Playing;  // playing or suspended
+    bool away[2] = {false, false};            // a seat without any connection
     friend bool operator==(const LiveGame&, const LiveGame&) = default;
 };
 struct Live {
@@ -451,6 +487,8 @@ Json to_json(const DrawOffer& m);
 Json to_json(const DrawAccept& m);
 Json to_json(const DrawDecline& m);
 Json to_json(const ClaimWin& m);
+Json to_json(const Rematch& m);
+Json to_json(const RematchDecline& m);
 Json to_json(const ClientMsg& m);
 
 std::string_view color_name(ColorChoice c);

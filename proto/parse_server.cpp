@@ -99,6 +99,19 @@ Result result(const Json& v) {
     return r;
 }
 
+// A chat line; "room" absent (events stored before it existed) is the players' room.
+ChatEv chat(const Json& p) {
+    ChatEv c{player(field(p, "from"), "from"), str(field(p, "text"), "text", kMaxMessageBytes),
+             ChatRoom::Players};
+    if (auto room = opt_str(p, "room")) {
+        if (*room == "spectators")
+            c.room = ChatRoom::Spectators;
+        else if (*room != "players")
+            bad("field \"room\" must be players or spectators");
+    }
+    return c;
+}
+
 EventBody payload(const std::string& kind, const Json& p) {
     if (kind == "join") return JoinEv{side_field(p), player(field(p, "player"), "player")};
     if (kind == "setup") return SetupEv{side_field(p), setup(field(p, "setup"))};
@@ -127,11 +140,12 @@ EventBody payload(const std::string& kind, const Json& p) {
         bad("field \"reason\" must be no_start or abandoned");
     }
     if (kind == "game_over") return GameOverEv{result(p)};
-    if (kind == "chat")
-        return ChatEv{player(field(p, "from"), "from"),
-                      str(field(p, "text"), "text", kMaxMessageBytes)};
+    if (kind == "chat") return chat(p);
     if (kind == "cancel") return CancelEv{};
     if (kind == "spectators") return SpectatorsEv{count(field(p, "count"), "count")};
+    if (kind == "rematch_offer") return RematchOfferEv{side_field(p)};
+    if (kind == "rematch_decline") return RematchDeclineEv{side_field(p)};
+    if (kind == "rematch") return RematchEv{str(field(p, "code"), "code", 16)};
     return UnknownEv{kind};
 }
 
@@ -175,6 +189,9 @@ ServerMsg snapshot(const Json& j) {
     m.clocks = clocks(j);
     m.spectators = count(field(j, "spectators"), "spectators");
     m.draw_offer = opt_side(j, "draw_offer");
+    if (auto* pub = opt_field(j, "public")) m.is_public = boolean(*pub, "public");
+    if (auto* lines = opt_field(j, "chat"))
+        for (const Json& c : array(*lines, "chat")) m.chat.push_back(chat(object(c, "chat")));
     return m;
 }
 
@@ -201,6 +218,7 @@ ServerMsg error(const Json& j) {
     m.ref = opt_str(j, "ref", 64);
     m.version = opt_version(j, "version");
     m.rule = opt_str(j, "rule");
+    m.game = opt_str(j, "game", 16);
     return m;
 }
 
@@ -231,6 +249,11 @@ ServerMsg live(const Json& j) {
         e.to_move = side(field(g, "to_move"), "to_move");
         score(field(g, "score"), e.score);
         e.spectators = count(field(g, "spectators"), "spectators");
+        if (auto* away = opt_field(g, "away")) {
+            object(*away, "away");
+            e.away[0] = boolean(field(*away, "silver"), "silver");
+            e.away[1] = boolean(field(*away, "bronze"), "bronze");
+        }
         if (auto* st = opt_field(g, "status")) {
             auto s = status_from_name(str(*st, "status"));
             if (!s) bad("unknown status");

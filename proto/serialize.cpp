@@ -92,6 +92,12 @@ Json to_json(const DrawDecline& m) {
 Json to_json(const ClaimWin& m) {
     return {{"type", "claim_win"}, {"game", m.game}};
 }
+Json to_json(const Rematch& m) {
+    return {{"type", "rematch"}, {"game", m.game}};
+}
+Json to_json(const RematchDecline& m) {
+    return {{"type", "rematch_decline"}, {"game", m.game}};
+}
 Json to_json(const ClientMsg& m) {
     return std::visit([](const auto& x) { return to_json(x); }, m);
 }

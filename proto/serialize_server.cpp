@@ -103,8 +103,12 @@ struct PayloadWriter {
     void operator()(const ChatEv& e) {
         w.begin_object().key("from");
         write(w, e.from);
+        w.key("room").value(e.room == ChatRoom::Spectators ? "spectators" : "players");
         w.key("text").value(e.text).end_object();
     }
+    void operator()(const RematchOfferEv& e) { side_only(w, e.side); }
+    void operator()(const RematchDeclineEv& e) { side_only(w, e.side); }
+    void operator()(const RematchEv& e) { w.begin_object().key("code").value(e.code).end_object(); }
     void operator()(const CancelEv&) { w.begin_object().end_object(); }
     void operator()(const SpectatorsEv& e) {
         w.begin_object().key("count").value(e.count).end_object();
@@ -182,6 +186,9 @@ std::string to_text(const GameCreated& m) {
 
 std::string to_text(const SnapshotMsg& m) {
     return message([&](JsonWriter& w) {
+        w.key("chat").begin_array();
+        for (const ChatEv& c : m.chat) PayloadWriter{w}(c);
+        w.end_array();
         w.key("clocks");
         write(w, m.clocks);
         w.key("draw_offer");
@@ -203,6 +210,7 @@ std::string to_text(const SnapshotMsg& m) {
             });
         }
         w.end_object();
+        w.key("public").value(m.is_public);
         w.key("record").begin_object();
         w.key("setup").begin_object();
         for (Side s : {Side::Bronze, Side::Silver}) {
@@ -249,6 +257,7 @@ std::string to_text(const Ack& m) {
 std::string to_text(const ErrorMsg& m) {
     return message([&](JsonWriter& w) {
         w.key("code").value(err_name(m.code));
+        if (m.game) w.key("game").value(*m.game);
         w.key("message").value(m.message);
         if (m.ref) w.key("ref").value(*m.ref);
         if (m.rule) w.key("rule").value(*m.rule);
@@ -317,6 +326,9 @@ std::string to_text(const Live& m) {
         w.key("games").begin_array();
         for (const LiveGame& g : m.games) {
             w.begin_object();
+            w.key("away").begin_object();
+            w.key("bronze").value(g.away[1]).key("silver").value(g.away[0]);
+            w.end_object();
             w.key("code").value(g.code);
             w.key("players").begin_object();
             for (Side s : {Side::Bronze, Side::Silver}) {

@@ -36,7 +36,9 @@ bool constant_time_equal(const std::string& a, const std::string& b) {
 }  // namespace
 
 Identity::Issued Identity::create(std::string name) {
-    auto player = std::make_shared<const Player>(Player{"p" + random_hex(8), std::move(name)});
+    std::string id = "p" + random_hex(8);
+    if (name.empty()) name = "guest-" + id.substr(1, 4);
+    auto player = std::make_shared<const Player>(Player{id, std::move(name)});
     std::string selector = random_hex(8), secret = random_hex(16);
     if (store_) store_->add_player(StoredPlayer{player->id, player->name, selector, secret});
     std::lock_guard lock(m_);

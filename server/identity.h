@@ -23,6 +23,8 @@ class Identity {
         std::shared_ptr<const Player> player;
         std::string token;
     };
+    // A new guest; without a name, "guest-" and four characters of its id (distinct names for
+    // distinct visitors, as good as they need to be to tell them apart in a chat).
     Issued create(std::string name);
     // The player the token belongs to, or nullptr for an unknown or forged token: `done` runs
     // on `ex` (a token this process has not seen is looked up in the store, off the caller's

@@ -111,7 +111,7 @@ void Room::fail(const Who& who, Err code, std::string message, std::optional<std
     spdlog::warn("room {}: rejected ({}): {}", code_, proto::err_name(code), message);
     metrics().reject(code);
     reply(who, proto::to_text(proto::ErrorMsg{code, std::move(message), std::move(ref), version_,
-                                              std::move(rule)}));
+                                              std::move(rule), code_}));
 }
 
 // Serializes the event once, journals it, keeps it in the bounded history and addresses it to
@@ -120,6 +120,7 @@ void Room::emit(proto::EventBody body) {
     ++version_;
     if (proto::changes_game(body)) state_version_ = version_;
     auto now = SteadyClock::now();
+    if (auto* c = std::get_if<proto::ChatEv>(&body)) remember_chat(*c);
     proto::Event ev{code_, version_, std::move(body), clocks(now)};
     auto msg = std::make_shared<const std::string>(proto::to_text(ev));
     ops_.journal(journal_row(ev, *msg, epoch_ms(now, now)));
@@ -149,7 +150,7 @@ void Room::join(Player p, Who who, Msg joined) {
         if (joined) ops_.send({who, joined});
         emit(proto::JoinEv{s, ref(p)});
         watchers_.add(p, who);
-        reply(who, proto::to_text(snapshot()));
+        reply(who, proto::to_text(snapshot(false)));
         update_presence();   // the creator may have left while the game was open
         count_spectators();  // one fewer if p was watching the open game
     });
@@ -168,7 +169,7 @@ void Room::watch(Player p, Who who, std::optional<std::int64_t> since) {
             since && *since <= version_ &&
             (*since == version_ || (!history_.empty() && history_.front().first <= *since + 1));
         if (!can_replay) {
-            reply(who, proto::to_text(snapshot()));
+            reply(who, proto::to_text(snapshot(!seat_of(p.id))));
         } else {
             for (auto& [v, msg] : history_)
                 if (v > *since) ops_.send({who, msg});
@@ -312,7 +313,15 @@ void Room::chat(Player p, Who who, std::string text) {
         if (int(times.size()) >= chat_lines_)
             return fail(who, Err::ChatRate, "too many chat lines; wait a few seconds");
         times.push_back(now);
-        emit(proto::ChatEv{ref(p), text});
+        if (seat_of(p.id)) return emit(proto::ChatEv{ref(p), text, proto::ChatRoom::Players});
+        // A spectator talks to the spectators: not versioned, not stored, kept for snapshots.
+        proto::ChatEv line{ref(p), text, proto::ChatRoom::Spectators};
+        remember_chat(line);
+        auto msg = std::make_shared<const std::string>(
+            proto::to_text(proto::Event{code_, version_, line, clocks(now)}));
+        watchers_.each_live([&](const Watchers::Sub& sub) {
+            if (watchers_.spectator(sub)) ops_.send({sub.who, msg, true});
+        });
     });
 }
 

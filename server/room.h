@@ -82,6 +82,8 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void resign(Player p, Who who);
     void draw(Player p, Who who, DrawAct act);
     void claim_win(Player p, Who who);
+    // After the game: a rematch offer (or the acceptance of the opponent's), or a decline.
+    void rematch(Player p, Who who, bool decline);
     void chat(Player p, Who who, std::string text);
 
   private:
@@ -170,7 +172,11 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     std::optional<proto::ClockReading> clocks(TimePoint now) const;
     proto::Result result() const;
     static proto::PlayerRef ref(const Player& p) { return {p.id, p.name}; }
-    proto::SnapshotMsg snapshot() const;
+    // What a (re)joining client gets; a spectator's includes the spectators' chat room.
+    proto::SnapshotMsg snapshot(bool for_spectator) const;
+    static constexpr std::size_t kChatLog = 50;  // chat lines kept for snapshots
+    void remember_chat(const proto::ChatEv& line);
+    std::deque<proto::ChatEv> chat_log_;
     // The players' `spectators` event when the count changed (server/room_watchers.h).
     void count_spectators();
     int spectators() const { return watchers_.spectators(); }
@@ -200,7 +206,13 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     std::optional<TimePoint> away_since_[2];   // a seat without any connection
     std::optional<TimePoint> remove_at_;       // a finished game leaves memory then
     std::optional<Side> draw_offer_;           // the side whose offer stands
-    bool offered_[2] = {false, false};         // offered since that side's last turn
+    std::optional<Side> rematch_offer_;        // after the game: the side whose offer stands
+    std::optional<std::string> rematch_code_;  // the rematch's game, once accepted
+    bool rematch_starting_ = false;            // accepted, its room being made
+    void start_rematch();
+    void rematch_made(const std::shared_ptr<Room>& next, const Player& creator, Side creator_side,
+                      const std::optional<Player>& joiner);
+    bool offered_[2] = {false, false};  // offered since that side's last turn
     std::map<std::string, std::deque<TimePoint>> chat_times_;  // per player id
     boost::asio::steady_timer timer_;
 

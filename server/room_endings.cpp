@@ -1,5 +1,8 @@
 // Requests that end a game by the players' will: resignation, draw offers, claiming the win
 // from an opponent who left (room_timers.cpp has the endings driven by time).
+#include <spdlog/spdlog.h>
+
+#include "server/directory.h"
 #include "server/room.h"
 
 namespace tf::server {
@@ -58,6 +61,92 @@ void Room::claim_win(Player p, Who who) {
             return fail(who, Err::NotClaimable, "your opponent's grace period has not passed");
         end_abandon(~*side, true);
     });
+}
+
+}  // namespace tf::server
+
+namespace tf::server {
+
+using proto::Err;
+
+// After the game, like a draw offer: an offer stands until the opponent answers; offering while
+// the opponent's offer stands accepts it (the computer accepts at once). The rematch is a new
+// game of the same settings with the colours swapped, made by the directory; both players get
+// `matched` and its snapshot, as in a quick match, and everyone watching this one the
+// `rematch` event with its code.
+void Room::rematch(Player p, Who who, bool decline) {
+    on_strand([this, p = std::move(p), who = std::move(who), decline] {
+        auto side = seat_of(p.id);
+        if (!side) return fail(who, Err::NotSeated, "only the players can ask for a rematch");
+        if (refuse_unsaved(who)) return;
+        if (!proto::finished(status_))
+            return fail(who, Err::GameNotOver, "the game is still going on");
+        if (rematch_code_ || rematch_starting_)
+            return fail(who, Err::AlreadyStarted,
+                        "the rematch is already being played" +
+                            (rematch_code_ ? ": game " + *rematch_code_ : std::string()));
+        if (decline) {
+            if (rematch_offer_ != ~*side)
+                return fail(who, Err::NoRematchOffer, "your opponent has not offered a rematch");
+            rematch_offer_.reset();
+            return emit(proto::RematchDeclineEv{*side});
+        }
+        if (rematch_offer_ == *side)
+            return fail(who, Err::RematchPending, "your rematch offer stands");
+        if (rematch_offer_ == ~*side || bot_side() == ~*side) return start_rematch();
+        rematch_offer_ = *side;
+        emit(proto::RematchOfferEv{*side});
+    });
+}
+
+void Room::start_rematch() {
+    rematch_starting_ = true;
+    rematch_offer_.reset();
+    // Colours swapped. Two players: the one who had the other seat creates the next game on
+    // the creator's side, and the creator joins it. Against the computer the human creates it
+    // again, on the other side.
+    RoomParams next = params_;
+    next.quick_match = true;  // both seats are taken at once: never in the open list
+    const Side cs = params_.creator_side;
+    Player creator = *seats_[idx(params_.bot_level ? cs : ~cs)];
+    if (params_.bot_level) next.creator_side = ~cs;
+    std::optional<Player> joiner;
+    if (!params_.bot_level) joiner = *seats_[idx(cs)];
+    env_.directory.create(next, creator, ex_,
+                          [self = shared_from_this(), creator, side = next.creator_side,
+                           joiner](std::shared_ptr<Room> r) {
+                              self->ops_.run([self, r, creator, side, joiner] {
+                                  self->rematch_made(r, creator, side, joiner);
+                              });
+                          });
+}
+
+void Room::rematch_made(const std::shared_ptr<Room>& next, const Player& creator, Side creator_side,
+                        const std::optional<Player>& joiner) {
+    rematch_starting_ = false;
+    if (!next) {
+        spdlog::warn("room {}: the rematch could not be made (no free game code)", code_);
+        return;
+    }
+    rematch_code_ = next->code();
+    emit(proto::RematchEv{next->code()});
+    // Each player's live connection to this game, if any, takes its seat in the next one.
+    auto conn = [&](const Player& pl) {
+        Who w;
+        for (auto& [p, sub] : watchers_.subs())
+            if (sub.player_id == pl.id && !sub.who.expired()) w = sub.who;
+        if (auto m = std::dynamic_pointer_cast<Member>(w.lock())) m->adopt(next);
+        return w;
+    };
+    const std::string link = "/g/" + next->code();
+    auto matched = [&](Side s) {
+        return std::make_shared<const std::string>(
+            proto::to_text(proto::Matched{next->code(), link, s}));
+    };
+    Who creator_conn = conn(creator);
+    next->open(creator_conn, matched(creator_side));
+    next->watch(creator, creator_conn, std::nullopt);
+    if (joiner) next->join(*joiner, conn(*joiner), matched(~creator_side));
 }
 
 }  // namespace tf::server

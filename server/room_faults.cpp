@@ -143,8 +143,10 @@ void Room::try_resume() {
             if (s) env_.players.unseat(s->id, code_);
         remove_at_ = now + retention_;
     }
-    const std::string snap = proto::to_text(snapshot());
-    for (auto& [p, sub] : watchers_.subs()) reply(sub.who, snap);
+    const std::string for_players = proto::to_text(snapshot(false));
+    const std::string for_spectators = proto::to_text(snapshot(true));
+    for (auto& [p, sub] : watchers_.subs())
+        reply(sub.who, watchers_.spectator(sub) ? for_spectators : for_players);
     update_live("resume");
     update_presence();
 }

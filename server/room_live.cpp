@@ -17,6 +17,7 @@ proto::LiveGame Room::live_entry() const {
     e.to_move = game_.to_move();
     e.spectators = spectators();
     e.status = status_;
+    for (Side s : {Side::Silver, Side::Bronze}) e.away[idx(s)] = away_since_[idx(s)].has_value();
     return e;
 }
 
@@ -24,7 +25,10 @@ void Room::update_live(std::string_view what) {
     if (!loaded_) return;  // suspended and not read back yet: the listing stays as it was
     bool listed = status_ == Status::Playing ||
                   (status_ == Status::Suspended && resume_status_ == Status::Playing);
-    if (!params_.is_public || !listed) {
+    // A game both players left is not worth watching: off the list until one comes back (the
+    // server still ends it by its rules).
+    const bool abandoned = away_since_[0] && away_since_[1];
+    if (!params_.is_public || !listed || abandoned) {
         // not (or no longer) live: a no-op if unlisted
         env_.listings.set_live(code_, std::nullopt, true);
         return;

@@ -119,8 +119,27 @@ struct Room::Replayer {
         r.status_ = Status::Cancelled;
         return {};
     }
-    // Presence and chat change nothing that is kept; the spectator count is never journaled.
-    std::string operator()(const proto::ChatEv&) { return {}; }
+    // After the game: the rematch offers and the rematch itself.
+    std::string operator()(const proto::RematchOfferEv& e) {
+        r.rematch_offer_ = e.side;
+        return {};
+    }
+    std::string operator()(const proto::RematchDeclineEv&) {
+        r.rematch_offer_.reset();
+        return {};
+    }
+    std::string operator()(const proto::RematchEv& e) {
+        r.rematch_offer_.reset();
+        r.rematch_code_ = e.code;
+        return {};
+    }
+    // Chat is kept for snapshots (the players' room only is journaled); presence changes
+    // nothing that is kept; the spectator count is never journaled.
+    std::string operator()(const proto::ChatEv& e) {
+        if (e.room != proto::ChatRoom::Players) return "a spectators' line in the journal";
+        r.remember_chat(e);
+        return {};
+    }
     std::string operator()(const proto::PlayerLeftEv&) { return {}; }
     std::string operator()(const proto::PlayerBackEv&) { return {}; }
     std::string operator()(const proto::SpectatorsEv&) { return "not a journaled event"; }
@@ -152,6 +171,9 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
     else
         clock_.reset();
     draw_offer_.reset();
+    rematch_offer_.reset();
+    rematch_code_.reset();
+    chat_log_.clear();
     offered_[0] = offered_[1] = false;
     start_deadline_.reset();
     away_since_[0].reset();
@@ -171,7 +193,10 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
         auto ev = read_row(jr, why);
         if (!ev) return fail(at + why);
         const bool after_end_ok = std::holds_alternative<proto::GameOverEv>(ev->body) ||
-                                  std::holds_alternative<proto::ChatEv>(ev->body);
+                                  std::holds_alternative<proto::ChatEv>(ev->body) ||
+                                  std::holds_alternative<proto::RematchOfferEv>(ev->body) ||
+                                  std::holds_alternative<proto::RematchDeclineEv>(ev->body) ||
+                                  std::holds_alternative<proto::RematchEv>(ev->body);
         if (proto::finished(status_) && !after_end_ok)
             return fail(at + "after the end of the game");
         if (auto e = std::visit(Replayer{*this}, ev->body); !e.empty()) return fail(at + e);

@@ -17,6 +17,11 @@ std::optional<proto::Seat> Room::seat_view(Side s, TimePoint now) const {
     return v;
 }
 
+void Room::remember_chat(const proto::ChatEv& line) {
+    chat_log_.push_back(line);
+    while (chat_log_.size() > kChatLog) chat_log_.pop_front();
+}
+
 std::optional<proto::ClockReading> Room::clocks(TimePoint now) const {
     if (!clock_) return std::nullopt;
     return clock_->reading(now);
@@ -32,7 +37,7 @@ proto::OpenGame Room::lobby_entry() const {
             params_.creator_side};
 }
 
-proto::SnapshotMsg Room::snapshot() const {
+proto::SnapshotMsg Room::snapshot(bool for_spectator) const {
     auto now = SteadyClock::now();
     proto::SnapshotMsg m;
     m.game = code_;
@@ -44,6 +49,9 @@ proto::SnapshotMsg Room::snapshot() const {
     m.clocks = clocks(now);
     m.spectators = spectators();
     m.draw_offer = draw_offer_;
+    m.is_public = params_.is_public;
+    for (const auto& c : chat_log_)
+        if (for_spectator || c.room == proto::ChatRoom::Players) m.chat.push_back(c);
     return m;
 }
 

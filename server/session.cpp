@@ -111,7 +111,7 @@ void Session::handle(proto::Hello& m) {
         return send_error(Err::UnsupportedVersion,
                           "unsupported protocol version; supported versions: [1]");
     if (!m.token) {
-        auto issued = hub_.identity.create(m.name && !m.name->empty() ? *m.name : "guest");
+        auto issued = hub_.identity.create(m.name.value_or(""));
         return welcome(*issued.player, issued.token, false);
     }
     hello_pending_ = true;
@@ -268,6 +268,14 @@ void Session::handle(proto::DrawDecline& m) {
 
 void Session::handle(proto::ClaimWin& m) {
     if (auto room = find_room(m.game)) room->claim_win(*player_, weak_from_this());
+}
+
+void Session::handle(proto::Rematch& m) {
+    if (auto room = find_room(m.game)) room->rematch(*player_, weak_from_this(), false);
+}
+
+void Session::handle(proto::RematchDecline& m) {
+    if (auto room = find_room(m.game)) room->rematch(*player_, weak_from_this(), true);
 }
 
 void Session::handle(proto::Ping&) {

@@ -74,6 +74,8 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     void handle(proto::DrawAccept& m);
     void handle(proto::DrawDecline& m);
     void handle(proto::ClaimWin& m);
+    void handle(proto::Rematch& m);
+    void handle(proto::RematchDecline& m);
 
     std::optional<Player> player_;
     double credits_;

@@ -15,19 +15,19 @@ namespace tf::play {
 
 const std::map<std::string, Session::Handler>& Session::commands() {
     static const std::map<std::string, Handler> table = {
-        {"help", &Session::cmd_help},     {"?", &Session::cmd_help},
-        {"quit", &Session::cmd_quit},     {"exit", &Session::cmd_quit},
-        {"create", &Session::cmd_create}, {"new", &Session::cmd_create},
-        {"join", &Session::cmd_join},     {"quick", &Session::cmd_quick},
-        {"list", &Session::cmd_list},     {"games", &Session::cmd_list},
-        {"live", &Session::cmd_live},     {"watch", &Session::cmd_watch},
-        {"leave", &Session::cmd_leave},   {"cancel", &Session::cmd_cancel},
-        {"setup", &Session::cmd_setup},   {"moves", &Session::cmd_moves},
-        {"board", &Session::cmd_board},   {"history", &Session::cmd_history},
-        {"chat", &Session::cmd_chat},     {"say", &Session::cmd_chat},
-        {"resign", &Session::cmd_resign}, {"draw", &Session::cmd_draw},
-        {"claim", &Session::cmd_claim},   {"play", &Session::cmd_turn},
-        {"turn", &Session::cmd_turn},
+        {"help", &Session::cmd_help},       {"?", &Session::cmd_help},
+        {"quit", &Session::cmd_quit},       {"exit", &Session::cmd_quit},
+        {"create", &Session::cmd_create},   {"new", &Session::cmd_create},
+        {"join", &Session::cmd_join},       {"quick", &Session::cmd_quick},
+        {"list", &Session::cmd_list},       {"games", &Session::cmd_list},
+        {"live", &Session::cmd_live},       {"watch", &Session::cmd_watch},
+        {"leave", &Session::cmd_leave},     {"cancel", &Session::cmd_cancel},
+        {"setup", &Session::cmd_setup},     {"moves", &Session::cmd_moves},
+        {"board", &Session::cmd_board},     {"history", &Session::cmd_history},
+        {"chat", &Session::cmd_chat},       {"say", &Session::cmd_chat},
+        {"resign", &Session::cmd_resign},   {"draw", &Session::cmd_draw},
+        {"claim", &Session::cmd_claim},     {"play", &Session::cmd_turn},
+        {"rematch", &Session::cmd_rematch}, {"turn", &Session::cmd_turn},
     };
     return table;
 }
@@ -106,7 +106,8 @@ In a game
   TURN             a turn in notation: c1-c2   b1-d1:N   d1-d2 W5-1   pass   (help turn)
   moves [CELL]     legal moves of the elephant on CELL; without CELL, counts for every elephant
   board            draw the board again (also Ctrl-L)   history   all turns of the game
-  chat TEXT        talk to the players and spectators
+  chat TEXT        players: talk to everyone; spectators: talk to the spectators
+  rematch          after the game: offer a rematch, or accept the one offered;  rematch decline
   draw             offer a draw, or accept the offer standing;  draw decline  refuses it
   resign           give up (asks to confirm)            claim   win when the opponent has gone
   quit             leave (your seat stays: you can come back with the same token))";
@@ -372,6 +373,14 @@ void Session::cmd_draw(const std::vector<std::string>& w, std::string_view) {
 void Session::cmd_claim(const std::vector<std::string>&, std::string_view) {
     if (!need_game(true)) return;
     send(proto::to_json(proto::ClaimWin{view_.code}));
+}
+
+void Session::cmd_rematch(const std::vector<std::string>& w, std::string_view) {
+    if (view_.code.empty() || !view_.me) return fail("A rematch is for the players of a game.");
+    if (!view_.finished) return fail("The game is still going on.");
+    if (!w.empty() && w[0] == "decline")
+        return (void)send(proto::to_json(proto::RematchDecline{view_.code}));
+    send(proto::to_json(proto::Rematch{view_.code}));
 }
 
 }  // namespace tf::play

@@ -327,7 +327,9 @@ void Session::tell(const proto::ChatEv& e) {
     for (Side s : {Side::Silver, Side::Bronze})
         if (view_.players[idx(s)].seated && view_.players[idx(s)].id == e.from.id)
             sgr = s == Side::Silver ? "1;96" : "1;33";
-    say(paint(opts_.style, sgr, "<" + clean_text(e.from.name, 40) + ">") + " " +
+    const bool spectators = e.room == proto::ChatRoom::Spectators;
+    say((spectators ? paint(opts_.style, "2", "[spectators] ") : std::string()) +
+        paint(opts_.style, sgr, "<" + clean_text(e.from.name, 40) + ">") + " " +
         clean_text(e.text, 600));
 }
 void Session::tell(const proto::ResignEv& e) {
@@ -372,6 +374,18 @@ void Session::tell(const proto::AbortEv& e) {
     say("The game was aborted (" + view_.abort_reason + ").");
 }
 void Session::tell(const proto::SpectatorsEv&) {}
+void Session::tell(const proto::RematchOfferEv& e) {
+    if (view_.me && *view_.me != e.side)
+        return say(paint(opts_.style, "1", side_label(e.side) + " offers a rematch:") +
+                   " type  rematch  to accept or  rematch decline  to refuse.");
+    say(side_label(e.side) + " offers a rematch.");
+}
+void Session::tell(const proto::RematchDeclineEv& e) {
+    say(side_label(e.side) + " declined the rematch.");
+}
+void Session::tell(const proto::RematchEv& e) {
+    if (!view_.me) say("The players started a rematch:  watch " + clean_text(e.code, 16));
+}
 void Session::tell(const proto::UnknownEv&) {}  // kinds added to the protocol later
 
 void Session::on(const proto::Lobby& m) {

@@ -91,6 +91,9 @@ class Session {
     void tell(const proto::ChatEv& e);
     void tell(const proto::CancelEv& e);
     void tell(const proto::SpectatorsEv& e);
+    void tell(const proto::RematchOfferEv& e);
+    void tell(const proto::RematchDeclineEv& e);
+    void tell(const proto::RematchEv& e);
     void tell(const proto::UnknownEv& e);
     void refresh_view();
     void resync(bool full);
@@ -114,6 +117,7 @@ class Session {
     void cmd_resign(const std::vector<std::string>& w, std::string_view rest);
     void cmd_draw(const std::vector<std::string>& w, std::string_view rest);
     void cmd_claim(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_rematch(const std::vector<std::string>& w, std::string_view rest);
     void cmd_turn(const std::vector<std::string>& w, std::string_view rest);
     void try_turn(std::string_view text);
     static const std::map<std::string, Handler>& commands();

@@ -52,6 +52,9 @@ Update GameMirror::apply(const proto::SnapshotMsg& s) {
              ok ? proto::captures_of(before, replay, t) : std::vector<proto::Captured>{}});
     }
     state_version_ = s.version;  // conservative: nothing older than the snapshot is current
+    chat_ = s.chat;
+    rematch_offer_.reset();
+    rematch_code_.reset();
     last_.reset();
     return Update::Snapshot;
 }
@@ -119,7 +122,23 @@ struct GameMirror::Applier {
         if (auto& s = m.seats_[idx(e.side)]) s->away.reset();
         return true;
     }
-    bool operator()(const proto::ChatEv&) { return true; }
+    bool operator()(const proto::ChatEv& e) {
+        m.chat_.push_back(e);
+        return true;
+    }
+    bool operator()(const proto::RematchOfferEv& e) {
+        m.rematch_offer_ = e.side;
+        return true;
+    }
+    bool operator()(const proto::RematchDeclineEv&) {
+        m.rematch_offer_.reset();
+        return true;
+    }
+    bool operator()(const proto::RematchEv& e) {
+        m.rematch_offer_.reset();
+        m.rematch_code_ = e.code;
+        return true;
+    }
     bool operator()(const proto::SpectatorsEv& e) {
         m.spectators_ = e.count;
         return true;
@@ -133,9 +152,10 @@ struct GameMirror::Applier {
 
 Update GameMirror::apply(const proto::Event& e) {
     if (!has_game() || e.game != code_) return Update::Ignored;
-    // The spectator count is not versioned: it carries the current version without adding one.
-    if (std::holds_alternative<proto::SpectatorsEv>(e.body)) {
-        Applier{*this}(std::get<proto::SpectatorsEv>(e.body));
+    // The spectator count and spectators' chat are not versioned: they carry the current
+    // version without adding one.
+    if (!proto::versioned(e.body)) {
+        std::visit(Applier{*this}, e.body);
         if (e.clocks) clocks_ = e.clocks;
         last_ = e;
         return Update::Event;

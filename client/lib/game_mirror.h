@@ -66,6 +66,11 @@ class GameMirror {
     const std::vector<TurnEntry>& turns() const { return turns_; }
     // The event the last apply() applied (Update::Event).
     const std::optional<proto::Event>& last_event() const { return last_; }
+    // The chat lines this client may read, the last ones first received with the snapshot.
+    const std::vector<proto::ChatEv>& chat() const { return chat_; }
+    // After the game: the side whose rematch offer stands, and the rematch's game once made.
+    std::optional<Side> rematch_offer() const { return rematch_offer_; }
+    const std::optional<std::string>& rematch_code() const { return rematch_code_; }
     // Whether it is `s`'s move in a game being played.
     bool to_move(Side s) const {
         return status_ == proto::GameStatus::Playing && !game_.over() && game_.to_move() == s;
@@ -89,6 +94,9 @@ class GameMirror {
     std::optional<Setup> setups_[2];
     std::vector<TurnEntry> turns_;
     std::optional<proto::Event> last_;
+    std::vector<proto::ChatEv> chat_;
+    std::optional<Side> rematch_offer_;
+    std::optional<std::string> rematch_code_;
 };
 
 }  // namespace tf::client

@@ -252,9 +252,7 @@ test("fault 8: the live list shows the players' presence and hides games both pl
   await sam.context().close();
 });
 
-// TODO(server): live entries gain "away":{"silver","bronze"} and games with both players away
-// are dropped from `live` (issue 20, fault 8). Enable once the server sends them.
-test("fault 8, with the server: a game both players left leaves the live list", { skip: "needs the server's live-list presence (\"away\" in live entries)" }, async () => {
+test("fault 8, with the server: a game both players left leaves the live list", async () => {
   const sam = await newPlayer(browser, server.base, problems, "Sam8s");
   const a = await TcpPlayer.connect(server.tcpPort, "A8");
   const b = await TcpPlayer.connect(server.tcpPort, "B8");

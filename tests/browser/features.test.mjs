@@ -3,7 +3,7 @@
 // premove, Enter and drag, browsing earlier positions, the result box's rematch and "play
 // again", French, the phone layout, How to play and its practice, chat, the security headers
 // and the loading order (the lobby before the rules). Tests that need a server feature not
-// there yet are skipped with a TODO naming it.
+// there yet were skipped; the server has them all now.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
@@ -205,14 +205,14 @@ test("earlier positions can be browsed from the turn list and with the arrow key
   await ann.context().close();
 });
 
-test("after a game: 'Rematch' says when the server does not offer it; 'New game, same settings' works", async () => {
+test("after a game: 'Rematch' offers one; 'New game, same settings' works", async () => {
   const ann = await newPlayer(browser, server.base, problems, "AnnR");
   const { code, bob } = await exampleGame(ann, server);
   bob.send({ type: "resign", game: code });
   await ann.waitForSelector("#result:not([hidden])");
   await ann.click("#rematch-btn");
-  await ann.waitForSelector("#rematch-note:not([hidden])");
-  assert.match(await ann.textContent("#rematch-note"), /does not offer rematches/);
+  const offer = await bob.next((m) => m.type === "event" && m.kind === "rematch_offer");
+  assert.equal(offer.payload.side, "silver");
   await ann.click("#again-btn");
   await ann.waitForURL((u) => /\/g\/[A-Za-z0-9_-]+$/.test(u.pathname) && !u.pathname.endsWith(code));
   await ann.waitForSelector("#status:has-text('Waiting for an opponent')");
@@ -256,10 +256,7 @@ test("a rematch offer (the events the server will send) can be accepted or decli
   await ann.context().close();
 });
 
-// TODO(server): rematch / rematch_decline and the events rematch_offer, rematch_decline,
-// rematch {code}, then `matched` for the new game with the colours swapped (issue 20).
-test("a rematch offered by one player and accepted by the other starts a new game, colours swapped",
-  { skip: "needs the server's rematch messages (rematch, rematch_decline, events rematch_offer/rematch, then matched)" }, async () => {
+test("a rematch offered by one player and accepted by the other starts a new game, colours swapped", async () => {
     const ann = await newPlayer(browser, server.base, problems, "AnnRM");
     const bob = await newPlayer(browser, server.base, problems, "BobRM");
     const sam = await newPlayer(browser, server.base, problems, "SamRM");
@@ -437,9 +434,7 @@ test("chat can be hidden, and stays hidden", async () => {
   await ann.context().close();
 });
 
-// TODO(server): chat events gain "room": "players" | "spectators"; spectators' lines reach
-// spectators only and are not versioned (issue 20).
-test("spectators talk in a room of their own", { skip: "needs the server's spectator chat room (chat events with \"room\")" }, async () => {
+test("spectators talk in a room of their own", async () => {
   const ann = await newPlayer(browser, server.base, problems, "AnnSR");
   const { code, bob } = await exampleGame(ann, server);
   const sam = await newPlayer(browser, server.base, problems, "SamSR", DESKTOP, { path: `/g/${code}` });
@@ -453,8 +448,7 @@ test("spectators talk in a room of their own", { skip: "needs the server's spect
   for (const p of [ann, sam, tom]) await p.context().close();
 });
 
-// TODO(server): a hello without a name gets a distinct guest name like "guest-3fa2" (issue 20).
-test("visitors without a name get distinct guest names", { skip: "needs the server's guest names (guest-xxxx)" }, async () => {
+test("visitors without a name get distinct guest names", async () => {
   const a = await newPlayer(browser, server.base, problems, null);
   const b = await newPlayer(browser, server.base, problems, null);
   const na = await a.evaluate(() => window.trunkfield.S.me.name);

@@ -82,6 +82,7 @@ TEST_CASE("proto: every server message round-trips and dumps like a JSON tree") 
     round_trip(Ack{std::nullopt, 1});
     round_trip(ErrorMsg{Err::IllegalTurn, "no\ttab\x01", "r", 12, "step_shape"});
     round_trip(ErrorMsg{Err::StoreFailed, "saved", std::nullopt, std::nullopt, std::nullopt});
+    round_trip(ErrorMsg{Err::NotYourTurn, "wait", "t1", 3, std::nullopt, "abc234"});
     round_trip(Pong{});
     round_trip(Shutdown{"bye", 2000});
     round_trip(QuickMatchWaiting{Variant{7, 3, 2, 30}, TimeControl{180000, 2000}});
@@ -104,6 +105,7 @@ TEST_CASE("proto: every server message round-trips and dumps like a JSON tree") 
     g.score[0] = 3;
     g.spectators = 2;
     g.status = GameStatus::Suspended;
+    g.away[1] = true;
     live.games.push_back(g);
     round_trip(live);
 }
@@ -129,6 +131,10 @@ TEST_CASE("proto: every event kind round-trips with its payload") {
         ChatEv{{"p1", "ann"}, "gl \\ hf \u00e9 \x1f"},
         CancelEv{},
         SpectatorsEv{5000},
+        ChatEv{{"p3", "cat"}, "hi", ChatRoom::Spectators},
+        RematchOfferEv{Side::Bronze},
+        RematchDeclineEv{Side::Silver},
+        RematchEv{"k3v9qa"},
     };
     std::set<std::string_view> kinds;
     for (auto& b : bodies) {
@@ -141,10 +147,10 @@ TEST_CASE("proto: every event kind round-trips with its payload") {
     CHECK(kinds.size() == std::size(kEventKinds));  // every kind was tried
     // A kind from a newer server still parses, as UnknownEv.
     auto u = parse_server(std::string_view(
-        R"({"type":"event","game":"abc234","version":3,"kind":"rematch","payload":{"x":1},"clocks":null})"));
+        R"({"type":"event","game":"abc234","version":3,"kind":"fireworks","payload":{"x":1},"clocks":null})"));
     REQUIRE(std::holds_alternative<ServerMsg>(u));
     auto& ev = std::get<Event>(std::get<ServerMsg>(u));
-    CHECK(std::get<UnknownEv>(ev.body).kind == "rematch");
+    CHECK(std::get<UnknownEv>(ev.body).kind == "fireworks");
     CHECK(!changes_game(ev.body));
 }
 
@@ -161,7 +167,12 @@ TEST_CASE("proto: a snapshot round-trips with the game state, record, seats and 
     m.clocks = ClockReading{1, 2, std::nullopt, 3};
     m.spectators = 2;
     m.draw_offer = Side::Bronze;
+    m.is_public = false;
+    m.chat = {ChatEv{{"p1", "ann"}, "gl", ChatRoom::Players},
+              ChatEv{{"p3", "cat"}, "go ann", ChatRoom::Spectators}};
     SnapshotMsg back = round_trip(m);
+    CHECK(!back.is_public);
+    CHECK(back.chat == m.chat);
     CHECK(back.record == m.record);
     CHECK(back.players[1] == m.players[1]);
     CHECK(state_to_json(back.state) == state_to_json(p.game));

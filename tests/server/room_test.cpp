@@ -83,15 +83,45 @@ TEST_CASE("room: seats, turns and versions through fake participants") {
     f.room->turn(f.ann, f.a, f.turn_msg(4));
     CHECK(f.error_of(*f.a)["code"] == "not_your_turn");
 
-    // Chat from the spectator reaches everyone and does not make bronze's version stale.
+    // A spectator's chat line reaches the spectators only, without a version of its own; a
+    // player's reaches everyone and does not make the opponent's version stale.
+    f.a->got.clear();
+    f.b->got.clear();
     f.room->chat(f.cat, f.c, "hi");
     f.run();
-    CHECK(f.b->last("event")["kind"] == "chat");
+    json line = f.c->last("event");
+    CHECK(line["kind"] == "chat");
+    CHECK(line["payload"]["room"] == "spectators");
+    CHECK(line["version"] == 4);  // the game's version, not a new one
+    CHECK(f.a->got.empty());
+    CHECK(f.b->got.empty());
+    f.room->chat(f.ann, f.a, "gl");
+    f.run();
+    CHECK(f.b->last("event")["payload"]["room"] == "players");
+    CHECK(f.c->last("event")["version"] == 5);
+    f.a->got.clear();
     t = f.turn_msg(4);
     REQUIRE(!f.mirror.apply_turn(t.turn));
     f.room->turn(f.bob, f.b, t);
     f.run();
     CHECK(f.b->last("event")["version"] == 6);
+    // A late spectator's snapshot carries both rooms' lines; a player's only the players'.
+    auto d = std::make_shared<Fake>();
+    f.room->watch(Player{"p-dan", "dan"}, d, std::nullopt);
+    f.run();
+    CHECK(d->last("snapshot")["chat"].size() == 2);
+    auto a2 = std::make_shared<Fake>();
+    f.room->watch(f.ann, a2, std::nullopt);
+    f.run();
+    json mine = a2->last("snapshot");
+    REQUIRE(mine["chat"].size() == 1);
+    CHECK(mine["chat"][0]["text"] == "gl");
+    f.room->leave(d.get());
+    f.room->leave(a2.get());
+    f.run();
+    f.a->got.clear();
+    f.b->got.clear();
+    f.c->got.clear();
 
     // Cancel after the start; resign ends the game for everyone.
     f.room->cancel(f.ann, f.a);

@@ -731,3 +731,21 @@ TEST_CASE("record: replay reports the first illegal turn with the game as it sto
     CHECK(!replay_record(J(R"({"variant": {"size": 99}, "setup": {"silver": {}, "bronze": {}}})")));
     CHECK(!replay_record(J(R"({"setup": {"silver": {}}})")));
 }
+
+TEST_CASE("state: a game that ended during the setups reads back from its state") {
+    using namespace tf;
+    Game g{Variant{}};
+    Rng rng(3);
+    REQUIRE(!g.apply_setup(Side::Silver, random_setup(g, rng)));
+    g.resign(Side::Bronze);  // bronze never set up
+    auto back = game_from_json(state_to_json(g));
+    REQUIRE(bool(back));
+    CHECK(state_to_json(*back) == state_to_json(g));
+    Game none{Variant{}};
+    none.resign(Side::Silver, EndReason::Time);  // nobody set up
+    REQUIRE(bool(game_from_json(state_to_json(none))));
+    // ... but the rules themselves end no game before the setups are done.
+    Json j = state_to_json(none);
+    j["reason"] = "trunks";
+    CHECK(!game_from_json(j));
+}
