@@ -3,12 +3,13 @@
 # sudo available).
 #   bash scripts/setup.sh        everything: the build, every test (scripts/test.sh, CI)
 #   bash scripts/setup.sh run    only what building and running the server with its web client
-#                                needs (scripts/run.sh, docker/Dockerfile)
+#                                needs (scripts/run.sh, scripts/package.sh, docker/Dockerfile)
 set -euo pipefail
 mode=${1:-all}
 [[ $mode == all || $mode == run ]] || { echo "usage: setup.sh [run]" >&2; exit 2; }
 
-# Building the server and the web client's WebAssembly rules (emscripten, which brings Node.js).
+# Building the server, the web client's WebAssembly rules (emscripten, which brings Node.js) and
+# the Debian package (dpkg-dev, in build-essential).
 packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libboost-dev libboost-system-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
@@ -17,12 +18,13 @@ packages=(
 )
 if [[ $mode == all ]]; then
   # The tests: doctest, the fuzzers' clang, the browser test's chromium, Python for the
-  # integration scripts.
+  # integration scripts, debootstrap for the package test, systemd-analyze for the unit's check.
   packages+=(
     doctest-dev
     clang libclang-rt-14-dev
     chromium
     python3 python3-jsonschema tmux procps
+    debootstrap systemd
   )
   # Node.js and npm: Debian's, unless a node is already there (e.g. from NodeSource).
   command -v node >/dev/null 2>&1 || packages+=(nodejs)
