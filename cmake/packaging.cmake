@@ -8,7 +8,7 @@
 #                                               <folder of the executable>/../web by default
 #   /etc/trunkfield/trunkfield.conf             every flag, commented (a conffile)
 #   /lib/systemd/system/trunkfield-server.service
-#   /usr/share/doc/trunkfield-server/           OPERATING.md
+#   /usr/share/doc/trunkfield-server/           OPERATING.md and the nginx example
 # The maintainer scripts (packaging/debian/) add the trunkfield user and /var/lib/trunkfield.
 # The web client needs the WebAssembly build (emscripten): without it no package is configured.
 if(NOT TARGET tf_wasm)
@@ -29,7 +29,8 @@ install(FILES "${_tf_links}/bin/trunkfield-server" DESTINATION bin)
 install(FILES "${_tf_links}/lib/web" DESTINATION lib/trunkfield)
 install(FILES "${_tf_pkg}/trunkfield.conf" DESTINATION /etc/trunkfield)
 install(FILES "${_tf_pkg}/trunkfield-server.service" DESTINATION /lib/systemd/system)
-install(FILES "${CMAKE_SOURCE_DIR}/docs/OPERATING.md" DESTINATION share/doc/trunkfield-server)
+install(FILES "${CMAKE_SOURCE_DIR}/docs/OPERATING.md" "${_tf_pkg}/nginx-trunkfield.conf"
+  DESTINATION share/doc/trunkfield-server)
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME trunkfield-server)

@@ -18,13 +18,14 @@ packages=(
 )
 if [[ $mode == all ]]; then
   # The tests: doctest, the fuzzers' clang, the browser test's chromium, Python for the
-  # integration scripts, debootstrap for the package test, systemd-analyze for the unit's check.
+  # integration scripts, debootstrap for the package test, systemd-analyze for the unit's check,
+  # nginx and openssl for the reverse proxy test.
   packages+=(
     doctest-dev
     clang libclang-rt-14-dev
     chromium
     python3 python3-jsonschema tmux procps
-    debootstrap systemd
+    debootstrap systemd nginx openssl
   )
   # Node.js and npm: Debian's, unless a node is already there (e.g. from NodeSource).
   command -v node >/dev/null 2>&1 || packages+=(nodejs)
@@ -41,6 +42,12 @@ if ((${#missing[@]})); then
   [[ $(id -u) -eq 0 ]] || SUDO="sudo"
   echo "setup: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
+  # Installing starts no service: nginx's package would start a server on port 80 (in a chroot
+  # too, outliving it). A policy-rc.d already there (containers have one) is left as it is.
+  if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+    $SUDO sh -c 'printf "#!/bin/sh\nexit 101\n" > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d'
+    trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
   $SUDO apt-get update -q
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi

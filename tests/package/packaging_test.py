@@ -9,7 +9,8 @@
   `backup` takes the data folder from --config;
 - packaging/trunkfield-server.service has the settings issue 22 asks for, its ExecStart is
   accepted by the server, and `systemd-analyze verify` (when installed) finds nothing to say;
-- docs/OPERATING.md names the package's paths and commands.
+- docs/OPERATING.md shows packaging/nginx-trunkfield.conf verbatim (the file the proxy test
+  runs) and the unit's and the config file's paths.
 
 usage: packaging_test.py SERVER_BIN
 """
@@ -196,6 +197,12 @@ class Unit(unittest.TestCase):
 
 
 class Docs(unittest.TestCase):
+    def test_operating_shows_the_tested_nginx_file(self):
+        doc = read(os.path.join(ROOT, "docs", "OPERATING.md"))
+        blocks = re.findall(r"```nginx\n(.*?)```", doc, re.S)
+        self.assertIn(read(os.path.join(ROOT, "packaging", "nginx-trunkfield.conf")), blocks,
+                      "docs/OPERATING.md must show packaging/nginx-trunkfield.conf verbatim")
+
     def test_operating_names_the_paths(self):
         doc = read(os.path.join(ROOT, "docs", "OPERATING.md"))
         for s in ("/etc/trunkfield/trunkfield.conf", "/var/lib/trunkfield",
