@@ -116,7 +116,7 @@ def main():
 
     srv = Server(data1, os.path.join(work, "server1.log"))
     load = subprocess.Popen([LOADGEN, "--transport", "tcp", "--port", str(srv.tcp), "--games",
-                             "6", "--rate", "600", "--duration", "12", "--warmup", "0",
+                             "6", "--rate", "600", "--duration", "20", "--warmup", "0",
                              "--drain", "10", "--spectators", "0", "--idle", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # Wait for some finished games, then take backups while the games go on.
