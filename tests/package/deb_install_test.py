@@ -125,12 +125,12 @@ class Chroot:
         run(["tar", "-C", self.root, "-xf", base])
         os.chmod(self.root, 0o755)  # "/" for the trunkfield user too (the tarball has 0700)
         shutil.copy("/etc/resolv.conf", os.path.join(self.root, "etc/resolv.conf"))
-        for fstype, src, dst in [("proc", "proc", "proc"), (None, "/dev", "dev")]:
-            target = os.path.join(self.root, dst)
-            cmd = ["mount", "--bind", src, target] if fstype is None else \
-                ["mount", "-t", fstype, src, target]
-            run(cmd)
-            self.mounts.append(target)
+        # Only /proc (the server finds its web client through /proc/self/exe). /dev is not bound
+        # in: the base has its device nodes, and a bind mount of /dev left behind by a killed
+        # test would let the next `rm -rf` of the folder delete the machine's devices.
+        target = os.path.join(self.root, "proc")
+        run(["mount", "-t", "proc", "proc", target])
+        self.mounts.append(target)
 
     def path(self, p):
         return os.path.join(self.root, p.lstrip("/"))
@@ -146,7 +146,12 @@ class Chroot:
 
     def close(self):
         for m in reversed(self.mounts):
-            subprocess.run(["umount", "-l", m], check=False)
+            subprocess.run(["umount", m], check=False)
+        with open("/proc/self/mounts") as f:
+            left = [line.split()[1] for line in f if line.split()[1].startswith(self.root + "/")]
+        if left:
+            print(f"WARNING: still mounted, {self.root} not removed: {left}")
+            return
         shutil.rmtree(self.root, ignore_errors=True)
 
 
