@@ -9,12 +9,13 @@ mode=${1:-all}
 [[ $mode == all || $mode == run ]] || { echo "usage: setup.sh [run]" >&2; exit 2; }
 
 # Building the server, the web client's WebAssembly rules (emscripten, which brings Node.js) and
-# the Debian package (dpkg-dev, in build-essential).
+# the Debian package (dpkg-dev, in build-essential; CPack finds the executables for
+# dpkg-shlibdeps with `file`).
 packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libboost-dev libboost-system-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
   libsqlite3-dev
-  emscripten
+  emscripten file
 )
 if [[ $mode == all ]]; then
   # The tests: doctest, the fuzzers' clang, the browser test's chromium, Python for the

@@ -109,7 +109,9 @@ def build_deb(build_dir, out_dir, version=None):
     cmd = ["cpack", "-G", "DEB", "--config", cfg, "-B", out_dir]
     if version:
         cmd += ["-D", f"CPACK_PACKAGE_VERSION={version}"]
-    run(cmd, capture_output=True)
+    r = run(cmd, capture_output=True, check=False)
+    if r.returncode != 0:
+        fail(f"cpack failed:\n{r.stdout}\n{r.stderr}")
     debs = [f for f in os.listdir(out_dir) if f.endswith(".deb")]
     if version:
         debs = [f for f in debs if f"_{version}_" in f]
