@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Quick start, command 1: install what is missing, build, and start the game server with the
-# web client on localhost (Ctrl-C stops it). Ports: HTTP_PORT (default 8080), TCP_PORT (8081).
+# Quick start, command 1: install what running needs, build the server and the web client (no
+# tests), and start the game server with the web client on localhost (Ctrl-C stops it).
+# Ports: HTTP_PORT (default 8080), TCP_PORT (8081).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
-bash scripts/build.sh
+bash scripts/setup.sh run
+bash scripts/build.sh server_bundle
 http_port=${HTTP_PORT:-8080}
 tcp_port=${TCP_PORT:-8081}
 echo

@@ -1,20 +1,37 @@
 #!/usr/bin/env bash
-# Installs every Debian package the build and the tests need, when missing. Idempotent; run as root
-# (or with sudo available). Used by scripts/run.sh, scripts/test.sh and docker/Dockerfile.
+# Installs the Debian packages the project needs, when missing. Idempotent; run as root (or with
+# sudo available).
+#   bash scripts/setup.sh        everything: the build, every test (scripts/test.sh, CI)
+#   bash scripts/setup.sh run    only what building and running the server with its web client
+#                                needs (scripts/run.sh, scripts/package.sh, docker/Dockerfile)
 set -euo pipefail
+mode=${1:-all}
+[[ $mode == all || $mode == run ]] || { echo "usage: setup.sh [run]" >&2; exit 2; }
 
+# Building the server, the web client's WebAssembly rules (emscripten, which brings Node.js) and
+# the Debian package (dpkg-dev, in build-essential; CPack finds the executables for
+# dpkg-shlibdeps with `file`).
 packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
-  libboost-dev libboost-system-dev nlohmann-json3-dev libspdlog-dev doctest-dev libcli11-dev
+  libboost-dev libboost-system-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
   libsqlite3-dev
-  clang libclang-rt-14-dev
-  emscripten
-  chromium
-  python3 python3-jsonschema tmux procps
+  emscripten file
 )
-# Node.js and npm: Debian's, unless a node is already there (e.g. from NodeSource).
-command -v node >/dev/null 2>&1 || packages+=(nodejs)
-command -v npm >/dev/null 2>&1 || packages+=(npm)
+if [[ $mode == all ]]; then
+  # The tests: doctest, the fuzzers' clang, the browser test's chromium, Python for the
+  # integration scripts, debootstrap for the package test, systemd-analyze for the unit's check,
+  # nginx and openssl for the reverse proxy test.
+  packages+=(
+    doctest-dev
+    clang libclang-rt-14-dev
+    chromium
+    python3 python3-jsonschema tmux procps
+    debootstrap systemd nginx openssl
+  )
+  # Node.js and npm: Debian's, unless a node is already there (e.g. from NodeSource).
+  command -v node >/dev/null 2>&1 || packages+=(nodejs)
+  command -v npm >/dev/null 2>&1 || packages+=(npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -26,9 +43,16 @@ if ((${#missing[@]})); then
   [[ $(id -u) -eq 0 ]] || SUDO="sudo"
   echo "setup: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
+  # Installing starts no service: nginx's package would start a server on port 80 (in a chroot
+  # too, outliving it). A policy-rc.d already there (containers have one) is left as it is.
+  if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+    $SUDO sh -c 'printf "#!/bin/sh\nexit 101\n" > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d'
+    trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
   $SUDO apt-get update -q
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+[[ $mode == all ]] || exit 0
 
 # The browser test's npm packages (playwright-core drives the Debian chromium above; it never
 # downloads a browser), from the committed lock file.

@@ -1,4 +1,6 @@
-// trunkfield-server: the authoritative game server (docs/ARCHITECTURE.md, proto/PROTOCOL.md).
+// trunkfield-server: the authoritative game server (docs/ARCHITECTURE.md, proto/PROTOCOL.md),
+// and its `backup` and `restore` subcommands (docs/OPERATING.md).
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -6,21 +8,135 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <thread>
 #include <vector>
 
 #include "proto/messages.h"
+#include "server/backup.h"
 #include "server/faulty_store.h"
 #include "server/hub.h"
 #include "server/io_thread.h"
 #include "server/listener.h"
 #include "server/sqlite_store.h"
 #include "server/static_files.h"
+#include "server/systemd.h"
 #include "server/transports.h"
+
+#ifndef TF_VERSION
+#define TF_VERSION "unknown"
+#endif
 
 namespace net = boost::asio;
 using tf::server::Config;
+
+namespace {
+
+// Reads --config files ("flag = value" lines, # comments: packaging/trunkfield.conf). CLI11
+// fills an option from the file only when the command line did not give it, but it reads the
+// file before the environment, so a file would beat TRUNKFIELD_* variables: this reader drops
+// the file's value of every option whose variable is set, and the environment fills it.
+class FileBelowEnvironment : public CLI::ConfigBase {
+  public:
+    explicit FileBelowEnvironment(const CLI::App& app) : app_(app) {}
+    std::vector<CLI::ConfigItem> from_config(std::istream& in) const override {
+        std::vector<CLI::ConfigItem> items = CLI::ConfigBase::from_config(in);
+        std::erase_if(items, [&](const CLI::ConfigItem& item) {
+            const CLI::Option* o =
+                item.parents.empty() ? app_.get_option_no_throw("--" + item.name) : nullptr;
+            if (!o || o->get_envname().empty()) return false;  // unknown ones are errors later
+            const char* v = std::getenv(o->get_envname().c_str());
+            return v && *v;
+        });
+        return items;
+    }
+
+  private:
+    const CLI::App& app_;
+};
+
+// Log lines for the journal: the syslog priority first ("<4>" = warning), so that journalctl
+// shows and filters levels (-p warning); the journal stamps the time itself.
+class SyslogPriority : public spdlog::custom_flag_formatter {
+  public:
+    void format(const spdlog::details::log_msg& msg, const std::tm&,
+                spdlog::memory_buf_t& dest) override {
+        static constexpr const char* kPriority[] = {"<7>", "<7>", "<6>", "<4>",
+                                                    "<3>", "<2>", "<6>"};
+        const char* p = kPriority[std::min<std::size_t>(std::size_t(msg.level), 6)];
+        dest.append(p, p + 3);
+    }
+    std::unique_ptr<custom_flag_formatter> clone() const override {
+        return std::make_unique<SyslogPriority>();
+    }
+};
+
+// Every option can also come from the environment: --grace-seconds from
+// TRUNKFIELD_GRACE_SECONDS, and so on.
+std::string env_name(const std::string& flag) {
+    std::string env = "TRUNKFIELD_" + flag;
+    for (char& c : env) c = c == '-' ? '_' : char(std::toupper(static_cast<unsigned char>(c)));
+    return env;
+}
+
+// --print-config: the value of every server setting, in the --config file's format.
+std::string settings_text(const CLI::App& app) {
+    auto quoted = [](const std::string& v) { return '"' + v + '"'; };
+    std::string out;
+    for (const CLI::Option* o : app.get_options()) {
+        if (!o->get_configurable() || o->get_lnames().empty()) continue;
+        const std::string& name = o->get_lnames()[0];
+        if (name == "help" || name == "version") continue;
+        std::vector<std::string> values =
+            o->count() ? o->results() : std::vector<std::string>{o->get_default_str()};
+        std::erase(values, std::string());
+        out += name + " = ";
+        if (o->get_delimiter() != '\0') {  // a list: ["a", "b"]; none is ""
+            std::string items;
+            for (const std::string& v : values) items += (items.empty() ? "" : ", ") + quoted(v);
+            out += values.empty() ? "\"\"" : "[" + items + "]";
+        } else if (o->get_type_name().rfind("TEXT", 0) == 0) {
+            out += quoted(values.empty() ? "" : values.back());
+        } else {
+            out += values.empty() ? "" : values.back();
+        }
+        out += "\n";
+    }
+    return out;
+}
+
+int run_backup(const std::string& data, const std::string& to) {
+    try {
+        auto s = tf::server::backup_store(data, to);
+        std::cout << "backup: wrote " << to << " from " << data << "/trunkfield.db: schema "
+                  << s.schema << ", " << s.games << " games (" << s.finished << " finished), "
+                  << s.players << " players, " << s.bytes << " bytes\n";
+        return 0;
+    } catch (const std::exception& e) {
+        std::cerr << "backup: " << e.what() << "\n";
+        return 1;
+    }
+}
+
+int run_restore(const std::string& from, const std::string& data, bool force) {
+    try {
+        std::string aside;
+        auto s = tf::server::restore_store(from, data, force, &aside);
+        if (!aside.empty()) std::cout << "restore: the previous store is now " << aside << "\n";
+        std::cout << "restore: " << data << "/trunkfield.db is now the copy of " << from
+                  << ": schema " << s.schema << ", " << s.games << " games (" << s.finished
+                  << " finished), " << s.players
+                  << " players; the server migrates it if needed when it starts\n";
+        return 0;
+    } catch (const std::exception& e) {
+        std::cerr << "restore: " << e.what() << "\n";
+        return 1;
+    }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     Config cfg;
@@ -110,21 +226,81 @@ int main(int argc, char** argv) {
                    "comma-separated origins (e.g. https://play.example.org) whose pages may open "
                    "a WebSocket; other Origin headers get 403. Empty (default): any origin. "
                    "Requests without Origin (non-browser clients) are always allowed")
-        ->delimiter(',');
+        ->delimiter(',')
+        ->default_str("");
     app.add_option("--idle-seconds", cfg.idle_seconds,
                    "a WebSocket silent this long gets a ping; no answer within as long again "
                    "closes it (browsers answer pings by themselves); fractions allowed")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
-    // Every option can also come from the environment: --grace-seconds from
-    // TRUNKFIELD_GRACE_SECONDS, and so on; a flag on the command line wins.
+    // Precedence: a flag on the command line, then its TRUNKFIELD_* variable, then --config.
     for (CLI::Option* o : app.get_options()) {
         if (o->get_lnames().empty() || o->get_lnames()[0] == "help") continue;
-        std::string env = "TRUNKFIELD_" + o->get_lnames()[0];
-        for (char& c : env) c = c == '-' ? '_' : char(std::toupper(static_cast<unsigned char>(c)));
-        o->envname(env);
+        o->envname(env_name(o->get_lnames()[0]));
     }
-    CLI11_PARSE(app, argc, argv);
+    const char* env_config = std::getenv("TRUNKFIELD_CONFIG");
+    const bool config_from_env = env_config && *env_config;
+    app.set_config("--config", config_from_env ? env_config : "",
+                   "read flags from this file: \"flag = value\" lines, # comments (the package's "
+                   "/etc/trunkfield/trunkfield.conf lists them all); flags and TRUNKFIELD_* "
+                   "variables win over it",
+                   config_from_env)
+        ->envname("TRUNKFIELD_CONFIG");
+    app.config_formatter(std::make_shared<FileBelowEnvironment>(app));
+    app.allow_config_extras(CLI::config_extras_mode::error);  // a misspelt flag is an error
+    bool print_config = false;
+    app.add_flag("--print-config", print_config,
+                 "print the settings the flags, the environment and --config add up to, in the "
+                 "file's format, and exit")
+        ->configurable(false);
+    app.set_version_flag("--version", "trunkfield-server " TF_VERSION);
+
+    std::string backup_data, backup_to, restore_from, restore_data;
+    bool restore_force = false;
+    CLI::App* backup = app.add_subcommand(
+        "backup",
+        "write a consistent copy of the game store to a file, also while a server plays on it, "
+        "and exit. --data defaults to the server's (flag, TRUNKFIELD_DATA or --config given "
+        "before `backup`)");
+    CLI::Option* backup_data_opt =
+        backup->add_option("--data", backup_data, "data folder holding trunkfield.db");
+    backup
+        ->add_option("--to", backup_to,
+                     "backup file to write (replaced when it exists; mode 0600: it holds the "
+                     "players' tokens)")
+        ->required();
+    CLI::App* restore = app.add_subcommand(
+        "restore",
+        "install a backup as the game store of a data folder no server is running on, and "
+        "exit; the server migrates an older schema when it starts");
+    restore->add_option("--from", restore_from, "backup file written by `backup`")->required();
+    CLI::Option* restore_data_opt =
+        restore->add_option("--data", restore_data, "data folder (default: as for backup)");
+    restore->add_flag("--force", restore_force,
+                      "replace a store the folder already holds (its files are kept beside it "
+                      "as trunkfield.db.replaced-DATE)");
+    app.require_subcommand(0, 1);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ConfigError& e) {
+        std::cerr << "trunkfield-server: in --config " << app.get_config_ptr()->as<std::string>()
+                  << ": " << e.what() << "\n";
+        return e.get_exit_code();
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
+    // An empty value (allowed-origins = "" in a file) is the empty list, not one empty origin.
+    std::erase(cfg.allowed_origins, std::string());
+
+    if (print_config) {
+        std::cout << settings_text(app);
+        return 0;
+    }
+    if (*backup)
+        return run_backup(backup_data_opt->count() ? backup_data : cfg.data_dir, backup_to);
+    if (*restore)
+        return run_restore(restore_from, restore_data_opt->count() ? restore_data : cfg.data_dir,
+                           restore_force);
 
     auto lvl = spdlog::level::from_str(level);
     if (lvl == spdlog::level::off && level != "off") {
@@ -133,6 +309,12 @@ int main(int argc, char** argv) {
     }
     spdlog::set_level(lvl);
     spdlog::flush_on(spdlog::level::trace);
+    if (tf::server::stdout_is_journal()) {
+        auto f = std::make_unique<spdlog::pattern_formatter>();
+        f->add_flag<SyslogPriority>('*').set_pattern("%*[%l] %v");
+        spdlog::set_formatter(std::move(f));
+    }
+    spdlog::info("trunkfield-server {}", TF_VERSION);
 
     std::unique_ptr<tf::server::Store> store;
     try {
@@ -202,6 +384,7 @@ int main(int argc, char** argv) {
     signals.async_wait([&](boost::system::error_code ec, int sig) {
         if (ec) return;
         spdlog::info("signal {}: shutting down; in-flight turns are committed first", sig);
+        tf::server::notify_service_manager("STOPPING=1");
         hub->ready = false;
         http->stop();
         tcp->stop();
@@ -224,6 +407,9 @@ int main(int argc, char** argv) {
         spdlog::warn("web root {} has no index.html: the web client is not served", cfg.web_root);
     hub->ready = true;
     spdlog::info("listening http={}:{} tcp={}:{}", cfg.bind, http->port(), cfg.bind, tcp->port());
+    // Type=notify (packaging/trunkfield-server.service): started once both ports accept.
+    tf::server::notify_service_manager(fmt::format("READY=1\nSTATUS=listening http={}:{} tcp={}:{}",
+                                                   cfg.bind, http->port(), cfg.bind, tcp->port()));
 
     std::vector<std::thread> threads;
     // Network threads: a blocking store read on one of them is a bug (asserted in debug builds).

@@ -153,7 +153,7 @@ class QuickStartAgreement(unittest.TestCase):
     def test_drift_is_detected(self):
         # The comparison itself: a quick start or a Dockerfile changed alone no longer agrees.
         want = quick_start_build_commands(self.readme, read)
-        for changed in [self.dockerfile.replace("RUN bash scripts/setup.sh\n", ""),
+        for changed in [re.sub(r"RUN bash scripts/setup\.sh[^\n]*\n", "", self.dockerfile),
                         self.dockerfile.replace("scripts/build.sh", "scripts/build.sh --fast")]:
             self.assertNotEqual(docker_build_commands(changed), want)
         run_sh = read("scripts/run.sh")
