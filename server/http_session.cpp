@@ -45,12 +45,22 @@ void set_security_headers(http::response<Body>& res) {
 
 // The same headers as raw lines, for the 429 written before any HTTP parsing.
 const std::string& security_header_lines() {
-    static const std::string lines = "Content-Security-Policy: " +
-                                     std::string(kContentSecurityPolicy) +
-                                     "\r\nReferrer-Policy: no-referrer\r\n"
-                                     "X-Content-Type-Options: nosniff\r\n";
+    static const std::string lines =
+        "Content-Security-Policy: " + std::string(kContentSecurityPolicy) +
+        "\r\nReferrer-Policy: no-referrer\r\n"
+        "X-Content-Type-Options: nosniff\r\n";
     return lines;
 }
+
+// An I/O error of a connection: logged at debug level (a client going away is routine), except
+// the cancellations of our own shutdown, which say nothing.
+void fail(beast::error_code ec, const char* what) {
+    if (ec == boost::asio::error::operation_aborted) return;
+    spdlog::debug("http: {}: {}", what, ec.message());
+}
+
+using Request = http::request<http::string_body>;
+using Response = http::response<http::string_body>;
 
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
   public:
@@ -68,56 +78,62 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     }
 
   private:
+    // Every answer starts here: the status, the body and its type, the security headers (and
+    // HSTS when the request came through a TLS-terminating proxy: X-Forwarded-Proto https; a
+    // browser ignores it over plain HTTP, so a forged header can do nothing), keep-alive.
+    static std::shared_ptr<Response> make(const Request& req, http::status st,
+                                          std::string_view content_type, std::string body) {
+        auto res = std::make_shared<Response>(st, req.version());
+        res->set(http::field::server, "trunkfield");
+        res->set(http::field::content_type,
+                 beast::string_view(content_type.data(), content_type.size()));
+        set_security_headers(*res);
+        if (beast::iequals(req["X-Forwarded-Proto"], "https"))
+            res->set(http::field::strict_transport_security, "max-age=31536000");
+        res->keep_alive(req.keep_alive());
+        res->body() = std::move(body);
+        res->prepare_payload();
+        return res;
+    }
+    void respond(const Request& req, http::status st, const char* body) {
+        send(make(req, st, "text/plain", body));
+    }
+
     void on_read(beast::error_code ec) {
         if (ec == http::error::end_of_stream) return close();
-        if (ec) return;  // timeout, reset or a request over the limits: drop the connection
+        if (ec) return fail(ec, "read");  // timeout, reset, over the limits: dropped
         auto req = parser_->release();
-        if (beast::websocket::is_upgrade(req)) {
-            if (req.target() != "/ws") return respond(req, http::status::not_found, "not found\n");
-            if (!origin_allowed(req[http::field::origin])) {
-                spdlog::warn("ws: upgrade from origin '{}' refused (--allowed-origins)",
-                             std::string(req[http::field::origin].substr(0, 200)));
-                return respond(req, http::status::forbidden, "origin not allowed\n");
-            }
-            if (auto why = ws_upgrade_refusal(req)) {
-                spdlog::warn("ws: upgrade refused: {}", *why);
-                auto res = std::make_shared<http::response<http::string_body>>(
-                    http::status::upgrade_required, req.version());
-                res->set(http::field::server, "trunkfield");
-                res->set(http::field::sec_websocket_version, "13");
-                res->set(http::field::content_type, "text/plain");
-                set_security_headers(*res);
-                res->keep_alive(false);
-                res->body() = *why + "\n";
-                res->prepare_payload();
-                return send(std::move(res));
-            }
-            return start_ws_session(std::move(stream_), std::move(req), hub_, std::move(slot_));
-        }
-        if (req.method() == http::verb::get && req.target() == "/healthz")
-            return respond(req, http::status::ok, "ok");
-        if (req.method() == http::verb::get && req.target() == "/readyz")
+        if (beast::websocket::is_upgrade(req)) return upgrade(std::move(req));
+        const bool get = req.method() == http::verb::get;
+        if (get && req.target() == "/healthz") return respond(req, http::status::ok, "ok");
+        if (get && req.target() == "/readyz")
             return !hub_.ready ? respond(req, http::status::service_unavailable, "not ready\n")
                    : !hub_.store->healthy() ? respond(req, http::status::service_unavailable,
                                                       "not ready: the store cannot write\n")
                                             : respond(req, http::status::ok, "ready");
-        if (req.method() == http::verb::get && req.target() == "/metrics") {
-            auto res = std::make_shared<http::response<http::string_body>>(http::status::ok,
-                                                                           req.version());
-            res->set(http::field::server, "trunkfield");
-            res->set(http::field::content_type, "text/plain; version=0.0.4");
-            set_security_headers(*res);
-            res->keep_alive(req.keep_alive());
-            res->body() = render_metrics(hub_);
-            res->prepare_payload();
+        if (get && req.target() == "/metrics")
+            return send(
+                make(req, http::status::ok, "text/plain; version=0.0.4", render_metrics(hub_)));
+        if (get && is_api_target(std::string_view(req.target().data(), req.target().size())))
+            return serve_api(std::move(req));
+        if (get || req.method() == http::verb::head) return serve_static(req);
+        respond(req, http::status::not_found, "not found\n");
+    }
+    void upgrade(Request req) {
+        if (req.target() != "/ws") return respond(req, http::status::not_found, "not found\n");
+        if (!origin_allowed(req[http::field::origin])) {
+            spdlog::warn("ws: upgrade from origin '{}' refused (--allowed-origins)",
+                         std::string(req[http::field::origin].substr(0, 200)));
+            return respond(req, http::status::forbidden, "origin not allowed\n");
+        }
+        if (auto why = ws_upgrade_refusal(req)) {
+            spdlog::warn("ws: upgrade refused: {}", *why);
+            auto res = make(req, http::status::upgrade_required, "text/plain", *why + "\n");
+            res->set(http::field::sec_websocket_version, "13");
+            res->keep_alive(false);
             return send(std::move(res));
         }
-        if (req.method() == http::verb::get &&
-            is_api_target(std::string_view(req.target().data(), req.target().size())))
-            return serve_api(std::move(req));
-        if (req.method() == http::verb::get || req.method() == http::verb::head)
-            return serve_static(req);
-        respond(req, http::status::not_found, "not found\n");
+        start_ws_session(std::move(stream_), std::move(req), hub_, std::move(slot_));
     }
     // No Origin header (a non-browser client) or an empty allow-list: allowed. Otherwise the
     // origin must be listed (ASCII case-insensitive, as browsers send it: scheme://host[:port]).
@@ -128,73 +144,49 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
             if (beast::iequals(origin, a)) return true;
         return false;
     }
-    void serve_static(const http::request<http::string_body>& req) {
+    void serve_static(const Request& req) {
         const auto target = req.target();
         const auto accept = req[http::field::accept_encoding];
-        auto file = load_static_file(hub_.cfg.web_root,
-                                     std::string_view(target.data(), target.size()),
-                                     std::string_view(accept.data(), accept.size()));
+        auto file =
+            load_static_file(hub_.cfg.web_root, std::string_view(target.data(), target.size()),
+                             std::string_view(accept.data(), accept.size()));
         if (!file) return respond(req, http::status::not_found, "not found\n");
-        auto res =
-            std::make_shared<http::response<http::string_body>>(http::status::ok, req.version());
-        res->set(http::field::server, "trunkfield");
-        res->set(http::field::content_type, file->content_type);
+        const bool head = req.method() == http::verb::head;
+        const bool same = req[http::field::if_none_match] == file->etag;
+        const std::size_t size = file->body.size();
+        auto res = make(req, same ? http::status::not_modified : http::status::ok,
+                        file->content_type, same || head ? std::string() : std::move(file->body));
         res->set(http::field::cache_control, file->cache_control);
         res->set(http::field::etag, file->etag);
         if (!file->content_encoding.empty())
             res->set(http::field::content_encoding, file->content_encoding);
         if (file->vary) res->set(http::field::vary, "Accept-Encoding");
-        set_security_headers(*res);
-        res->keep_alive(req.keep_alive());
-        if (req[http::field::if_none_match] == file->etag) {
-            res->result(http::status::not_modified);
-        } else if (req.method() == http::verb::head) {
-            res->content_length(file->body.size());
-        } else {
-            res->body() = std::move(file->body);
-        }
-        if (req.method() != http::verb::head && res->result() == http::status::ok)
-            res->prepare_payload();
+        if (same) res->erase(http::field::content_length);
+        if (head && !same) res->content_length(size);
         send(std::move(res));
     }
-    // The history API reads the store on the worker pool; the answer comes back to this
-    // connection's executor.
-    void serve_api(http::request<http::string_body> req) {
+    // The history API answers from the store's asynchronous reads, back on this connection's
+    // executor.
+    void serve_api(Request req) {
         auto target = std::string(req.target());
         auto* dir = &hub_.directory;
         history_api(
             *hub_.store, target, [dir](const std::string& code) { return dir->is_suspended(code); },
             stream_.get_executor(),
             [self = shared_from_this(), req = std::move(req)](ApiResponse api) {
-                auto res = std::make_shared<http::response<http::string_body>>(
-                    http::status(api.status), req.version());
-                res->set(http::field::server, "trunkfield");
-                res->set(http::field::content_type, api.content_type);
+                auto res =
+                    make(req, http::status(api.status), api.content_type, std::move(api.body));
                 res->set(http::field::cache_control, "no-store");
-                set_security_headers(*res);
                 if (!api.filename.empty())
                     res->set(http::field::content_disposition,
                              "attachment; filename=\"" + api.filename + "\"");
-                res->keep_alive(req.keep_alive());
-                res->body() = api.body;
-                res->prepare_payload();
                 self->send(std::move(res));
             });
     }
-    void respond(const http::request<http::string_body>& req, http::status st, const char* body) {
-        auto res = std::make_shared<http::response<http::string_body>>(st, req.version());
-        res->set(http::field::server, "trunkfield");
-        res->set(http::field::content_type, "text/plain");
-        set_security_headers(*res);
-        res->keep_alive(req.keep_alive());
-        res->body() = body;
-        res->prepare_payload();
-        send(std::move(res));
-    }
-    void send(std::shared_ptr<http::response<http::string_body>> res) {
+    void send(std::shared_ptr<Response> res) {
         http::async_write(stream_, *res,
                           [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
-                              if (ec) return;
+                              if (ec) return fail(ec, "write");
                               if (!res->keep_alive()) return self->close();
                               self->read();
                           });

@@ -169,9 +169,13 @@ http {{
                                               host_header=NAME)
         if status != 301 or headers.get("location") != f"https://{NAME}/g/abc234":
             fail(f"plain HTTP: {status} {headers.get('location')}, expected a redirect")
-        status, _, body = get("/")
+        status, headers, body = get("/")
         if status != 200 or b"<title>Trunkfield</title>" not in body:
             fail(f"GET / through the proxy: {status} {body[:120]!r}")
+        if "max-age=" not in headers.get("strict-transport-security", ""):
+            fail(f"no HSTS header over TLS: {headers}")
+        if "strict-transport-security" in tfproto.http_get("127.0.0.1", server_port, "/")[1]:
+            fail("HSTS sent over plain HTTP (it must only follow X-Forwarded-Proto: https)")
         status, _, body = get("/healthz")
         if status != 200 or body != b"ok":
             fail(f"GET /healthz through the proxy: {status} {body!r}")
