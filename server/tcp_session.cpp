@@ -1,17 +1,15 @@
 // Raw TCP transport: one JSON message per line, in both directions.
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <array>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
-#include <deque>
-#include <vector>
 
 #include "server/line_framer.h"
 #include "server/metrics.h"
+#include "server/outbox.h"
 #include "server/session.h"
 #include "server/transports.h"
 
@@ -42,7 +40,7 @@ class TcpSession : public Session {
         net::post(sock_.get_executor(), [self = shared(), reason, now] {
             spdlog::info("tcp#{}: closing: {}", self->conn_id_, reason);
             self->close_after_write_ = true;
-            if (now || self->queue_.empty()) self->shutdown();
+            if (now || !self->out_.writing()) self->shutdown();
         });
     }
 
@@ -99,38 +97,27 @@ class TcpSession : public Session {
     }
     void enqueue(const Msg& m) {
         if (closed_ || close_after_write_) return;
-        if (queue_.size() >= hub_.cfg.queue_limit) {
-            spdlog::warn("tcp#{}: outgoing queue full, disconnecting a slow reader", conn_id_);
-            ++metrics().queue_drops;
-            return shutdown();
+        switch (out_.push({m})) {
+            case Outbox::Push::Full:
+                spdlog::warn("tcp#{}: outgoing queue full, disconnecting a slow reader", conn_id_);
+                ++metrics().queue_drops;
+                return shutdown();
+            case Outbox::Push::StartWrite:
+                net::post(sock_.get_executor(), [self = shared()] { self->write(); });
+                break;
+            case Outbox::Push::Queued:
+                break;
         }
         ++metrics().messages_out;
-        queue_.push_back(m);
-        if (writing_) return;  // goes with the next write
-        writing_ = true;
-        // The first write waits one post: what is posted to this connection meanwhile (the
-        // event that follows an ack) leaves in the same write.
-        net::post(sock_.get_executor(), [self = shared()] { self->write(); });
     }
-    // Every queued line (up to kMaxBatch) in one gather write: one sendmsg for an ack and its
-    // event, or for a burst of events.
     void write() {
         if (closed_) return;
-        in_flight_ = std::min(queue_.size(), kMaxBatch);
-        bufs_.clear();
-        for (std::size_t i = 0; i < in_flight_; ++i) {
-            bufs_.push_back(net::buffer(*queue_[i]));
-            bufs_.push_back(net::buffer("\n", 1));
-        }
-        net::async_write(
-            sock_, bufs_, [self = shared()](boost::system::error_code ec, std::size_t) {
-                if (ec || self->closed_) return self->shutdown();
-                self->queue_.erase(self->queue_.begin(),
-                                   self->queue_.begin() + std::ptrdiff_t(self->in_flight_));
-                if (!self->queue_.empty()) return self->write();
-                self->writing_ = false;
-                if (self->close_after_write_) self->shutdown();
-            });
+        net::async_write(sock_, out_.next_write().buffers,
+                         [self = shared()](boost::system::error_code ec, std::size_t) {
+                             if (ec || self->closed_) return self->shutdown();
+                             if (self->out_.written()) return self->write();
+                             if (self->close_after_write_) self->shutdown();
+                         });
     }
     void shutdown() {
         if (closed_) return;
@@ -141,7 +128,7 @@ class TcpSession : public Session {
     }
     void finish() {
         if (closed_) return;
-        closed_ = true;  // a write in flight still owns queue_.front()
+        closed_ = true;  // a write in flight still owns the outbox's messages
         slow_.cancel();
         on_closed();
     }
@@ -153,11 +140,7 @@ class TcpSession : public Session {
     bool partial_ = false;  // slow_ runs for an incomplete message
     std::array<char, 4096> chunk_;
     LineFramer framer_{proto::kMaxMessageBytes};
-    std::deque<Msg> queue_;  // the first in_flight_ are being written
-    static constexpr std::size_t kMaxBatch = 64;
-    std::vector<net::const_buffer> bufs_;  // the write in flight: each line and its newline
-    std::size_t in_flight_ = 0;
-    bool writing_ = false;  // a write is posted or in flight
+    Outbox out_{Outbox::Framing::Lines, hub_.cfg.queue_limit};
     bool close_after_write_ = false;
     bool closed_ = false;
 };

@@ -8,7 +8,7 @@
 // buffers (empty between messages) and the outgoing queue (allocated on the first message).
 // Messages are never compressed (no extension is negotiated) and never fragmented; everything
 // queued while a write is in flight leaves in the next single gather write (an ack and the event
-// that follows it: one sendmsg).
+// that follows it: one sendmsg), built by the outbox both transports share (server/outbox.h).
 //
 // Timeouts, all on the one timer: a ping after --idle-seconds without a byte from the client, a
 // close when nothing at all arrives within as long again; a frame (or fragmented message) not
@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "server/metrics.h"
+#include "server/outbox.h"
 #include "server/session.h"
 #include "server/ws_framer.h"
 
@@ -49,47 +50,6 @@ using Timer = net::basic_waitable_timer<Clock, net::wait_traits<Clock>, Strand>;
 Clock::duration seconds(double s) {
     return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
-
-// One outgoing frame: a text message (shared with every other receiver) or a control frame.
-struct Out {
-    Msg payload;
-    std::uint8_t opcode = ws_opcode::kText;
-};
-
-// FIFO of outgoing messages: a ring that allocates nothing before the first message and grows
-// by doubling (an empty std::deque already holds about 600 bytes).
-class MsgQueue {
-  public:
-    bool empty() const { return n_ == 0; }
-    std::size_t size() const { return n_; }
-    const Out& front() const { return ring_[head_]; }
-    void push(Out m) {
-        if (n_ == ring_.size()) grow();
-        ring_[(head_ + n_) & (ring_.size() - 1)] = std::move(m);
-        ++n_;
-    }
-    void pop() {
-        ring_[head_] = {};
-        head_ = (head_ + 1) & (ring_.size() - 1);
-        --n_;
-    }
-    const Out& at(std::size_t i) const { return ring_[(head_ + i) & (ring_.size() - 1)]; }
-    // Drops everything but the first `keep` (those being written).
-    void keep_first(std::size_t keep) {
-        for (; n_ > keep; --n_) ring_[(head_ + n_ - 1) & (ring_.size() - 1)] = {};
-    }
-
-  private:
-    void grow() {
-        std::vector<Out> bigger(ring_.empty() ? 4 : 2 * ring_.size());
-        for (std::size_t i = 0; i < n_; ++i)
-            bigger[i] = std::move(ring_[(head_ + i) & (ring_.size() - 1)]);
-        ring_.swap(bigger);
-        head_ = 0;
-    }
-    std::vector<Out> ring_;  // size 0 or a power of two
-    std::size_t head_ = 0, n_ = 0;
-};
 
 class WsSession : public Session {
   public:
@@ -123,8 +83,8 @@ class WsSession : public Session {
             if (self->closed_ || self->close_sent_) return;
             spdlog::info("ws#{}: closing: {}", self->conn_id_, reason);
             self->close_reason_ = reason;
-            if (now) self->queue_.keep_first(self->in_flight_);
-            if (self->queue_.empty()) self->send_close(1008, reason);  // policy violation
+            if (now) self->out_.drop_unsent();
+            if (!self->out_.writing()) self->send_close(1008, reason);  // policy violation
         });
     }
 
@@ -182,7 +142,7 @@ class WsSession : public Session {
             case WsFramer::Status::Close:
                 peer_closed_ = true;
                 if (close_sent_) return finish();  // the answer to ours: done
-                queue_.keep_first(in_flight_);
+                out_.drop_unsent();
                 // Echo the client's code (none if it gave none), then close the connection.
                 send_close(r.code, "", r.code != 1005);
                 return read();  // until the echo is written; EOF or errors just end it
@@ -192,7 +152,7 @@ class WsSession : public Session {
                                  proto::kMaxMessageBytes);
                 else
                     spdlog::warn("ws#{}: protocol error ({}), closed", conn_id_, r.why);
-                queue_.keep_first(in_flight_);
+                out_.drop_unsent();
                 send_close(r.code, r.why);
                 return read();
         }
@@ -251,57 +211,44 @@ class WsSession : public Session {
     }
     void push(Out o) {
         if (closed_ || dropped_) return;
-        if (queue_.size() >= hub_.cfg.queue_limit) {
-            spdlog::warn("ws#{}: outgoing queue full, disconnecting a slow reader", conn_id_);
-            ++metrics().queue_drops;
-            dropped_ = true;
-            boost::system::error_code ec;
-            sock_.close(ec);
-            net::post(sock_.get_executor(), [self = shared()] { self->finish(); });
-            return;
+        switch (out_.push(std::move(o))) {
+            case Outbox::Push::Full: {
+                spdlog::warn("ws#{}: outgoing queue full, disconnecting a slow reader", conn_id_);
+                ++metrics().queue_drops;
+                dropped_ = true;
+                boost::system::error_code ec;
+                sock_.close(ec);
+                net::post(sock_.get_executor(), [self = shared()] { self->finish(); });
+                return;
+            }
+            case Outbox::Push::StartWrite:
+                net::post(sock_.get_executor(), [self = shared()] { self->write(); });
+                return;
+            case Outbox::Push::Queued:
+                return;
         }
-        queue_.push(std::move(o));
-        if (writing_) return;  // goes with the next write
-        writing_ = true;
-        // The first write waits one post: what is posted to this connection meanwhile (the
-        // event that follows an ack) leaves in the same write.
-        net::post(sock_.get_executor(), [self = shared()] { self->write(); });
     }
-    // Every queued frame (up to kMaxBatch) in one gather write.
     void write() {
         if (closed_) return;
-        in_flight_ = std::min(queue_.size(), kMaxBatch);
-        headers_.resize(10 * in_flight_);
-        bufs_.clear();
-        bool closes = false;
-        for (std::size_t i = 0; i < in_flight_; ++i) {
-            const Out& o = queue_.at(i);
-            char* h = headers_.data() + 10 * i;
-            bufs_.push_back(net::buffer(h, ws_frame_header(o.opcode, o.payload->size(), h)));
-            if (!o.payload->empty()) bufs_.push_back(net::buffer(*o.payload));
-            closes = closes || o.opcode == ws_opcode::kClose;
-        }
-        net::async_write(sock_, bufs_,
-                         [self = shared(), closes](boost::system::error_code ec, std::size_t) {
-                             self->on_written(ec, closes);
-                         });
+        if (out_.empty()) return on_written({}, false);  // drop_unsent() emptied a pending write
+        auto batch = out_.next_write();
+        net::async_write(
+            sock_, batch.buffers,
+            [self = shared(), closes = batch.closes](boost::system::error_code ec, std::size_t) {
+                self->on_written(ec, closes);
+            });
     }
     void on_written(boost::system::error_code ec, bool closes) {
         if (ec || closed_) return finish();
-        for (; in_flight_ > 0; --in_flight_) queue_.pop();
+        const bool more = out_.written();
         if (closes) {  // nothing follows a close frame
             if (peer_closed_) return finish();
             boost::system::error_code ignored;
             sock_.shutdown(net::ip::tcp::socket::shutdown_send, ignored);
             return;  // reading goes on until the client's close, EOF or close_by_
         }
-        if (!queue_.empty()) return write();
-        writing_ = false;
+        if (more) return write();
         if (close_reason_ && !close_sent_) send_close(1008, *close_reason_);
-        if (headers_.capacity() > 64) {  // a burst is over: an idle connection keeps no batch
-            std::string().swap(headers_);
-            std::vector<net::const_buffer>().swap(bufs_);
-        }
     }
     // Queues a close frame (code and reason, at most 125 bytes) as the last frame.
     void send_close(std::uint16_t code, std::string_view reason, bool with_code = true) {
@@ -339,13 +286,8 @@ class WsSession : public Session {
     Clock::time_point close_by_{};     // after our close frame: the client's answer is due
     std::array<char, 256> chunk_;      // most client messages (a turn: ~200 bytes) fit
     WsFramer framer_{proto::kMaxMessageBytes};
-    MsgQueue queue_;  // the first in_flight_ are being written
-    static constexpr std::size_t kMaxBatch = 64;
-    std::string headers_;                  // the write in flight: 10 bytes per frame
-    std::vector<net::const_buffer> bufs_;  // its header and payload buffers
-    std::size_t in_flight_ = 0;
+    Outbox out_{Outbox::Framing::WebSocket, hub_.cfg.queue_limit};
     std::optional<std::string> close_reason_;  // close() asked: a close frame after the queue
-    bool writing_ = false;                     // a write is posted or in flight
     bool ping_sent_ = false;                   // since the last byte from the client
     bool close_sent_ = false;                  // our close frame is queued: nothing else follows it
     bool peer_closed_ = false;                 // the client's close frame arrived
