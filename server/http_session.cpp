@@ -15,6 +15,7 @@
 #include "proto/messages.h"
 #include "server/history_api.h"
 #include "server/hub.h"
+#include "server/io_errors.h"
 #include "server/metrics.h"
 #include "server/static_files.h"
 #include "server/transports.h"
@@ -54,9 +55,10 @@ const std::string& security_header_lines() {
 
 // An I/O error of a connection: logged at debug level (a client going away is routine), except
 // the cancellations of our own shutdown, which say nothing.
+// A client that ends its keep-alive connection or stays silent past the timeout is no failure.
 void fail(beast::error_code ec, const char* what) {
-    if (ec == boost::asio::error::operation_aborted) return;
-    spdlog::debug("http: {}: {}", what, ec.message());
+    if (ec == http::error::end_of_stream || ec == beast::error::timeout) return;
+    io_error("http", ec, what);
 }
 
 using Request = http::request<http::string_body>;

@@ -7,6 +7,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 
+#include "server/io_errors.h"
 #include "server/line_framer.h"
 #include "server/metrics.h"
 #include "server/outbox.h"
@@ -59,7 +60,10 @@ class TcpSession : public Session {
                               });
     }
     void on_read(boost::system::error_code ec, std::size_t n) {
-        if (ec) return finish();  // a partial line at the end is dropped
+        if (ec) {  // a partial line at the end is dropped
+            io_error(fmt::format("tcp#{}", conn_id_), ec, "read");
+            return finish();
+        }
         framer_.feed(std::string_view(chunk_.data(), n));
         next_line();
     }
@@ -114,6 +118,7 @@ class TcpSession : public Session {
         if (closed_) return;
         net::async_write(sock_, out_.next_write().buffers,
                          [self = shared()](boost::system::error_code ec, std::size_t) {
+                             if (ec) io_error(fmt::format("tcp#{}", self->conn_id_), ec, "write");
                              if (ec || self->closed_) return self->shutdown();
                              if (self->out_.written()) return self->write();
                              if (self->close_after_write_) self->shutdown();

@@ -29,6 +29,7 @@
 #include <boost/beast/http.hpp>
 #include <vector>
 
+#include "server/io_errors.h"
 #include "server/metrics.h"
 #include "server/outbox.h"
 #include "server/session.h"
@@ -66,7 +67,7 @@ class WsSession : public Session {
             self->arm();
             net::async_write(self->sock_, net::buffer(*r),
                              [self, r](boost::system::error_code ec, std::size_t) {
-                                 if (ec) return self->finish();
+                                 if (ec) return self->fail(ec, "write the handshake");
                                  self->read();
                              });
         });
@@ -104,7 +105,7 @@ class WsSession : public Session {
                               });
     }
     void on_read(boost::system::error_code ec, std::size_t n) {
-        if (ec) return finish();
+        if (ec) return fail(ec, "read");
         last_rx_ = Clock::now();
         ping_sent_ = false;
         framer_.feed(std::string_view(chunk_.data(), n));
@@ -239,7 +240,8 @@ class WsSession : public Session {
             });
     }
     void on_written(boost::system::error_code ec, bool closes) {
-        if (ec || closed_) return finish();
+        if (ec) return fail(ec, "write");
+        if (closed_) return;
         const bool more = out_.written();
         if (closes) {  // nothing follows a close frame
             if (peer_closed_) return finish();
@@ -264,6 +266,10 @@ class WsSession : public Session {
         }
         push({std::make_shared<const std::string>(std::move(payload)), ws_opcode::kClose});
         arm();
+    }
+    void fail(boost::system::error_code ec, const char* what) {
+        if (!closed_) io_error(fmt::format("ws#{}", conn_id_), ec, what);
+        finish();
     }
     // The socket closes here (a write to a client that stopped reading would otherwise keep
     // the session, its descriptor and its per-address slot alive).
