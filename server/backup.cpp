@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sqlite3.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -23,9 +23,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kStoreFile = "trunkfield.db";
-// The server holds a flock on this file of its data folder while it runs
-// (server/sqlite_store.cpp, lock_dir()); restore takes the same lock.
-constexpr const char* kLockFile = "LOCK";
 // The files SQLite may keep beside a database.
 constexpr const char* kCompanions[] = {"", "-wal", "-shm", "-journal"};
 
@@ -219,18 +216,16 @@ BackupSummary restore_store(const std::string& from, const std::string& data_dir
     fs::create_directories(dir, ec);
     if (ec) throw BackupError("cannot create the data folder " + data_dir + ": " + ec.message());
     // The server's lock: no server may run on the folder while its store is replaced.
-    const fs::path lock_path = dir / kLockFile;
-    const bool lock_existed = fs::exists(lock_path);
-    int lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (lock_fd < 0) throw BackupError("cannot open " + lock_path.string() + ": " + errno_text());
-    struct LockGuard {
-        int fd;
-        ~LockGuard() { ::close(fd); }
-    } lock{lock_fd};
-    if (::flock(lock_fd, LOCK_EX | LOCK_NB) != 0)
-        throw BackupError("the data folder " + data_dir +
-                          " is in use by a running server: stop it first");
-    if (!lock_existed) give_to_folder_owner(lock_path, dir);
+    std::optional<DataDirLock> lock;
+    try {
+        lock.emplace(data_dir);
+    } catch (const StoreError& e) {
+        if (!e.fault)
+            throw BackupError("the data folder " + data_dir +
+                              " is in use by a running server: stop it first");
+        throw BackupError(e.what());
+    }
+    if (lock->created()) give_to_folder_owner(lock->path(), dir);
 
     const std::string store = (dir / kStoreFile).string();
     std::vector<std::string> present;

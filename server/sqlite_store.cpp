@@ -219,14 +219,13 @@ class SqliteStore : public Store {
         std::error_code ec;
         fs::create_directories(dir, ec);
         if (ec) throw StoreError("cannot create the data directory " + dir + ": " + ec.message());
-        lock_dir(dir);
+        lock_ = std::make_unique<DataDirLock>(dir);
         try {
             wr_ = open_db(path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
             migrate();
             open_connections();
         } catch (...) {
             close_connections();
-            ::close(lock_fd_);
             throw;
         }
         writer_ = std::thread([this] { run(); });
@@ -241,7 +240,6 @@ class SqliteStore : public Store {
         cv_.notify_all();
         if (writer_.joinable()) writer_.join();
         close_connections();
-        if (lock_fd_ >= 0) ::close(lock_fd_);
     }
 
     void commit(GameWrite w, Done done) override {
@@ -366,19 +364,6 @@ class SqliteStore : public Store {
     sqlite3* reader() {
         if (!rd_) throw StoreError("the database " + path_ + " is not open (reopening failed)");
         return rd_;
-    }
-
-    void lock_dir(const std::string& dir) {
-        const std::string path = (fs::path(dir) / "LOCK").string();
-        lock_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-        if (lock_fd_ < 0)
-            throw StoreError("the data directory " + dir +
-                             " is not writable: " + std::strerror(errno));
-        if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-            ::close(lock_fd_);
-            lock_fd_ = -1;
-            throw StoreError("the data directory " + dir + " is in use by another server");
-        }
     }
 
     // At start, on the writer connection: refuses an unreadable file or a newer schema, applies
@@ -734,7 +719,7 @@ class SqliteStore : public Store {
     const SyncLevel sync_;
     sqlite3* wr_ = nullptr;
     sqlite3* rd_ = nullptr;
-    int lock_fd_ = -1;
+    std::unique_ptr<DataDirLock> lock_;  // released last (members are destroyed in reverse)
     std::mutex wm_, rm_, sm_;
     std::unique_ptr<Stmt> insert_player_, insert_game_, update_game_, progress_game_, insert_row_,
         probe_;
@@ -765,6 +750,21 @@ class SqliteStore : public Store {
 };
 
 }  // namespace
+
+DataDirLock::DataDirLock(const std::string& dir) : path_((fs::path(dir) / kFile).string()) {
+    created_ = !fs::exists(path_);
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ < 0)
+        throw StoreError("the data directory " + dir + " is not writable: " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+        ::close(fd_);
+        throw StoreError("the data directory " + dir + " is in use by another server", false);
+    }
+}
+
+DataDirLock::~DataDirLock() {
+    ::close(fd_);
+}
 
 std::unique_ptr<Store> open_sqlite_store(const std::string& dir, SyncLevel sync) {
     return std::make_unique<SqliteStore>(dir, sync);
