@@ -4,7 +4,8 @@
 # tree with the Emscripten toolchain into <build>/wasm/ and builds it as an ExternalProject; the
 # bundle lands in <build>/web/: trunkfield-rules.js (the JS API, import this), the module it
 # loads (trunkfield-rules.mjs) with its trunkfield-rules.wasm, and a package.json;
-# client/web/assemble.mjs then builds the web client around them (tf_web_app). See client/web/wasm/CMakeLists.txt.
+# client/web/assemble.mjs then builds the web client around them (tf_web_app, which depends on
+# tf_wasm; included before client/ for that). See client/web/wasm/CMakeLists.txt.
 # The inner build runs on every build (BUILD_ALWAYS) but is incremental: a no-op takes well
 # under a second. -DTF_WASM=OFF skips it. Sets TF_WASM_BUNDLE for tests/CMakeLists.txt.
 option(TF_WASM "Build the WebAssembly rules module when emscripten is found" ON)
@@ -43,5 +44,4 @@ ExternalProject_Add(tf_wasm
   USES_TERMINAL_CONFIGURE ON
   USES_TERMINAL_BUILD ON)
 set(TF_WASM_BUNDLE "${TF_WASM_OUTPUT_DIR}/trunkfield-rules.js")
-add_dependencies(tf_web_app tf_wasm)  # build/web is assembled around the rules module
 message(STATUS "WebAssembly build: ${TF_EMXX} -> ${TF_WASM_OUTPUT_DIR}")
