@@ -9,44 +9,52 @@
 
 namespace tf::proto {
 
-#define TF_PROTO_ERRORS(X)                                                                      \
-    X(BadJson, "bad_json")         /* not a JSON object */                                      \
-    X(UnknownType, "unknown_type") /* "type" missing or not a known message */                  \
-    X(BadMessage, "bad_message")   /* missing or mistyped field */                              \
-    X(UnsupportedVersion, "unsupported_version")                                                \
-    X(TooLarge, "too_large")           /* message over 16 KiB */                                \
-    X(RateLimited, "rate_limited")     /* out of message credits */                             \
-    X(BinaryFrame, "binary_frame")     /* WebSocket binary frame */                             \
-    X(HelloRequired, "hello_required") /* anything but hello before welcome */                  \
-    X(AlreadyHello, "already_hello")   /* second hello on one connection */                     \
-    X(BadToken, "bad_token")           /* unknown or forged session token */                    \
-    X(BadVariant, "bad_variant")                                                                \
-    X(NoSuchGame, "no_such_game")                                                               \
-    X(GameFull, "game_full")                                                                    \
-    X(NotCreator, "not_creator")                                                                \
-    X(AlreadyStarted, "already_started")                                                        \
-    X(NotSeated, "not_seated")   /* acting in a game without a seat */                          \
-    X(NotStarted, "not_started") /* waiting for an opponent */                                  \
-    X(NotYourTurn, "not_your_turn")                                                             \
-    X(StaleVersion, "stale_version") /* turn based on an old version */                         \
-    X(IllegalSetup, "illegal_setup") /* rules rejected it; see "rule" */                        \
-    X(IllegalTurn, "illegal_turn")   /* rules rejected it; see "rule" */                        \
-    X(WrongPhase, "wrong_phase")     /* setup during play or the reverse */                     \
-    X(GameOver, "game_over")                                                                    \
-    X(ChatTooLong, "chat_too_long")                                                             \
-    X(ChatRate, "chat_rate")         /* too many chat lines in the window */                    \
-    X(NotClaimable, "not_claimable") /* claim_win while the opponent may return */              \
-    X(NoDrawOffer, "no_draw_offer")  /* accept/decline without an offer */                      \
-    X(DrawPending, "draw_pending")   /* a second offer before your next turn */                 \
-    X(Flooding, "flooding")          /* kept sending without credits; the connection closes */  \
-    X(Internal, "internal")                                                                     \
-    X(StoreFailed, "store_failed")    /* the game could not be saved; suspended meanwhile */    \
-    X(TooManyGames, "too_many_games") /* create_game over the per-player limit of open games */ \
-    X(TooManyConnections, "too_many_connections") /* per-IP connection limit; then closed */    \
-    X(StoreUnavailable, "store_unavailable")      /* the store cannot save or read right now */ \
-    X(GameNotOver, "game_not_over")               /* a rematch before the game ended */         \
-    X(NoRematchOffer, "no_rematch_offer")         /* rematch_decline without an offer */        \
-    X(RematchPending, "rematch_pending")          /* a second rematch offer */
+#define TF_PROTO_ERRORS(X)                                                                         \
+    X(BadJson, "bad_json")         /* not a JSON object */                                         \
+    X(UnknownType, "unknown_type") /* "type" missing or not a known message */                     \
+    X(BadMessage, "bad_message")   /* missing or mistyped field */                                 \
+    X(UnsupportedVersion, "unsupported_version")                                                   \
+    X(TooLarge, "too_large")           /* message over 16 KiB */                                   \
+    X(RateLimited, "rate_limited")     /* out of message credits */                                \
+    X(BinaryFrame, "binary_frame")     /* WebSocket binary frame */                                \
+    X(HelloRequired, "hello_required") /* anything but hello before welcome */                     \
+    X(AlreadyHello, "already_hello")   /* second hello on one connection */                        \
+    X(BadToken, "bad_token")           /* unknown or forged session token */                       \
+    X(BadVariant, "bad_variant")                                                                   \
+    X(NoSuchGame, "no_such_game")                                                                  \
+    X(GameFull, "game_full")                                                                       \
+    X(NotCreator, "not_creator")                                                                   \
+    X(AlreadyStarted, "already_started")                                                           \
+    X(NotSeated, "not_seated")   /* acting in a game without a seat */                             \
+    X(NotStarted, "not_started") /* waiting for an opponent */                                     \
+    X(NotYourTurn, "not_your_turn")                                                                \
+    X(StaleVersion, "stale_version") /* turn based on an old version */                            \
+    X(IllegalSetup, "illegal_setup") /* rules rejected it; see "rule" */                           \
+    X(IllegalTurn, "illegal_turn")   /* rules rejected it; see "rule" */                           \
+    X(WrongPhase, "wrong_phase")     /* setup during play or the reverse */                        \
+    X(GameOver, "game_over")                                                                       \
+    X(ChatTooLong, "chat_too_long")                                                                \
+    X(ChatRate, "chat_rate")         /* too many chat lines in the window */                       \
+    X(NotClaimable, "not_claimable") /* claim_win while the opponent may return */                 \
+    X(NoDrawOffer, "no_draw_offer")  /* accept/decline without an offer */                         \
+    X(DrawPending, "draw_pending")   /* a second offer before your next turn */                    \
+    X(Flooding, "flooding")          /* kept sending without credits; the connection closes */     \
+    X(Internal, "internal")                                                                        \
+    X(StoreFailed, "store_failed")    /* the game could not be saved; suspended meanwhile */       \
+    X(TooManyGames, "too_many_games") /* create_game over the per-player limit of open games */    \
+    X(TooManyConnections, "too_many_connections") /* per-IP connection limit; then closed */       \
+    X(StoreUnavailable, "store_unavailable")      /* the store cannot save or read right now */    \
+    X(GameNotOver, "game_not_over")               /* a rematch before the game ended */            \
+    X(NoRematchOffer, "no_rematch_offer")         /* rematch_decline without an offer */           \
+    X(RematchPending, "rematch_pending")          /* a second rematch offer */                     \
+    X(BadUsername, "bad_username")                /* not 3-20 letters, digits, _ -; or reserved */ \
+    X(UsernameTaken, "username_taken")            /* another account has it (any letter case) */   \
+    X(WeakPassword, "weak_password")              /* a new password shorter than 8 or over 128 */  \
+    X(BadCredentials, "bad_credentials")          /* no such account, or the wrong password */     \
+    X(TooManyAttempts, "too_many_attempts") /* failed logins: wait (per address, per account) */   \
+    X(AccountRequired, "account_required")  /* rated play, logout or password change as a guest */ \
+    X(AlreadyRegistered, "already_registered") /* register on a connection with an account */      \
+    X(NotRatable, "not_ratable") /* rated with a computer or a variant without a rating */
 
 enum class Err : unsigned char {
 #define X(id, name) id,

@@ -100,11 +100,12 @@ bool changes_game(const EventBody& b) {
            !std::holds_alternative<PlayerBackEv>(b) && !std::holds_alternative<SpectatorsEv>(b) &&
            !std::holds_alternative<RematchOfferEv>(b) &&
            !std::holds_alternative<RematchDeclineEv>(b) && !std::holds_alternative<RematchEv>(b) &&
-           !std::holds_alternative<UnknownEv>(b);
+           !std::holds_alternative<RatingsEv>(b) && !std::holds_alternative<UnknownEv>(b);
 }
 
 bool versioned(const EventBody& b) {
-    if (std::holds_alternative<SpectatorsEv>(b)) return false;
+    if (std::holds_alternative<SpectatorsEv>(b) || std::holds_alternative<RatingsEv>(b))
+        return false;
     auto* c = std::get_if<ChatEv>(&b);
     return !c || c->room == ChatRoom::Players;
 }

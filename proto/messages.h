@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -16,6 +17,7 @@
 #include "common/turn.h"
 #include "common/types.h"
 #include "proto/errors.h"
+#include "proto/ratings.h"
 #include "proto/status.h"
 
 namespace tf::proto {
@@ -27,6 +29,9 @@ inline constexpr std::size_t kMaxMessageBytes = 16 * 1024;
 // Text limits count characters (Unicode code points), as JSON Schema's maxLength does.
 inline constexpr std::size_t kMaxChatChars = 500;
 inline constexpr std::size_t kMaxNameChars = 32;
+// Accounts: usernames of 3 to 20 letters, digits, '_' and '-'; passwords of 8 to 128 characters.
+inline constexpr std::size_t kMinUsernameChars = 3, kMaxUsernameChars = 20;
+inline constexpr std::size_t kMinPasswordChars = 8, kMaxPasswordChars = 128;
 
 struct TimeControl {
     std::int64_t initial_ms = 0;
@@ -48,6 +53,7 @@ struct CreateGame {
     ColorChoice color = ColorChoice::Random;
     bool is_public = true;
     std::optional<int> bot;  // 1..5: the server seats a computer opponent of that level
+    bool rated = false;      // counts for both players' ratings (two accounts, a rated category)
 };
 struct JoinGame {
     std::string code;
@@ -84,6 +90,7 @@ struct Ping {};
 struct QuickMatch {
     Variant variant;
     std::optional<TimeControl> time_control;  // nullopt: untimed
+    bool rated = false;                       // the rated pool: accounts only, paired by rating
 };
 struct QuickMatchCancel {};
 struct ListLive {};  // subscribe to the list of live games
@@ -108,11 +115,32 @@ struct Rematch {
 struct RematchDecline {
     std::string game;
 };
+// Accounts (PROTOCOL.md "Accounts"). Each is answered by a `welcome` saying who the connection
+// is now (with the request's ref), or an error.
+struct Register {  // turns this connection's guest into an account: it keeps its games
+    std::string username, password;
+    std::optional<std::string> ref;
+};
+struct Login {
+    std::string username, password;
+    std::optional<std::string> ref;
+};
+struct Logout {  // this token, or every token of the account; the connection becomes a new guest
+    bool everywhere = false;
+    std::optional<std::string> ref;
+};
+struct ChangePassword {  // every other token of the account is revoked
+    std::string password, new_password;
+    std::optional<std::string> ref;
+};
 
-using ClientMsg =
-    std::variant<Hello, CreateGame, JoinGame, CancelGame, ListGames, Watch, SetupMsg, TurnMsg,
-                 Resign, Chat, Ping, QuickMatch, QuickMatchCancel, ListLive, DrawOffer, DrawAccept,
-                 DrawDecline, ClaimWin, Rematch, RematchDecline>;
+using ClientMsg = std::variant<Hello, CreateGame, JoinGame, CancelGame, ListGames, Watch, SetupMsg,
+                               TurnMsg, Resign, Chat, Ping, QuickMatch, QuickMatchCancel, ListLive,
+                               DrawOffer, DrawAccept, DrawDecline, ClaimWin, Rematch,
+                               RematchDecline, Register, Login, Logout, ChangePassword>;
+// Whether `s` is a well-formed username (length and characters; reserved names are the
+// server's to refuse).
+bool is_username(std::string_view s);
 
 // A game code as the server makes them (6 characters of 23456789abcdefghjkmnpqrstuvwxyz) or
 // might later: 1 to 16 lowercase letters and digits. Every reader of a code checks it so.
@@ -140,6 +168,8 @@ struct Away {
 struct Seat {
     PlayerRef player;
     std::optional<Away> away;  // nullopt while the seat has a connection
+    std::optional<RatingView> rating =
+        std::nullopt;  // in a rated game: the player's rating as the game began
     friend bool operator==(const Seat&, const Seat&) = default;
 };
 // Each side's time left at the instant `at` (server epoch ms), and whose time is running.
@@ -282,6 +312,18 @@ struct SpectatorsEv {  // not versioned: carries the game's version without addi
     int count = 0;
     friend bool operator==(const SpectatorsEv&, const SpectatorsEv&) = default;
 };
+// A rated game's rating changes, once the store has applied them with the game's end (not
+// versioned: derived from the ratings table, never journaled).
+struct RatingChange {
+    int before = 0;  // rounded, as shown before the game
+    RatingView after;
+    friend bool operator==(const RatingChange&, const RatingChange&) = default;
+};
+struct RatingsEv {
+    std::string category;
+    std::optional<RatingChange> change[2];  // silver, bronze
+    friend bool operator==(const RatingsEv&, const RatingsEv&) = default;
+};
 struct RematchOfferEv {  // after the game: the side offering a rematch
     Side side = Side::Silver;
     friend bool operator==(const RematchOfferEv&, const RematchOfferEv&) = default;
@@ -321,7 +363,8 @@ struct UnknownEv {
     X(SpectatorsEv, "spectators")          \
     X(RematchOfferEv, "rematch_offer")     \
     X(RematchDeclineEv, "rematch_decline") \
-    X(RematchEv, "rematch")
+    X(RematchEv, "rematch")                \
+    X(RatingsEv, "ratings")
 
 using EventBody = std::variant<
 #define X(type, name) type,
@@ -351,10 +394,18 @@ struct Event {
     friend bool operator==(const Event&, const Event&) = default;
 };
 
+// An account's name and ratings (the categories it has played), in `welcome`.
+struct AccountInfo {
+    std::string username;
+    std::map<std::string, RatingView> ratings;
+    friend bool operator==(const AccountInfo&, const AccountInfo&) = default;
+};
 struct Welcome {
     std::string player_id, token, name;
     std::vector<std::string> games;  // unfinished games where this player holds a seat
     std::vector<int> versions = {kProtocolVersion};
+    std::optional<AccountInfo> account = std::nullopt;  // nullopt: a guest
+    std::optional<std::string> ref = std::nullopt;      // the account request this answers
     friend bool operator==(const Welcome&, const Welcome&) = default;
 };
 struct GameCreated {
@@ -372,6 +423,9 @@ struct SnapshotMsg {
     int spectators = 0;
     std::optional<Side> draw_offer;  // the side whose draw offer stands
     bool is_public = true;           // listed (open, live) or joined by code only
+    bool rated = false;
+    std::optional<RatingsEv> ratings =
+        std::nullopt;  // a finished rated game's changes, once applied
     // The last chat lines the recipient may read (players': everyone; spectators': spectators).
     std::vector<ChatEv> chat;
 };
@@ -396,6 +450,8 @@ struct OpenGame {
     std::optional<TimeControl> time_control;
     PlayerRef creator;
     Side creator_side = Side::Silver;
+    bool rated = false;
+    std::optional<RatingView> creator_rating = std::nullopt;  // a rated game's creator
     friend bool operator==(const OpenGame&, const OpenGame&) = default;
 };
 struct Lobby {
@@ -413,6 +469,7 @@ struct Shutdown {  // the server is stopping (SIGTERM): reconnect after retry_af
 struct QuickMatchWaiting {  // the quick-match request is queued (or replaced the previous one)
     Variant variant;
     std::optional<TimeControl> time_control;
+    bool rated = false;
     friend bool operator==(const QuickMatchWaiting&, const QuickMatchWaiting&) = default;
 };
 struct QuickMatchCancelled {
@@ -435,6 +492,8 @@ struct LiveGame {
     int spectators = 0;
     GameStatus status = GameStatus::Playing;  // playing or suspended
     bool away[2] = {false, false};            // a seat without any connection
+    bool rated = false;
+    std::optional<RatingView> ratings[2] = {};  // a rated game's players, as it began
     friend bool operator==(const LiveGame&, const LiveGame&) = default;
 };
 struct Live {
@@ -489,6 +548,10 @@ Json to_json(const DrawDecline& m);
 Json to_json(const ClaimWin& m);
 Json to_json(const Rematch& m);
 Json to_json(const RematchDecline& m);
+Json to_json(const Register& m);
+Json to_json(const Login& m);
+Json to_json(const Logout& m);
+Json to_json(const ChangePassword& m);
 Json to_json(const ClientMsg& m);
 
 std::string_view color_name(ColorChoice c);

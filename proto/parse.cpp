@@ -60,6 +60,7 @@ ClientMsg create_game(const Json& j) {
     const Json& p = field(j, "public");
     if (!p.is_boolean()) bad("field \"public\" must be a boolean");
     m.is_public = p.get<bool>();
+    m.rated = opt_bool(j, "rated");
     if (const Json* b = opt_field(j, "bot"); b && !b->is_null()) {
         if (!b->is_number_integer() || b->get<std::int64_t>() < 1 || b->get<std::int64_t>() > 5)
             bad("field \"bot\" must be a level from 1 to 5, or null");
@@ -72,6 +73,7 @@ ClientMsg quick_match(const Json& j) {
     QuickMatch m;
     m.variant = variant_field(j);
     m.time_control = time_control_field(j);
+    m.rated = opt_bool(j, "rated");
     return m;
 }
 ClientMsg watch(const Json& j) {
@@ -99,6 +101,39 @@ ClientMsg chat(const Json& j) {
     return Chat{code(j, "game"), std::move(text)};
 }
 
+// Usernames and passwords: strings of bounded length. A username's characters are checked
+// here (bad_username); a password's length (weak_password) when it is a new one, so a login
+// with a wrong password of any length is just bad_credentials.
+std::string username(const Json& j) {
+    std::string u = str(field(j, "username"), "username", 4 * kMaxUsernameChars);
+    if (!is_username(u))
+        throw Fail{{Err::BadUsername,
+                    "a username is 3 to 20 letters, digits, '_' or '-', starting with a letter or "
+                    "digit"}};
+    return u;
+}
+std::string password(const Json& j, const char* k, bool is_new) {
+    std::string p = str(field(j, k), k, 4 * kMaxPasswordChars);
+    if (is_new && (chars(p) < kMinPasswordChars || chars(p) > kMaxPasswordChars))
+        throw Fail{{Err::WeakPassword, "a password is 8 to 128 characters"}};
+    return p;
+}
+ClientMsg register_(const Json& j) {
+    return Register{username(j), password(j, "password", true), opt_str(j, "ref", 64)};
+}
+ClientMsg login(const Json& j) {
+    // Any name may be tried (an ill-formed one is unknown): bad_credentials, not bad_username.
+    std::string u = str(field(j, "username"), "username", 4 * kMaxUsernameChars);
+    return Login{std::move(u), password(j, "password", false), opt_str(j, "ref", 64)};
+}
+ClientMsg logout(const Json& j) {
+    return Logout{opt_bool(j, "everywhere"), opt_str(j, "ref", 64)};
+}
+ClientMsg change_password(const Json& j) {
+    return ChangePassword{password(j, "password", false), password(j, "new_password", true),
+                          opt_str(j, "ref", 64)};
+}
+
 using Parser = ClientMsg (*)(const Json&);
 const std::unordered_map<std::string, Parser>& parsers() {
     static const std::unordered_map<std::string, Parser> m = {
@@ -123,6 +158,10 @@ const std::unordered_map<std::string, Parser>& parsers() {
         {"rematch", [](const Json& j) -> ClientMsg { return Rematch{code(j, "game")}; }},
         {"rematch_decline",
          [](const Json& j) -> ClientMsg { return RematchDecline{code(j, "game")}; }},
+        {"register", register_},
+        {"login", login},
+        {"logout", logout},
+        {"change_password", change_password},
     };
     return m;
 }
@@ -133,6 +172,17 @@ bool is_game_code(std::string_view s) {
     if (s.empty() || s.size() > 16) return false;
     for (char c : s)
         if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return false;
+    return true;
+}
+
+bool is_username(std::string_view s) {
+    if (s.size() < kMinUsernameChars || s.size() > kMaxUsernameChars) return false;
+    auto alnum = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    };
+    if (!alnum(s[0])) return false;
+    for (char c : s)
+        if (!alnum(c) && c != '_' && c != '-') return false;
     return true;
 }
 

@@ -99,6 +99,27 @@ Result result(const Json& v) {
     return r;
 }
 
+RatingView rating_view(const Json& v, const char* k) {
+    object(v, k);
+    return {int(integer(field(v, "rating"), "rating")),
+            int(integer(field(v, "deviation"), "deviation")), count(field(v, "games"), "games"),
+            boolean(field(v, "provisional"), "provisional")};
+}
+std::optional<RatingView> opt_rating(const Json& j, const char* k) {
+    if (auto* v = opt_field(j, k)) return rating_view(*v, k);
+    return std::nullopt;
+}
+RatingsEv ratings(const Json& p) {
+    object(p, "ratings");
+    RatingsEv e{str(field(p, "category"), "category", 64), {}};
+    for (Side s : {Side::Silver, Side::Bronze})
+        if (auto* c = opt_field(p, std::string(side_name(s)).c_str()))
+            e.change[idx(s)] =
+                RatingChange{int(integer(field(object(*c, "ratings"), "before"), "before")),
+                             rating_view(field(*c, "after"), "after")};
+    return e;
+}
+
 // A chat line; "room" absent (events stored before it existed) is the players' room.
 ChatEv chat(const Json& p) {
     ChatEv c{player(field(p, "from"), "from"), str(field(p, "text"), "text", kMaxMessageBytes),
@@ -146,6 +167,7 @@ EventBody payload(const std::string& kind, const Json& p) {
     if (kind == "rematch_offer") return RematchOfferEv{side_field(p)};
     if (kind == "rematch_decline") return RematchDeclineEv{side_field(p)};
     if (kind == "rematch") return RematchEv{str(field(p, "code"), "code", 16)};
+    if (kind == "ratings") return ratings(p);
     return UnknownEv{kind};
 }
 
@@ -180,7 +202,7 @@ ServerMsg snapshot(const Json& j) {
     for (Side s : {Side::Silver, Side::Bronze}) {
         const Json* p = opt_field(players, std::string(side_name(s)).c_str());
         if (!p) continue;
-        Seat seat{player(*p, "players"), std::nullopt};
+        Seat seat{player(*p, "players"), std::nullopt, opt_rating(*p, "rating")};
         if (auto* a = opt_field(*p, "away"))
             seat.away = Away{integer(field(object(*a, "away"), "claim_at"), "claim_at"),
                              integer(field(*a, "award_at"), "award_at")};
@@ -190,6 +212,8 @@ ServerMsg snapshot(const Json& j) {
     m.spectators = count(field(j, "spectators"), "spectators");
     m.draw_offer = opt_side(j, "draw_offer");
     if (auto* pub = opt_field(j, "public")) m.is_public = boolean(*pub, "public");
+    m.rated = opt_bool(j, "rated");
+    if (auto* r = opt_field(j, "ratings")) m.ratings = ratings(*r);
     if (auto* lines = opt_field(j, "chat"))
         for (const Json& c : array(*lines, "chat")) m.chat.push_back(chat(object(c, "chat")));
     return m;
@@ -205,6 +229,13 @@ ServerMsg welcome(const Json& j) {
     m.versions.clear();
     for (const Json& v : array(field(j, "versions"), "versions"))
         m.versions.push_back(int(integer(v, "versions")));
+    if (auto* a = opt_field(j, "account")) {
+        AccountInfo info{str(field(object(*a, "account"), "username"), "username", 64), {}};
+        for (const auto& [category, r] : object(field(*a, "ratings"), "ratings").items())
+            info.ratings[category] = rating_view(r, "ratings");
+        m.account = std::move(info);
+    }
+    m.ref = opt_str(j, "ref", 64);
     return m;
 }
 
@@ -228,7 +259,8 @@ ServerMsg lobby(const Json& j) {
         object(g, "games");
         m.games.push_back(OpenGame{str(field(g, "code"), "code", 16), variant(field(g, "variant")),
                                    time_control(g), player(field(g, "creator"), "creator"),
-                                   side(field(g, "creator_side"), "creator_side")});
+                                   side(field(g, "creator_side"), "creator_side"),
+                                   opt_bool(g, "rated"), opt_rating(g, "creator_rating")});
     }
     return m;
 }
@@ -253,6 +285,12 @@ ServerMsg live(const Json& j) {
             object(*away, "away");
             e.away[0] = boolean(field(*away, "silver"), "silver");
             e.away[1] = boolean(field(*away, "bronze"), "bronze");
+        }
+        e.rated = opt_bool(g, "rated");
+        if (auto* r = opt_field(g, "ratings")) {
+            object(*r, "ratings");
+            e.ratings[0] = opt_rating(*r, "silver");
+            e.ratings[1] = opt_rating(*r, "bronze");
         }
         if (auto* st = opt_field(g, "status")) {
             auto s = status_from_name(str(*st, "status"));
@@ -288,7 +326,8 @@ const std::unordered_map<std::string, Parser>& parsers() {
          }},
         {"quick_match_waiting",
          [](const Json& j) -> ServerMsg {
-             return QuickMatchWaiting{variant(field(j, "variant")), time_control(j)};
+             return QuickMatchWaiting{variant(field(j, "variant")), time_control(j),
+                                      opt_bool(j, "rated")};
          }},
         {"quick_match_cancelled", [](const Json&) -> ServerMsg { return QuickMatchCancelled{}; }},
         {"matched",

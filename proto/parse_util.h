@@ -65,6 +65,11 @@ inline bool boolean(const Json& v, const char* k) {
     if (!v.is_boolean()) bad(std::string("field \"") + k + "\" must be a boolean");
     return v.get<bool>();
 }
+// Absent or null: false.
+inline bool opt_bool(const Json& j, const char* k) {
+    const Json* v = opt_field(j, k);
+    return v && boolean(*v, k);
+}
 inline std::optional<std::string> opt_str(const Json& j, const char* k, std::size_t max = 256) {
     if (auto* v = opt_field(j, k)) return str(*v, k, max);
     return std::nullopt;

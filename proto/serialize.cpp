@@ -32,7 +32,8 @@ Json to_json(const CreateGame& m) {
             {"time_control", m.time_control ? to_json(*m.time_control) : Json(nullptr)},
             {"color", color_name(m.color)},
             {"public", m.is_public},
-            {"bot", m.bot ? Json(*m.bot) : Json(nullptr)}};
+            {"bot", m.bot ? Json(*m.bot) : Json(nullptr)},
+            {"rated", m.rated}};
 }
 Json to_json(const JoinGame& m) {
     return {{"type", "join_game"}, {"code", m.code}};
@@ -72,7 +73,8 @@ Json to_json(const Ping&) {
 Json to_json(const QuickMatch& m) {
     return {{"type", "quick_match"},
             {"variant", tf::to_json(m.variant)},
-            {"time_control", m.time_control ? to_json(*m.time_control) : Json(nullptr)}};
+            {"time_control", m.time_control ? to_json(*m.time_control) : Json(nullptr)},
+            {"rated", m.rated}};
 }
 Json to_json(const QuickMatchCancel&) {
     return {{"type", "quick_match_cancel"}};
@@ -97,6 +99,27 @@ Json to_json(const Rematch& m) {
 }
 Json to_json(const RematchDecline& m) {
     return {{"type", "rematch_decline"}, {"game", m.game}};
+}
+Json to_json(const Register& m) {
+    Json j = {{"type", "register"}, {"username", m.username}, {"password", m.password}};
+    put_opt(j, "ref", m.ref);
+    return j;
+}
+Json to_json(const Login& m) {
+    Json j = {{"type", "login"}, {"username", m.username}, {"password", m.password}};
+    put_opt(j, "ref", m.ref);
+    return j;
+}
+Json to_json(const Logout& m) {
+    Json j = {{"type", "logout"}, {"everywhere", m.everywhere}};
+    put_opt(j, "ref", m.ref);
+    return j;
+}
+Json to_json(const ChangePassword& m) {
+    Json j = {
+        {"type", "change_password"}, {"password", m.password}, {"new_password", m.new_password}};
+    put_opt(j, "ref", m.ref);
+    return j;
 }
 Json to_json(const ClientMsg& m) {
     return std::visit([](const auto& x) { return to_json(x); }, m);

@@ -36,6 +36,31 @@ void write(JsonWriter& w, const std::optional<ClockReading>& c) {
     w.end_object();
 }
 
+void write(JsonWriter& w, const RatingView& r) {
+    w.begin_object();
+    w.key("deviation").value(r.deviation);
+    w.key("games").value(r.games);
+    w.key("provisional").value(r.provisional);
+    w.key("rating").value(r.rating);
+    w.end_object();
+}
+
+void write(JsonWriter& w, const RatingsEv& e) {
+    auto change = [&](Side s) {
+        w.key(side_name(s));
+        opt(w, e.change[idx(s)], [&](const RatingChange& c) {
+            w.begin_object().key("after");
+            write(w, c.after);
+            w.key("before").value(c.before).end_object();
+        });
+    };
+    w.begin_object();
+    change(Side::Bronze);
+    w.key("category").value(e.category);
+    change(Side::Silver);
+    w.end_object();
+}
+
 void write_score(JsonWriter& w, const int score[2]) {
     w.begin_object().key("bronze").value(score[1]).key("silver").value(score[0]).end_object();
 }
@@ -113,6 +138,7 @@ struct PayloadWriter {
     void operator()(const SpectatorsEv& e) {
         w.begin_object().key("count").value(e.count).end_object();
     }
+    void operator()(const RatingsEv& e) { write(w, e); }
     void operator()(const UnknownEv&) { w.begin_object().end_object(); }
 };
 
@@ -165,11 +191,22 @@ std::string to_text(const Result& r) {
 
 std::string to_text(const Welcome& m) {
     return message([&](JsonWriter& w) {
+        w.key("account");
+        opt(w, m.account, [&](const AccountInfo& a) {
+            w.begin_object().key("ratings").begin_object();
+            for (const auto& [category, r] : a.ratings) {
+                w.key(category);
+                write(w, r);
+            }
+            w.end_object();
+            w.key("username").value(a.username).end_object();
+        });
         w.key("games").begin_array();
         for (const auto& g : m.games) w.value(g);
         w.end_array();
         w.key("name").value(m.name);
         w.key("player_id").value(m.player_id);
+        if (m.ref) w.key("ref").value(*m.ref);
         w.key("token").value(m.token);
         w.key("type").value("welcome");
         w.key("versions").begin_array();
@@ -206,11 +243,20 @@ std::string to_text(const SnapshotMsg& m) {
                     w.end_object();
                 });
                 w.key("id").value(seat.player.id).key("name").value(seat.player.name);
+                if (seat.rating) {
+                    w.key("rating");
+                    write(w, *seat.rating);
+                }
                 w.end_object();
             });
         }
         w.end_object();
         w.key("public").value(m.is_public);
+        w.key("rated").value(m.rated);
+        if (m.ratings) {
+            w.key("ratings");
+            write(w, *m.ratings);
+        }
         w.key("record").begin_object();
         w.key("setup").begin_object();
         for (Side s : {Side::Bronze, Side::Silver}) {
@@ -274,8 +320,13 @@ std::string to_text(const Lobby& m) {
             w.key("code").value(g.code);
             w.key("creator");
             write(w, g.creator);
+            if (g.creator_rating) {
+                w.key("creator_rating");
+                write(w, *g.creator_rating);
+            }
             w.key("creator_side");
             proto::write(w, g.creator_side);
+            w.key("rated").value(g.rated);
             w.key("time_control");
             proto::write(w, g.time_control);
             w.key("variant");
@@ -301,6 +352,7 @@ std::string to_text(const Shutdown& m) {
 
 std::string to_text(const QuickMatchWaiting& m) {
     return message([&](JsonWriter& w) {
+        w.key("rated").value(m.rated);
         w.key("time_control");
         proto::write(w, m.time_control);
         w.key("type").value("quick_match_waiting");
@@ -336,6 +388,15 @@ std::string to_text(const Live& m) {
                 opt(w, g.players[idx(s)], [&](const PlayerRef& p) { write(w, p); });
             }
             w.end_object();
+            w.key("rated").value(g.rated);
+            if (g.rated) {
+                w.key("ratings").begin_object();
+                for (Side s : {Side::Bronze, Side::Silver}) {
+                    w.key(side_name(s));
+                    opt(w, g.ratings[idx(s)], [&](const RatingView& r) { write(w, r); });
+                }
+                w.end_object();
+            }
             w.key("score");
             write_score(w, g.score);
             w.key("spectators").value(g.spectators);

@@ -14,7 +14,7 @@ mode=${1:-all}
 packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libboost-dev libboost-system-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
-  libsqlite3-dev
+  libsqlite3-dev libsodium-dev
   emscripten file
 )
 if [[ $mode == all ]]; then

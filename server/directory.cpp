@@ -5,8 +5,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 
-#include "server/identity.h"
 #include "server/room.h"
+#include "server/secrets.h"
 
 namespace tf::server {
 

@@ -123,6 +123,20 @@ void FaultyStore::add_player(StoredPlayer p) {
     inner_->add_player(std::move(p));
 }
 
+void FaultyStore::write_account(AccountWrite w, std::function<void(AccountResult)> done) {
+    switch (current().write) {
+        case Faults::Write::Fail:
+            return done({false, false, true, "injected fault: the write failed (disk full)"});
+        case Faults::Write::Fsync:
+            return inner_->write_account(std::move(w), [done](AccountResult r) {
+                if (r.ok) r = {false, false, true, "injected fault: fsync failed after the write"};
+                done(r);
+            });
+        case Faults::Write::Ok:
+            return inner_->write_account(std::move(w), std::move(done));
+    }
+}
+
 void FaultyStore::check_reads() {
     if (current().reads_fail) throw StoreError("injected fault: the read failed (I/O error)");
 }
@@ -130,6 +144,23 @@ void FaultyStore::check_reads() {
 std::optional<StoredPlayer> FaultyStore::player_by_selector(const std::string& selector) {
     check_reads();
     return inner_->player_by_selector(selector);
+}
+std::optional<StoredAccount> FaultyStore::account_by_name(const std::string& username) {
+    check_reads();
+    return inner_->account_by_name(username);
+}
+std::vector<StoredRating> FaultyStore::ratings_of(const std::string& player_id) {
+    check_reads();
+    return inner_->ratings_of(player_id);
+}
+std::vector<LeaderRow> FaultyStore::leaderboard(const std::string& category, int limit,
+                                                std::int64_t active_since_ms) {
+    check_reads();
+    return inner_->leaderboard(category, limit, active_since_ms);
+}
+std::optional<PlayerProfile> FaultyStore::profile(const std::string& username, int recent) {
+    check_reads();
+    return inner_->profile(username, recent);
 }
 bool FaultyStore::code_taken(const std::string& code) {
     check_reads();

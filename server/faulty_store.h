@@ -39,7 +39,13 @@ class FaultyStore : public Store {
 
     void commit(GameWrite w, Done done) override;
     void add_player(StoredPlayer p) override;
+    void write_account(AccountWrite w, std::function<void(AccountResult)> done) override;
     std::optional<StoredPlayer> player_by_selector(const std::string& selector) override;
+    std::optional<StoredAccount> account_by_name(const std::string& username) override;
+    std::vector<StoredRating> ratings_of(const std::string& player_id) override;
+    std::vector<LeaderRow> leaderboard(const std::string& category, int limit,
+                                       std::int64_t active_since_ms) override;
+    std::optional<PlayerProfile> profile(const std::string& username, int recent) override;
     bool code_taken(const std::string& code) override;
     std::vector<StoredGame> unfinished() override;
     std::optional<StoredGame> game(const std::string& code) override;

@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 
 #include <charconv>
+#include <cmath>
 #include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "common/json.h"
 #include "common/notation.h"
 #include "proto/messages.h"
+#include "server/ratings.h"
 #include "server/record_codec.h"
 #include "server/store.h"
 
@@ -64,16 +66,19 @@ json summary(const StoredGame& g, const SuspendedFn& suspended) {
                                 ? json(nullptr)
                                 : json{{"id", g.seat_id[i]}, {"name", g.seat_name[i]}};
     bool paused = (g.status == "open" || g.status == "playing") && suspended && suspended(g.code);
-    return {{"code", g.code},
-            {"status", paused ? std::string("suspended") : g.status},
-            {"variant", variant_json(g)},
-            {"time_control", time_control_json(g)},
-            {"players", std::move(players)},
-            {"bot", g.bot_level ? json(*g.bot_level) : json(nullptr)},
-            {"turns", g.turns},
-            {"result", result_json(g)},
-            {"created_at", iso8601(g.created_ms)},
-            {"finished_at", g.finished_ms ? json(iso8601(g.finished_ms)) : json(nullptr)}};
+    json out = {{"code", g.code},
+                {"status", paused ? std::string("suspended") : g.status},
+                {"variant", variant_json(g)},
+                {"time_control", time_control_json(g)},
+                {"players", std::move(players)},
+                {"bot", g.bot_level ? json(*g.bot_level) : json(nullptr)},
+                {"turns", g.turns},
+                {"result", result_json(g)},
+                {"created_at", iso8601(g.created_ms)},
+                {"finished_at", g.finished_ms ? json(iso8601(g.finished_ms)) : json(nullptr)}};
+    // Only rated games say so: the answers for games of before accounts stay byte for byte.
+    if (g.rated) out["rated"] = true;
+    return out;
 }
 
 // The spec §6 record from the journal (through the storage codec): the setups and turns in the
@@ -238,6 +243,94 @@ ApiResponse one(const GameRows& rows, std::string_view what, const SuspendedFn& 
     return error(404, "not_found", "unknown export " + std::string(what));
 }
 
+json rating_json(const StoredRating& r, std::int64_t now_ms) {
+    auto v = rating_view(r, now_ms);
+    return {{"rating", v.rating},
+            {"deviation", v.deviation},
+            {"games", v.games},
+            {"provisional", v.provisional},
+            {"last_played", r.last_ms ? json(iso8601(r.last_ms)) : json(nullptr)}};
+}
+
+// GET /api/leaderboard?category=blitz&limit=50: the best established ratings of a category
+// among the players active in it within 30 days.
+void leaderboard(Store& store, std::string_view target, std::string_view qs, Store::Executor ex,
+                 Done done) {
+    std::string category = "blitz";
+    int limit = 50;
+    for (auto& [k, v] : query_of(qs)) {
+        if (k == "category" && proto::is_rating_category(v)) {
+            category = v;
+        } else if (k == "limit" && integer(v) && *integer(v) >= 1 && *integer(v) <= 100) {
+            limit = int(*integer(v));
+        } else {
+            std::string cats;
+            for (const auto& c : proto::rating_categories()) cats += (cats.empty() ? "" : ", ") + c;
+            auto r = error(400, "bad_request",
+                           "parameters: category (" + cats + ") and limit (1 to 100)");
+            return boost::asio::post(ex, [done, r] { done(r); });
+        }
+    }
+    const auto now = epoch_ms();
+    store.read_leaderboard(
+        category, limit, now - kLeaderboardActiveMs, ex,
+        [done, category, now, t = std::string(target)](Read<std::vector<LeaderRow>> r) {
+            if (!r.ok()) return done(unavailable(t, r.error));
+            json players = json::array();
+            int rank = 0;
+            for (const auto& row : *r.value) {
+                json p = rating_json(row.rating, now);
+                p["rank"] = ++rank;
+                p["username"] = row.username;
+                players.push_back(std::move(p));
+            }
+            json out = {{"category", category}, {"players", std::move(players)}};
+            done({200, "application/json", out.dump() + "\n", {}});
+        });
+}
+
+// GET /api/players/NAME: an account's page: ratings, their history, results by colour and
+// the last games.
+void player(Store& store, std::string_view target, const std::string& name, SuspendedFn suspended,
+            Store::Executor ex, Done done) {
+    store.read_profile(name, 20, ex,
+                       [done, name, suspended = std::move(suspended),
+                        t = std::string(target)](Read<std::optional<PlayerProfile>> r) {
+                           if (!r.ok()) return done(unavailable(t, r.error));
+                           if (!*r.value)
+                               return done(error(404, "not_found", "no player named " + name));
+                           const PlayerProfile& p = **r.value;
+                           const auto now = epoch_ms();
+                           json ratings = json::object(), history = json::object();
+                           for (const auto& rt : p.ratings)
+                               ratings[rt.category] = rating_json(rt, now);
+                           for (const auto& [category, points] : p.history) {
+                               json line = json::array();
+                               for (const auto& pt : points)
+                                   line.push_back({{"at", iso8601(pt.at_ms)},
+                                                   {"rating", int(std::lround(pt.rating))},
+                                                   {"game", pt.code}});
+                               history[category] = std::move(line);
+                           }
+                           json totals = json::object();
+                           const char* sides[] = {"silver", "bronze"};
+                           for (int i = 0; i < 2; ++i)
+                               totals[sides[i]] = {{"wins", p.as[i].wins},
+                                                   {"draws", p.as[i].draws},
+                                                   {"losses", p.as[i].losses}};
+                           json recent = json::array();
+                           for (const auto& g : p.recent) recent.push_back(summary(g, suspended));
+                           json out = {{"username", p.account.username},
+                                       {"player_id", p.account.player_id},
+                                       {"created_at", iso8601(p.account.created_ms)},
+                                       {"ratings", std::move(ratings)},
+                                       {"history", std::move(history)},
+                                       {"totals", std::move(totals)},
+                                       {"recent", std::move(recent)}};
+                           done({200, "application/json", out.dump() + "\n", {}});
+                       });
+}
+
 }  // namespace
 
 bool is_api_target(std::string_view target) {
@@ -250,6 +343,13 @@ void history_api(Store& store, std::string_view target, SuspendedFn suspended, S
     auto qpos = target.find('?');
     std::string_view path = target.substr(0, qpos);
     std::string_view qs = qpos == std::string_view::npos ? "" : target.substr(qpos + 1);
+    if (path == "/api/leaderboard") return leaderboard(store, target, qs, ex, std::move(done));
+    if (path.substr(0, 13) == "/api/players/") {
+        std::string name(path.substr(13));
+        if (!proto::is_username(name))
+            return now(error(404, "not_found", "no player named " + name));
+        return player(store, target, name, std::move(suspended), ex, std::move(done));
+    }
     constexpr std::string_view games = "/api/games";
     if (path == games || path == "/api/games/")
         return list(store, target, qs, std::move(suspended), ex, std::move(done));

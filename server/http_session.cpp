@@ -1,8 +1,9 @@
 // HTTP on the first port: GET /healthz, the WebSocket upgrade at /ws, and the web client's static
-// files (GET/HEAD; "/" and "/g/CODE" give index.html; server/static_files.h; precompressed copies
-// by Accept-Encoding), 404 otherwise. A request must arrive whole within --handshake-seconds (also
-// the keep-alive wait); a WebSocket upgrade from a page whose Origin is not in --allowed-origins
-// gets 403. Every answer carries the security headers of set_security_headers().
+// files (GET/HEAD; "/", "/g/CODE", "/@/NAME" and "/players" give index.html; server/static_files.h;
+// precompressed copies by Accept-Encoding), 404 otherwise. A request must arrive whole within
+// --handshake-seconds (also the keep-alive wait); a WebSocket upgrade from a page whose Origin is
+// not in --allowed-origins gets 403. Every answer carries the security headers of
+// set_security_headers().
 #include <spdlog/spdlog.h>
 
 #include <boost/beast/core.hpp>

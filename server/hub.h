@@ -1,7 +1,8 @@
 // The services every connection shares, owned by main() and outliving every session and room:
 // settings, the store, identities, the lobby in its parts (the room directory, the listings,
-// the player index, the matchmaker; docs/ARCHITECTURE.md "The server's parts"), the io_context
-// (rooms get their strands from it) and a worker pool for the computer opponents.
+// the player index, the matchmaker; docs/ARCHITECTURE.md "The server's parts"), the ratings
+// last seen and the login limits, the io_context (rooms get their strands from it), a worker
+// pool for the computer opponents and a thread for password hashes.
 #pragma once
 
 #include <atomic>
@@ -16,8 +17,10 @@
 #include "server/directory.h"
 #include "server/identity.h"
 #include "server/listings.h"
+#include "server/login_limit.h"
 #include "server/matchmaker.h"
 #include "server/player_index.h"
+#include "server/ratings.h"
 #include "server/room_services.h"
 #include "server/store.h"
 
@@ -30,13 +33,16 @@ struct Hub {
           store(std::move(s)),
           workers(std::size_t(cfg.workers)),
           directory(factory, services),  // stores references only: constructed in this order
-          services{listings, players, directory, *store, cfg, offload()},
+          services{listings, players, directory, *store, cfg, offload(), ratings},
           factory(ioc, services),
           conn_limit(conn_limiter(cfg.max_connections_per_ip)) {
         identity.attach(store.get());
         listings.configure(cfg.list_limit, std::chrono::milliseconds(cfg.live_interval_ms));
     }
-    ~Hub() { workers.join(); }
+    ~Hub() {
+        passwords.join();
+        workers.join();
+    }
     // Runs blocking work (a bot's search) on the worker pool.
     std::function<void(std::function<void()>)> offload() {
         return [this](std::function<void()> f) { boost::asio::post(workers, std::move(f)); };
@@ -45,7 +51,12 @@ struct Hub {
     Config cfg;
     std::unique_ptr<Store> store;  // declared before the rooms' owners: outlives every room
     boost::asio::thread_pool workers;
+    // Password hashing (Argon2id: 64 MiB and ~0.1 s each): one thread, so that a crowd of
+    // logins costs one hash's memory at a time and never the network threads.
+    boost::asio::thread_pool passwords{1};
     Identity identity;
+    RatingBook ratings;
+    LoginLimiter logins;
     Listings listings;
     PlayerIndex players;
     Matchmaker matchmaker;

@@ -1,6 +1,8 @@
 #include "server/memory_store.h"
 
 #include "server/io_thread.h"
+#include "server/ratings.h"
+#include "server/record_codec.h"
 
 namespace tf::server {
 
@@ -20,10 +22,14 @@ void MemoryStore::commit(GameWrite w, Done done) {
             if (!error && rows.count(r.version))
                 error =
                     "journal version " + std::to_string(r.version) + " of " + w.code + " exists";
+        if (!error && w.rate)
+            for (const auto& id : w.rate->player)
+                if (!names_.count(id)) error = "no player " + id + " to rate";
         if (!error) {
             if (w.create) games_[w.code] = {next_id_++, *w.create};
             for (auto& r : w.rows) rows[r.version] = std::move(r);
             if (w.update) games_[w.code].second = std::move(*w.update);
+            if (w.rate) rate(w.code, *w.rate);
         } else {
             ++stats_.failures;
         }
@@ -31,17 +37,171 @@ void MemoryStore::commit(GameWrite w, Done done) {
     if (done) done(error);
 }
 
+void MemoryStore::rate(const std::string& code, RateGame& r) {
+    // Once per game: a game already in the players' history is not rated again; the outcome is
+    // the one recorded then.
+    bool seen = false;
+    for (int i = 0; i < 2; ++i)
+        for (const auto& h : history_[r.player[i]])
+            if (h.code == code) {
+                r.outcome->before[i] = h.before;
+                r.outcome->after[i] = h.after;
+                seen = true;
+            }
+    if (seen) return;
+    StoredRating before[2];
+    for (int i = 0; i < 2; ++i) {
+        auto& mine = ratings_[r.player[i]];
+        auto it = mine.find(r.category);
+        if (it != mine.end()) before[i] = it->second;
+        before[i].category = r.category;
+    }
+    *r.outcome = rate_game(r, before);
+    for (int i = 0; i < 2; ++i) {
+        ratings_[r.player[i]][r.category] = r.outcome->after[i];
+        history_[r.player[i]].push_back({code, r.outcome->before[i], r.outcome->after[i]});
+    }
+}
+
 void MemoryStore::add_player(StoredPlayer p) {
     std::lock_guard lock(m_);
-    players_.try_emplace(p.selector, std::move(p));
+    names_.try_emplace(p.id, p.name);
+    tokens_.try_emplace(p.selector, Token{p.id, p.secret_hash});
+}
+
+void MemoryStore::write_account(AccountWrite w, std::function<void(AccountResult)> done) {
+    AccountResult r;
+    {
+        std::lock_guard lock(m_);
+        using K = AccountWrite::Kind;
+        auto revoke = [&](const std::string& keep) {
+            std::erase_if(tokens_, [&](const auto& t) {
+                return t.second.player_id == w.player_id && t.first != keep;
+            });
+        };
+        if (!names_.count(w.player_id)) {
+            r.error = "no player " + w.player_id;
+        } else if (w.kind == K::Register) {
+            const auto key = username_key(w.username);
+            if (account_keys_.count(key) || accounts_.count(w.player_id)) {
+                r.conflict = true;
+                r.error = "the username " + w.username + " is taken";
+            } else {
+                accounts_[w.player_id] = {w.player_id, w.username, w.pw_hash, epoch_ms()};
+                account_keys_[key] = w.player_id;
+                names_[w.player_id] = w.username;
+                r.ok = true;
+            }
+        } else if (w.kind == K::AddToken) {
+            r.ok = tokens_.try_emplace(w.selector, Token{w.player_id, w.secret_hash}).second;
+            if (!r.ok) r.error = "token selector exists";
+        } else if (w.kind == K::RevokeTokens) {
+            revoke(w.selector);
+            r.ok = true;
+        } else if (w.kind == K::RevokeToken) {
+            auto it = tokens_.find(w.selector);
+            if (it != tokens_.end() && it->second.player_id == w.player_id) tokens_.erase(it);
+            r.ok = true;
+        } else if (w.kind == K::SetPassword) {
+            auto it = accounts_.find(w.player_id);
+            if (it == accounts_.end()) {
+                r.error = "player " + w.player_id + " has no account";
+            } else {
+                it->second.pw_hash = w.pw_hash;
+                revoke(w.selector);
+                r.ok = true;
+            }
+        }
+    }
+    if (done) done(r);
 }
 
 std::optional<StoredPlayer> MemoryStore::player_by_selector(const std::string& selector) {
     assert_off_io_thread();
     std::lock_guard lock(m_);
-    auto it = players_.find(selector);
-    if (it == players_.end()) return std::nullopt;
-    return it->second;
+    auto it = tokens_.find(selector);
+    if (it == tokens_.end()) return std::nullopt;
+    const auto& id = it->second.player_id;
+    auto a = accounts_.find(id);
+    return StoredPlayer{id, names_[id], selector, it->second.secret_hash,
+                        a == accounts_.end() ? "" : a->second.username};
+}
+
+std::optional<StoredAccount> MemoryStore::account_by_name(const std::string& username) {
+    assert_off_io_thread();
+    std::lock_guard lock(m_);
+    auto k = account_keys_.find(username_key(username));
+    if (k == account_keys_.end()) return std::nullopt;
+    return accounts_.at(k->second);
+}
+
+std::vector<StoredRating> MemoryStore::ratings_of(const std::string& player_id) {
+    assert_off_io_thread();
+    std::lock_guard lock(m_);
+    std::vector<StoredRating> out;
+    if (auto it = ratings_.find(player_id); it != ratings_.end())
+        for (const auto& [c, r] : it->second) out.push_back(r);
+    return out;
+}
+
+std::vector<LeaderRow> MemoryStore::leaderboard(const std::string& category, int limit,
+                                                std::int64_t active_since_ms) {
+    assert_off_io_thread();
+    std::lock_guard lock(m_);
+    std::vector<LeaderRow> out;
+    for (const auto& [id, mine] : ratings_) {
+        auto it = mine.find(category);
+        auto a = accounts_.find(id);
+        if (it == mine.end() || a == accounts_.end()) continue;
+        const auto& r = it->second;
+        if (r.last_ms < active_since_ms || r.deviation > proto::kProvisionalDeviation) continue;
+        out.push_back({a->second.username, r});
+    }
+    std::sort(out.begin(), out.end(), [](const LeaderRow& x, const LeaderRow& y) {
+        return x.rating.rating != y.rating.rating ? x.rating.rating > y.rating.rating
+                                                  : x.username < y.username;
+    });
+    if (int(out.size()) > limit) out.resize(std::size_t(std::max(limit, 0)));
+    return out;
+}
+
+std::optional<PlayerProfile> MemoryStore::profile(const std::string& username, int recent) {
+    assert_off_io_thread();
+    std::lock_guard lock(m_);
+    auto k = account_keys_.find(username_key(username));
+    if (k == account_keys_.end()) return std::nullopt;
+    const std::string& id = k->second;
+    PlayerProfile p;
+    p.account = accounts_.at(id);
+    if (auto it = ratings_.find(id); it != ratings_.end())
+        for (const auto& [c, r] : it->second) p.ratings.push_back(r);
+    if (auto it = history_.find(id); it != history_.end())
+        for (const auto& h : it->second)
+            p.history[h.after.category].push_back({h.after.last_ms, h.after.rating, h.code});
+    std::vector<std::pair<std::int64_t, const StoredGame*>> mine;
+    for (const auto& [code, g] : games_) {
+        const StoredGame& row = g.second;
+        const int side = row.seat_id[0] == id ? 0 : row.seat_id[1] == id ? 1 : -1;
+        if (side < 0) continue;
+        mine.push_back({g.first, &row});
+        if (row.status != "over") continue;
+        auto result = result_of_text(row.result);
+        if (!result) continue;
+        auto& t = p.as[side];
+        if (result->winner == proto::Winner::Draw)
+            ++t.draws;
+        else if (result->winner == (side == 0 ? proto::Winner::Silver : proto::Winner::Bronze))
+            ++t.wins;
+        else if (result->winner != proto::Winner::None)
+            ++t.losses;
+    }
+    std::sort(mine.begin(), mine.end(),
+              [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& [gid, row] : mine) {
+        if (int(p.recent.size()) >= recent) break;
+        p.recent.push_back(*row);
+    }
+    return p;
 }
 
 bool MemoryStore::code_taken(const std::string& code) {

@@ -15,7 +15,13 @@ class MemoryStore : public Store {
   public:
     void commit(GameWrite w, Done done) override;  // `done` runs before commit() returns
     void add_player(StoredPlayer p) override;
+    void write_account(AccountWrite w, std::function<void(AccountResult)> done) override;
     std::optional<StoredPlayer> player_by_selector(const std::string& selector) override;
+    std::optional<StoredAccount> account_by_name(const std::string& username) override;
+    std::vector<StoredRating> ratings_of(const std::string& player_id) override;
+    std::vector<LeaderRow> leaderboard(const std::string& category, int limit,
+                                       std::int64_t active_since_ms) override;
+    std::optional<PlayerProfile> profile(const std::string& username, int recent) override;
     bool code_taken(const std::string& code) override;
     std::vector<StoredGame> unfinished() override;
     std::optional<StoredGame> game(const std::string& code) override;
@@ -27,9 +33,23 @@ class MemoryStore : public Store {
     Stats stats() override;
 
   private:
+    // A rated game's rating rows, applied once per game (m_ held).
+    void rate(const std::string& code, RateGame& r);
+    struct Token {
+        std::string player_id, secret_hash;
+    };
+    struct HistoryRow {
+        std::string code;
+        StoredRating before, after;
+    };
     std::mutex m_;
-    std::map<std::string, StoredPlayer> players_;                       // by selector
-    std::map<std::string, std::pair<std::int64_t, StoredGame>> games_;  // code -> (id, row)
+    std::map<std::string, std::string> names_;                            // player id -> name
+    std::map<std::string, Token> tokens_;                                 // by selector
+    std::map<std::string, StoredAccount> accounts_;                       // by player id
+    std::map<std::string, std::string> account_keys_;                     // username key -> id
+    std::map<std::string, std::map<std::string, StoredRating>> ratings_;  // id -> category ->
+    std::map<std::string, std::vector<HistoryRow>> history_;              // id -> oldest first
+    std::map<std::string, std::pair<std::int64_t, StoredGame>> games_;    // code -> (id, row)
     std::map<std::string, std::map<std::int64_t, JournalRow>> journal_;
     std::int64_t next_id_ = 1;
     Stats stats_;

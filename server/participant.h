@@ -19,7 +19,8 @@ class Participant {
 
 struct Player {
     std::string id;
-    std::string name;
+    std::string name;      // an account's username, or a guest's chosen name
+    bool account = false;  // a registered account (may play rated games)
 };
 
 }  // namespace tf::server

@@ -52,6 +52,15 @@ void PlayerIndex::notify_all(const Msg& m) {
     for (auto& p : to) p->deliver(m);
 }
 
+std::vector<std::shared_ptr<Member>> PlayerIndex::connections(const std::string& player_id) {
+    std::vector<std::shared_ptr<Member>> out;
+    std::lock_guard lock(m_);
+    if (auto it = conns_.find(player_id); it != conns_.end())
+        for (auto& [p, w] : it->second)
+            if (auto sp = w.lock()) out.push_back(std::move(sp));
+    return out;
+}
+
 std::size_t PlayerIndex::players() {
     std::lock_guard lock(m_);
     return conns_.size();

@@ -23,6 +23,9 @@ class Member : public Participant {
   public:
     // Thread-safe.
     virtual void adopt(const std::shared_ptr<Room>& room) = 0;
+    // Thread-safe: ends the connection after its queued messages (its player logged out
+    // everywhere, or changed the password).
+    virtual void end(std::string reason) = 0;
 };
 
 class PlayerIndex {
@@ -36,6 +39,8 @@ class PlayerIndex {
     std::shared_ptr<Member> disconnected(const std::string& player_id, const Member* who);
     // Hands `m` to every connection of every player (server shutdown).
     void notify_all(const Msg& m);
+    // The live connections of a player.
+    std::vector<std::shared_ptr<Member>> connections(const std::string& player_id);
     std::size_t players();  // with at least one connection
 
   private:

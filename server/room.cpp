@@ -38,6 +38,11 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
       timer_(ex_),
       ops_(ex_, env.store, code_, *this) {
     seats_[idx(params_.creator_side)] = std::move(creator);
+    if (params_.rated) {
+        category_ = proto::rating_category(params_.variant, params_.time_control);
+        if (!category_) params_.rated = false;  // the session checks; never rate what has none
+    }
+    note_rating(params_.creator_side);
     if (params_.time_control) clock_.emplace(*params_.time_control);
     created_ms_ = epoch_ms(SteadyClock::now(), SteadyClock::now());
 }
@@ -138,8 +143,11 @@ void Room::join(Player p, Who who, Msg joined) {
         if (seat_of(p.id)) return watch(p, who, std::nullopt);
         if (refuse_unsaved(who)) return;
         if (status_ != Status::Open) return fail(who, Err::GameFull, "the game is not open");
+        if (params_.rated && !p.account)
+            return fail(who, Err::AccountRequired, "a rated game is for accounts: log in first");
         Side s = ~params_.creator_side;
         seats_[idx(s)] = p;
+        note_rating(s);
         watchers_.recount();  // p may have been watching the open game
         status_ = Status::Playing;
         start_deadline_ = SteadyClock::now() + start_timeout_;

@@ -48,6 +48,7 @@ struct RoomParams {
     Side creator_side = Side::Silver;
     bool quick_match = false;      // paired by the lobby: never in the open-games list
     std::optional<int> bot_level;  // a computer opponent of this level holds the other seat
+    bool rated = false;            // counts for both players' ratings (both are accounts)
 };
 
 class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
@@ -102,6 +103,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
         suspend(why, out, creating);
     }
     void idle() override { maybe_bot(); }
+    void rated(const RateGame::Outcome& outcome) override;
     std::shared_ptr<void> keep_alive() override { return shared_from_this(); }
     void ack(const Who& who, const std::optional<std::string>& ref);
 
@@ -165,6 +167,15 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void update_live(std::string_view what);
     proto::LiveGame live_entry() const;
     std::optional<TimePoint> live_flush_at_;  // the lobby holds a change of ours back until then
+
+    // Ratings (room_endings.cpp): the category of a rated game, each seat's rating as the game
+    // began (from the process's book; read from the store for a game restored at start), and
+    // the changes once the store applied them with the game's end.
+    std::optional<std::string> category_;
+    std::optional<proto::RatingView> seat_rating_[2];
+    std::optional<proto::RatingsEv> ratings_ev_;
+    void note_rating(Side s);  // seat_rating_ from the book
+    void read_seat_ratings();  // after a restore
 
     // room_snapshot.cpp
     proto::OpenGame lobby_entry() const;

@@ -149,4 +149,51 @@ void Room::rematch_made(const std::shared_ptr<Room>& next, const Player& creator
     if (joiner) next->join(*joiner, conn(*joiner), matched(~creator_side));
 }
 
+// The seat's rating in the game's category as the book has it (a player new to the category:
+// 1500?). Only rated games show one.
+void Room::note_rating(Side s) {
+    const auto& seat = seats_[idx(s)];
+    if (!params_.rated || !category_ || !seat) return;
+    seat_rating_[idx(s)] = env_.ratings.view(seat->id, *category_);
+}
+
+// A game restored at start: the book is empty, the store knows the ratings.
+void Room::read_seat_ratings() {
+    for (Side s : {Side::Silver, Side::Bronze}) {
+        if (!seats_[idx(s)]) continue;
+        store_.read_ratings(seats_[idx(s)]->id, ex_,
+                            [self = shared_from_this(), s](Read<std::vector<StoredRating>> r) {
+                                if (!r.ok() || !self->seats_[idx(s)]) return;
+                                self->env_.ratings.set(self->seats_[idx(s)]->id, *r.value);
+                                if (!self->ratings_ev_) self->note_rating(s);
+                            });
+    }
+}
+
+// The store applied a rated game's result with its end: everyone watching hears the changes
+// (an unversioned event; the snapshot of the finished game carries them too).
+void Room::rated(const RateGame::Outcome& outcome) {
+    if (!category_) return;
+    proto::RatingsEv ev{*category_, {}};
+    const auto now = epoch_ms(SteadyClock::now(), SteadyClock::now());
+    for (Side s : {Side::Silver, Side::Bronze}) {
+        const int i = idx(s);
+        if (!seats_[i]) continue;
+        env_.ratings.set(seats_[i]->id, outcome.after[i]);
+        ev.change[i] = proto::RatingChange{rating_view(outcome.before[i], now).rating,
+                                           rating_view(outcome.after[i], now)};
+    }
+    ratings_ev_ = ev;
+    auto msg = std::make_shared<const std::string>(
+        proto::to_text(proto::Event{code_, version_, std::move(ev), clocks(SteadyClock::now())}));
+    std::vector<Out> out;
+    for (auto& [p, sub] : watchers_.subs())
+        if (!sub.who.expired()) out.push_back({sub.who, msg, watchers_.spectator(sub)});
+    ops_.deliver(std::move(out));
+    spdlog::info("room {}: rated ({}): {} {:.0f} -> {:.0f}, {} {:.0f} -> {:.0f}", code_, *category_,
+                 seats_[0] ? seats_[0]->id : "-", outcome.before[0].rating, outcome.after[0].rating,
+                 seats_[1] ? seats_[1]->id : "-", outcome.before[1].rating,
+                 outcome.after[1].rating);
+}
+
 }  // namespace tf::server

@@ -18,6 +18,9 @@ proto::LiveGame Room::live_entry() const {
     e.spectators = spectators();
     e.status = status_;
     for (Side s : {Side::Silver, Side::Bronze}) e.away[idx(s)] = away_since_[idx(s)].has_value();
+    e.rated = params_.rated;
+    if (params_.rated)
+        for (Side s : {Side::Silver, Side::Bronze}) e.ratings[idx(s)] = seat_rating_[idx(s)];
     return e;
 }
 

@@ -33,7 +33,7 @@ void RoomOps::drain() {
 // The end of an operation: nothing to store, and its messages go out at once; or one write for
 // all it journaled, and its messages go out when that is durable.
 void RoomOps::end() {
-    if (!create_ && rows_.empty()) {
+    if (!create_ && rows_.empty() && !rate_) {
         std::vector<std::function<void()>> after;
         std::vector<Out> out;
         out.swap(outbox_);
@@ -41,21 +41,23 @@ void RoomOps::end() {
         committed(std::nullopt, out, after);
         return;
     }
-    GameWrite w{code_, std::move(create_), std::move(rows_), host_.stored_row()};
+    GameWrite w{code_, std::move(create_), std::move(rows_), host_.stored_row(), std::move(rate_)};
     if (w.create) w.update.reset();  // the insert already holds the row as it is
     creating_ = w.create.has_value();
     create_.reset();
     rows_.clear();
+    rate_.reset();
+    std::shared_ptr<RateGame::Outcome> rated = w.rate ? w.rate->outcome : nullptr;
     busy_ = true;
     store_.commit(
         std::move(w), [this, keep = host_.keep_alive(), out = std::move(outbox_),
-                       after = std::move(after_)](std::optional<std::string> err) mutable {
+                       after = std::move(after_), rated](std::optional<std::string> err) mutable {
             // Called once: the outbox moves on rather than being copied (a crowd's is thousands
             // long).
             boost::asio::post(ex_, [this, keep, out = std::move(out), after = std::move(after),
-                                    err = std::move(err)]() mutable {
+                                    err = std::move(err), rated]() mutable {
                 busy_ = false;
-                committed(err, out, after);
+                committed(err, out, after, rated);
                 drain();
                 host_.idle();
             });
@@ -65,7 +67,8 @@ void RoomOps::end() {
 }
 
 void RoomOps::committed(const std::optional<std::string>& error, std::vector<Out>& out,
-                        std::vector<std::function<void()>>& after) {
+                        std::vector<std::function<void()>>& after,
+                        const std::shared_ptr<RateGame::Outcome>& rated) {
     const bool creating = creating_;
     creating_ = false;
     if (error) return host_.failed(*error, out, creating);
@@ -74,6 +77,7 @@ void RoomOps::committed(const std::optional<std::string>& error, std::vector<Out
     // a reconnect) must find the lobby already up to date.
     for (auto& f : after) f();
     deliver(std::move(out));
+    if (rated) host_.rated(*rated);
 }
 
 // A crowd of spectators gets its messages in a handler of its own, after the players': the

@@ -49,6 +49,8 @@ class RoomOps {
         virtual void failed(const std::string& why, const std::vector<Out>& out, bool creating) = 0;
         // After every operation or batch of them (the bot may think).
         virtual void idle() = 0;
+        // A rated game's end is durable, its ratings applied: after its messages went out.
+        virtual void rated(const RateGame::Outcome& outcome) = 0;
         // The room, kept alive by handlers still to run.
         virtual std::shared_ptr<void> keep_alive() = 0;
     };
@@ -62,6 +64,7 @@ class RoomOps {
     void send(Out o) { outbox_.push_back(std::move(o)); }
     void journal(JournalRow r) { rows_.push_back(std::move(r)); }
     void create(StoredGame row) { create_ = std::move(row); }
+    void rate(RateGame r) { rate_ = std::move(r); }
     void later(std::function<void()> f) { after_.push_back(std::move(f)); }
     // True while a commit (or a hold) is in flight: operations wait.
     bool busy() const { return busy_; }
@@ -76,7 +79,8 @@ class RoomOps {
     void end();
     void drain();
     void committed(const std::optional<std::string>& error, std::vector<Out>& out,
-                   std::vector<std::function<void()>>& after);
+                   std::vector<std::function<void()>>& after,
+                   const std::shared_ptr<RateGame::Outcome>& rated = nullptr);
 
     RoomExecutor ex_;
     Store& store_;
@@ -86,6 +90,7 @@ class RoomOps {
     bool creating_ = false;  // the commit in flight inserts the game
     std::deque<std::function<void()>> waiting_;
     std::optional<StoredGame> create_;
+    std::optional<RateGame> rate_;
     std::vector<JournalRow> rows_;
     std::vector<Out> outbox_;
     std::vector<std::function<void()>> after_;

@@ -20,6 +20,7 @@ StoredGame Room::stored_row() const {
     g.quick_match = params_.quick_match;
     g.creator_side = side_name(params_.creator_side);
     g.bot_level = params_.bot_level;
+    g.rated = params_.rated;
     for (int i = 0; i < 2; ++i) {
         if (!seats_[i]) continue;
         g.seat_id[i] = seats_[i]->id;
@@ -54,10 +55,11 @@ std::shared_ptr<Room> Room::restore(Executor ex, const StoredGame& row,
     if (!creator) return fail("stored creator side: " + row.creator_side);
     params.creator_side = *creator;
     params.bot_level = row.bot_level;
+    params.rated = row.rated;
     const int ci = idx(*creator);
     if (row.seat_id[ci].empty()) return fail("the creator's seat is empty");
     auto room = std::make_shared<Room>(ex, row.code, params,
-                                       Player{row.seat_id[ci], row.seat_name[ci]}, env);
+                                       Player{row.seat_id[ci], row.seat_name[ci], row.rated}, env);
     if (row.status != "open" && row.status != "playing")
         return fail("the game is stored as " + row.status + ", not unfinished");
     if (!room->load(row, journal, error)) return nullptr;
@@ -71,7 +73,8 @@ std::shared_ptr<Room> Room::restore(Executor ex, const StoredGame& row,
 struct Room::Replayer {
     Room& r;
     std::string operator()(const proto::JoinEv& e) {
-        r.seats_[idx(e.side)] = Player{e.player.id, e.player.name};
+        // Only accounts sit in a rated game.
+        r.seats_[idx(e.side)] = Player{e.player.id, e.player.name, r.params_.rated};
         r.status_ = Status::Playing;
         return {};
     }
@@ -143,6 +146,7 @@ struct Room::Replayer {
     std::string operator()(const proto::PlayerLeftEv&) { return {}; }
     std::string operator()(const proto::PlayerBackEv&) { return {}; }
     std::string operator()(const proto::SpectatorsEv&) { return "not a journaled event"; }
+    std::string operator()(const proto::RatingsEv&) { return "not a journaled event"; }
     std::string operator()(const proto::UnknownEv& e) { return "unknown event " + e.kind; }
     std::string end(Side loser, EndReason why) {
         r.game_.resign(loser, why);
@@ -237,6 +241,7 @@ void Room::resume() {
             env_.listings.set_open(code_, lobby_entry());
         update_live("resume");
         update_presence();  // nobody is connected yet: grace periods start now
+        if (params_.rated) read_seat_ratings();
     });
 }
 

@@ -9,6 +9,7 @@
 #include "server/config.h"
 #include "server/listings.h"
 #include "server/player_index.h"
+#include "server/ratings.h"
 #include "server/store.h"
 
 namespace tf::server {
@@ -23,6 +24,8 @@ struct RoomServices {
     const Config& cfg;
     // Runs blocking work (a bot's search) off the room's strand; without it, on the strand.
     std::function<void(std::function<void()>)> offload;
+    // Ratings as last seen, for seats and listings; a rated game's end updates them.
+    RatingBook& ratings;
 };
 
 }  // namespace tf::server

@@ -11,7 +11,7 @@ std::optional<proto::Seat> Room::seat_view(Side s, TimePoint now) const {
     const auto& seat = seats_[idx(s)];
     if (!seat) return std::nullopt;
     const auto& away = away_since_[idx(s)];
-    proto::Seat v{ref(*seat), std::nullopt};
+    proto::Seat v{ref(*seat), std::nullopt, seat_rating_[idx(s)]};
     if (away)
         v.away = proto::Away{epoch_ms(*away + grace_, now), epoch_ms(*away + grace_ + award_, now)};
     return v;
@@ -33,8 +33,13 @@ proto::Result Room::result() const {
 }
 
 proto::OpenGame Room::lobby_entry() const {
-    return {code_, params_.variant, params_.time_control, ref(*seats_[idx(params_.creator_side)]),
-            params_.creator_side};
+    return {code_,
+            params_.variant,
+            params_.time_control,
+            ref(*seats_[idx(params_.creator_side)]),
+            params_.creator_side,
+            params_.rated,
+            seat_rating_[idx(params_.creator_side)]};
 }
 
 proto::SnapshotMsg Room::snapshot(bool for_spectator) const {
@@ -50,6 +55,8 @@ proto::SnapshotMsg Room::snapshot(bool for_spectator) const {
     m.spectators = spectators();
     m.draw_offer = draw_offer_;
     m.is_public = params_.is_public;
+    m.rated = params_.rated;
+    m.ratings = ratings_ev_;
     for (const auto& c : chat_log_)
         if (for_spectator || c.room == proto::ChatRoom::Players) m.chat.push_back(c);
     return m;

@@ -134,6 +134,20 @@ void Room::finish() {
     if (status_ != Status::Aborted) status_ = Status::Over;
     finished_ms_ = epoch_ms(SteadyClock::now(), SteadyClock::now());
     emit(proto::GameOverEv{result()});
+    // A rated game counts once it has begun (a turn was played): in the same write as its end.
+    const proto::Result r = result();
+    if (params_.rated && category_ && status_ == Status::Over && started() && seats_[0] &&
+        seats_[1] && r.winner != proto::Winner::None) {
+        RateGame g;
+        g.category = *category_;
+        g.player[0] = seats_[0]->id;
+        g.player[1] = seats_[1]->id;
+        g.silver_score = r.winner == proto::Winner::Silver   ? 1
+                         : r.winner == proto::Winner::Bronze ? 0
+                                                             : 0.5;
+        g.at_ms = finished_ms_;
+        ops_.rate(std::move(g));
+    }
     later([this] {
         for (auto& s : seats_)
             if (s) env_.players.unseat(s->id, code_);

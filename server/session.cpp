@@ -16,9 +16,10 @@ namespace {
 std::atomic<std::uint64_t> next_conn_id{1};
 }
 
-Session::Session(Hub& hub)
+Session::Session(Hub& hub, std::string address)
     : hub_(hub),
       conn_id_(next_conn_id++),
+      address_(std::move(address)),
       credits_(hub.cfg.rate_burst),
       refilled_(std::chrono::steady_clock::now()) {}
 
@@ -61,8 +62,9 @@ void Session::on_text(std::string_view text) {
         }
         return;
     }
-    // While a hello waits for its token to be looked up, what follows waits with it (it was
-    // paid for with credits already): answered in order once the hello is.
+    // While a hello waits for its token to be looked up (or an account request for the store
+    // or the password hash), what follows waits with it (it was paid for with credits
+    // already): answered in order once the hello is.
     if (hello_pending_) {
         if (held_.size() >= kMaxHeld) {
             spdlog::warn("{}#{}: {} messages behind a pending hello, disconnecting", transport(),
@@ -90,6 +92,7 @@ void Session::dispatch(std::string_view text) {
 }
 
 void Session::on_closed() {
+    if (match_timer_) match_timer_->cancel();
     if (lobby_sub_) hub_.listings.unsubscribe(this);
     if (player_) {
         auto other = hub_.players.disconnected(player_->id, this);
@@ -114,16 +117,34 @@ void Session::handle(proto::Hello& m) {
         auto issued = hub_.identity.create(m.name.value_or(""));
         return welcome(*issued.player, issued.token, false);
     }
+    wait();
+    hub_.identity.restore(*m.token, executor(),
+                          [self = self(), token = *m.token](Read<std::shared_ptr<const Player>> r) {
+                              self->restored(r, token);
+                          });
+}
+
+void Session::wait() {
     hello_pending_ = true;
-    hub_.identity.restore(
-        *m.token, executor(),
-        [self = std::static_pointer_cast<Session>(shared_from_this()),
-         token = *m.token](Read<std::shared_ptr<const Player>> r) { self->restored(r, token); });
+}
+
+// The connection stops waiting: the messages held meanwhile are answered in order, until one
+// of them makes it wait again.
+void Session::resume() {
+    hello_pending_ = false;
+    auto held = std::move(held_);
+    held_.clear();
+    for (auto& text : held) {
+        if (hello_pending_) {
+            held_.push_back(std::move(text));
+            continue;
+        }
+        dispatch(text);
+    }
 }
 
 // The token's lookup came back (on this connection's strand).
 void Session::restored(const Read<std::shared_ptr<const Player>>& r, const std::string& token) {
-    hello_pending_ = false;
     if (!r.ok()) {
         spdlog::warn("{}#{}: token lookup failed: {}", transport(), conn_id_, r.error);
         send_error(Err::StoreUnavailable,
@@ -133,26 +154,42 @@ void Session::restored(const Read<std::shared_ptr<const Player>>& r, const std::
         spdlog::warn("{}#{}: bad token", transport(), conn_id_);
         send_error(Err::BadToken, "unknown or expired session token");
     } else {
-        welcome(**r.value, token, true);
+        return welcome(**r.value, token, true);  // resumes once sent
     }
-    auto held = std::move(held_);
-    held_.clear();
-    for (auto& text : held) {
-        if (hello_pending_) {  // a second hello among them is pending in its turn
-            held_.push_back(std::move(text));
-            continue;
-        }
-        dispatch(text);
-    }
+    resume();
 }
 
-void Session::welcome(const Player& p, const std::string& token, bool restored) {
+void Session::welcome(const Player& p, const std::string& token, bool restored,
+                      std::optional<std::string> ref) {
     player_ = p;
-    spdlog::info("{}#{}: hello from player {}{}", transport(), conn_id_, player_->id,
+    token_ = token;
+    spdlog::info("{}#{}: hello from {} {}{}", transport(), conn_id_,
+                 p.account ? "account" : "player", p.account ? p.name : p.id,
                  restored ? " (token restored)" : "");
-    hub_.players.connected(player_->id, std::static_pointer_cast<Session>(shared_from_this()));
-    send(proto::to_text(
-        proto::Welcome{player_->id, token, player_->name, hub_.players.games_of(player_->id)}));
+    hub_.players.connected(player_->id, self());
+    if (!p.account) {
+        send_welcome(std::nullopt, ref);
+        return resume();
+    }
+    wait();
+    hub_.store->read_ratings(
+        p.id, executor(),
+        [self = self(), id = p.id, ref = std::move(ref)](Read<std::vector<StoredRating>> r) {
+            if (!self->player_ || self->player_->id != id) return self->resume();
+            if (r.ok()) self->hub_.ratings.set(id, *r.value);
+            // Unreadable ratings: the last ones seen (the store's trouble is not the login's).
+            self->send_welcome(
+                proto::AccountInfo{self->player_->name, self->hub_.ratings.views(id)}, ref);
+            self->resume();
+        });
+}
+
+void Session::send_welcome(const std::optional<proto::AccountInfo>& account,
+                           const std::optional<std::string>& ref) {
+    proto::Welcome w{player_->id, token_, player_->name, hub_.players.games_of(player_->id)};
+    w.account = account;
+    w.ref = ref;
+    send(proto::to_text(w));
 }
 
 std::shared_ptr<Room> Session::find_room(const std::string& code,
@@ -194,7 +231,16 @@ void Session::handle(proto::CreateGame& m) {
         return send_error(Err::TooManyGames, "you already have " +
                                                  std::to_string(hub_.cfg.max_games) +
                                                  " unfinished games; finish or cancel one first");
-    RoomParams params{m.variant, m.time_control, m.is_public, Side::Silver, false, m.bot};
+    if (m.rated) {
+        if (!player_->account)
+            return send_error(Err::AccountRequired, "rated games are for accounts: log in first");
+        if (m.bot) return send_error(Err::NotRatable, "games against the computer are never rated");
+        if (!proto::rating_category(m.variant, m.time_control))
+            return send_error(Err::NotRatable,
+                              "only the standard and the small board are rated; play this "
+                              "variant casual");
+    }
+    RoomParams params{m.variant, m.time_control, m.is_public, Side::Silver, false, m.bot, m.rated};
     if (m.color == proto::ColorChoice::Bronze) params.creator_side = Side::Bronze;
     if (m.color == proto::ColorChoice::Random)
         params.creator_side = std::random_device{}() & 1 ? Side::Bronze : Side::Silver;

@@ -4,6 +4,7 @@
 // on_closed() once when the connection ends.
 #pragma once
 
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -24,11 +25,13 @@ class Room;
 
 class Session : public Member, public std::enable_shared_from_this<Session> {
   public:
-    explicit Session(Hub& hub);
+    // `address`: the client's, for the login limits (server/login_limit.h).
+    Session(Hub& hub, std::string address);
     // Thread-safe: ends the connection after the queued messages (or at once when `now`).
     virtual void close(std::string reason, bool now) = 0;
     // Thread-safe: remembers a room this connection was seated in by quick match.
     void adopt(const std::shared_ptr<Room>& room) override;
+    void end(std::string reason) override { close(std::move(reason), false); }
 
   protected:
     // This connection's strand: where asynchronous answers (store reads) come back to.
@@ -47,7 +50,18 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     bool take_credit();
     void dispatch(std::string_view text);
     void restored(const Read<std::shared_ptr<const Player>>& r, const std::string& token);
-    void welcome(const Player& p, const std::string& token, bool restored);
+    // This connection is now `p` (token `token`): `welcome`, with the account's ratings for an
+    // account (read first, the connection waiting meanwhile).
+    void welcome(const Player& p, const std::string& token, bool restored,
+                 std::optional<std::string> ref = std::nullopt);
+    void send_welcome(const std::optional<proto::AccountInfo>& account,
+                      const std::optional<std::string>& ref);
+    // Messages wait while the connection waits (hello, account requests); this answers them.
+    void wait();
+    void resume();
+    std::shared_ptr<Session> self() {
+        return std::static_pointer_cast<Session>(shared_from_this());
+    }
     // The room, or no_such_game (with the request's ref) and null.
     std::shared_ptr<Room> find_room(const std::string& code,
                                     const std::optional<std::string>& ref = std::nullopt);
@@ -76,13 +90,28 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     void handle(proto::ClaimWin& m);
     void handle(proto::Rematch& m);
     void handle(proto::RematchDecline& m);
+    // session_account.cpp
+    void handle(proto::Register& m);
+    void handle(proto::Login& m);
+    void handle(proto::Logout& m);
+    void handle(proto::ChangePassword& m);
+    void switch_to(const Player& p, const std::string& token, std::optional<std::string> ref);
+    void account_error(proto::Err code, std::string message, const std::optional<std::string>& ref);
+    void end_others(const std::string& reason);
+    // session_match.cpp: a rated request's range widens; it is tried again every second.
+    void retry_match();
+    void make_match(const proto::QuickMatch& m, const Seek& opponent);
 
     std::optional<Player> player_;
+    std::string token_;  // the token player_ was welcomed with
+    const std::string address_;
+    std::optional<boost::asio::steady_timer> match_timer_;
+    std::optional<proto::QuickMatch> match_req_;  // a rated request waiting
     double credits_;
     std::chrono::steady_clock::time_point refilled_;
     int floods_ = 0;
     bool lobby_sub_ = false;
-    bool hello_pending_ = false;     // a token is being looked up
+    bool hello_pending_ = false;     // a token or an account is being looked up
     std::vector<std::string> held_;  // messages received meanwhile
     static constexpr std::size_t kMaxHeld = 64;
     std::mutex rooms_m_;  // rooms_ and gone_: adopt() comes from other connections' strands

@@ -9,22 +9,59 @@
 
 namespace tf::server {
 
+using proto::Err;
+
 // Pairs with a waiting player of the same pool, or files this player's request (the pairing
 // is one atomic step of the matchmaker). The player who completes a pair has the room made and
 // tells both: `matched`, then the game's snapshot.
+// A rated request waits in the rated pool of its category with the player's rating, and tries
+// again every second as its range widens (server/matchmaker.h).
 void Session::handle(proto::QuickMatch& m) {
     if (refuse_new_game()) return;
-    auto self = std::static_pointer_cast<Session>(shared_from_this());
-    std::string pool = proto::to_json(m).dump();  // canonical variant and time control
-    auto opponent = hub_.matchmaker.pair(*player_, pool, self);
-    if (!opponent) return send(proto::to_text(proto::QuickMatchWaiting{m.variant, m.time_control}));
+    match_req_.reset();  // a new request replaces a waiting one
+    std::optional<int> rating;
+    if (m.rated) {
+        if (!player_->account)
+            return send_error(Err::AccountRequired, "rated games are for accounts: log in first");
+        auto category = proto::rating_category(m.variant, m.time_control);
+        if (!category)
+            return send_error(Err::NotRatable,
+                              "only the standard and the small board are rated; play this "
+                              "variant casual");
+        rating = hub_.ratings.view(player_->id, *category).rating;
+    }
+    std::string pool = proto::to_json(m).dump();  // canonical variant, time control, rated
+    auto opponent = hub_.matchmaker.pair(*player_, pool, self(), rating);
+    if (!opponent) {
+        send(proto::to_text(proto::QuickMatchWaiting{m.variant, m.time_control, m.rated}));
+        if (m.rated) {
+            match_req_ = m;
+            retry_match();
+        }
+        return;
+    }
+    make_match(m, *opponent);
+}
 
-    RoomParams params{m.variant, m.time_control, true, Side::Silver, true, std::nullopt};
+void Session::make_match(const proto::QuickMatch& m, const Seek& opponent) {
+    RoomParams params{m.variant, m.time_control, true, Side::Silver, true, std::nullopt, m.rated};
     if (std::random_device{}() & 1) params.creator_side = Side::Bronze;
     hub_.directory.create(params, *player_, executor(),
-                          [self, opponent = *opponent, params](std::shared_ptr<Room> room) {
+                          [self = self(), opponent, params](std::shared_ptr<Room> room) {
                               self->start_match(room, opponent, params.creator_side);
                           });
+}
+
+void Session::retry_match() {
+    if (!match_timer_) match_timer_.emplace(executor());
+    match_timer_->expires_after(std::chrono::seconds(1));
+    match_timer_->async_wait([w = weak_from_this()](boost::system::error_code ec) {
+        auto s = std::static_pointer_cast<Session>(w.lock());
+        if (ec || !s || !s->player_ || !s->match_req_) return;
+        if (auto opponent = s->hub_.matchmaker.retry(s->player_->id))
+            return s->make_match(*std::exchange(s->match_req_, std::nullopt), *opponent);
+        if (s->hub_.matchmaker.waiting_for(s->player_->id)) s->retry_match();
+    });
 }
 
 void Session::start_match(const std::shared_ptr<Room>& room, const Seek& opponent, Side my_side) {
@@ -51,6 +88,8 @@ void Session::start_match(const std::shared_ptr<Room>& room, const Seek& opponen
 
 void Session::handle(proto::QuickMatchCancel&) {
     hub_.matchmaker.withdraw(player_->id);
+    match_req_.reset();
+    if (match_timer_) match_timer_->cancel();
     send(proto::to_text(proto::QuickMatchCancelled{}));
 }
 

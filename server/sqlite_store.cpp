@@ -2,6 +2,9 @@
 
 #include "server/io_thread.h"
 #include "server/metrics.h"
+#include "server/ratings.h"
+#include "server/record_codec.h"
+#include "server/secrets.h"
 
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
@@ -80,8 +83,63 @@ CREATE TABLE store_probe (
   room BLOB
 );
 )sql",
+    // 3: accounts and ratings (issue 19). Tokens get a table of their own (an account logs in
+    // from several devices) and keep only a SHA-256 of their secret: the existing players'
+    // tokens move there hashed (tf_sha256, registered by the store for the migration).
+    R"sql(
+CREATE TABLE tokens (
+  selector    TEXT PRIMARY KEY,
+  player_id   TEXT NOT NULL,
+  secret_hash TEXT NOT NULL,
+  created_at  INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX tokens_by_player ON tokens(player_id);
+INSERT INTO tokens (selector, player_id, secret_hash, created_at)
+  SELECT selector, id, tf_sha256(secret), created_at FROM players;
+UPDATE players SET secret = '';
+CREATE TABLE accounts (
+  player_id    TEXT PRIMARY KEY,
+  username     TEXT NOT NULL,
+  username_key TEXT NOT NULL UNIQUE,
+  pw_hash      TEXT NOT NULL,
+  created_at   INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE ratings (
+  player_id  TEXT NOT NULL,
+  category   TEXT NOT NULL,
+  rating     REAL NOT NULL,
+  deviation  REAL NOT NULL,
+  volatility REAL NOT NULL,
+  games      INTEGER NOT NULL,
+  last_at    INTEGER NOT NULL,
+  PRIMARY KEY (player_id, category)
+) WITHOUT ROWID;
+CREATE INDEX ratings_by_category ON ratings(category, rating);
+CREATE TABLE rating_history (
+  code        TEXT NOT NULL,
+  player_id   TEXT NOT NULL,
+  category    TEXT NOT NULL,
+  before_rating REAL NOT NULL, before_deviation REAL NOT NULL, before_volatility REAL NOT NULL,
+  before_games  INTEGER NOT NULL, before_last_at INTEGER NOT NULL,
+  rating      REAL NOT NULL,
+  deviation   REAL NOT NULL,
+  volatility  REAL NOT NULL,
+  at          INTEGER NOT NULL,
+  PRIMARY KEY (code, player_id)
+) WITHOUT ROWID;
+CREATE INDEX rating_history_by_player ON rating_history(player_id, category, at);
+ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
+
+// tf_sha256(text): hex SHA-256, for migration 3.
+void sql_sha256(sqlite3_context* ctx, int, sqlite3_value** argv) {
+    auto p = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+    std::string h = sha256_hex(p ? std::string_view(p, std::size_t(sqlite3_value_bytes(argv[0])))
+                                 : std::string_view());
+    sqlite3_result_text(ctx, h.c_str(), int(h.size()), SQLITE_TRANSIENT);
+}
 
 std::int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -115,6 +173,10 @@ class Stmt {
         sqlite3_bind_int64(s_, i, v);
         return *this;
     }
+    Stmt& bind(int i, double v) {
+        sqlite3_bind_double(s_, i, v);
+        return *this;
+    }
     Stmt& bind_null(int i) {
         sqlite3_bind_null(s_, i);
         return *this;
@@ -144,6 +206,7 @@ class Stmt {
         return p ? std::string(p, std::size_t(sqlite3_column_bytes(s_, col))) : std::string();
     }
     std::int64_t integer(int col) const { return sqlite3_column_int64(s_, col); }
+    double real(int col) const { return sqlite3_column_double(s_, col); }
     bool is_null(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
 
   private:
@@ -188,7 +251,7 @@ int user_version(sqlite3* db) {
 constexpr const char* kGameColumns =
     "id, code, variant, time_control, is_public, quick_match, creator_side, bot_level, "
     "silver_id, silver_name, bronze_id, bronze_name, status, result, turns, version, created_at, "
-    "finished_at";
+    "finished_at, rated";
 
 std::pair<std::int64_t, StoredGame> game_of(const Stmt& s) {
     StoredGame g;
@@ -209,7 +272,14 @@ std::pair<std::int64_t, StoredGame> game_of(const Stmt& s) {
     g.version = s.integer(15);
     g.created_ms = s.integer(16);
     g.finished_ms = s.integer(17);
+    g.rated = s.integer(18) != 0;
     return {s.integer(0), std::move(g)};
+}
+
+// category, rating, deviation, volatility, games, last_at from column `c` on.
+StoredRating rating_of(const Stmt& s, int c) {
+    return {s.text(c),     s.real(c + 1),         s.real(c + 2),
+            s.real(c + 3), int(s.integer(c + 4)), s.integer(c + 5)};
 }
 
 class SqliteStore : public Store {
@@ -222,6 +292,8 @@ class SqliteStore : public Store {
         lock_ = std::make_unique<DataDirLock>(dir);
         try {
             wr_ = open_db(path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+            sqlite3_create_function(wr_, "tf_sha256", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                                    nullptr, sql_sha256, nullptr, nullptr);
             migrate();
             open_connections();
         } catch (...) {
@@ -248,14 +320,108 @@ class SqliteStore : public Store {
     void add_player(StoredPlayer p) override {
         enqueue(Op{{}, std::move(p), {}, SteadyClock::now()});
     }
+    void write_account(AccountWrite w, std::function<void(AccountResult)> done) override {
+        Op op{{}, {}, {}, SteadyClock::now()};
+        op.account = std::move(w);
+        op.account_done = std::move(done);
+        enqueue(std::move(op));
+    }
 
     std::optional<StoredPlayer> player_by_selector(const std::string& selector) override {
         assert_off_io_thread();
         std::lock_guard lock(rm_);
-        Stmt s(reader(), "SELECT id, name, selector, secret FROM players WHERE selector = ?");
+        Stmt s(reader(),
+               "SELECT t.player_id, p.name, t.selector, t.secret_hash, a.username FROM tokens t "
+               "JOIN players p ON p.id = t.player_id "
+               "LEFT JOIN accounts a ON a.player_id = t.player_id WHERE t.selector = ?");
         s.bind(1, selector);
         if (s.step() != SQLITE_ROW) return std::nullopt;
-        return StoredPlayer{s.text(0), s.text(1), s.text(2), s.text(3)};
+        return StoredPlayer{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4)};
+    }
+
+    std::optional<StoredAccount> account_by_name(const std::string& username) override {
+        assert_off_io_thread();
+        std::lock_guard lock(rm_);
+        Stmt s(reader(),
+               "SELECT player_id, username, pw_hash, created_at FROM accounts "
+               "WHERE username_key = ?");
+        s.bind(1, username_key(username));
+        if (s.step() != SQLITE_ROW) return std::nullopt;
+        return StoredAccount{s.text(0), s.text(1), s.text(2), s.integer(3)};
+    }
+
+    std::vector<StoredRating> ratings_of(const std::string& player_id) override {
+        assert_off_io_thread();
+        std::lock_guard lock(rm_);
+        Stmt s(reader(),
+               "SELECT category, rating, deviation, volatility, games, last_at FROM ratings "
+               "WHERE player_id = ? ORDER BY category");
+        s.bind(1, player_id);
+        std::vector<StoredRating> out;
+        while (s.step() == SQLITE_ROW) out.push_back(rating_of(s, 0));
+        return out;
+    }
+
+    std::vector<LeaderRow> leaderboard(const std::string& category, int limit,
+                                       std::int64_t active_since_ms) override {
+        assert_off_io_thread();
+        std::lock_guard lock(rm_);
+        Stmt s(reader(),
+               "SELECT a.username, r.category, r.rating, r.deviation, r.volatility, r.games, "
+               "r.last_at FROM ratings r JOIN accounts a ON a.player_id = r.player_id "
+               "WHERE r.category = ?1 AND r.last_at >= ?2 AND r.deviation <= ?3 "
+               "ORDER BY r.rating DESC, a.username_key LIMIT ?4");
+        s.bind(1, category).bind(2, active_since_ms).bind(3, proto::kProvisionalDeviation);
+        s.bind(4, std::int64_t(std::max(limit, 0)));
+        std::vector<LeaderRow> out;
+        while (s.step() == SQLITE_ROW) out.push_back({s.text(0), rating_of(s, 1)});
+        return out;
+    }
+
+    std::optional<PlayerProfile> profile(const std::string& username, int recent) override {
+        auto account = account_by_name(username);
+        if (!account) return std::nullopt;
+        PlayerProfile p;
+        p.account = *account;
+        p.ratings = ratings_of(account->player_id);
+        std::lock_guard lock(rm_);
+        {
+            Stmt s(reader(),
+                   "SELECT category, at, rating, code FROM rating_history WHERE player_id = ? "
+                   "ORDER BY at, code");
+            s.bind(1, account->player_id);
+            while (s.step() == SQLITE_ROW)
+                p.history[s.text(0)].push_back({s.integer(1), s.real(2), s.text(3)});
+        }
+        {
+            // Wins, draws and losses by colour, from the finished games' results.
+            Stmt s(reader(),
+                   "SELECT CASE WHEN silver_id = ?1 THEN 0 ELSE 1 END, "
+                   "json_extract(result, '$.winner'), count(*) FROM games "
+                   "WHERE status = 'over' AND (silver_id = ?1 OR bronze_id = ?1) GROUP BY 1, 2");
+            s.bind(1, account->player_id);
+            while (s.step() == SQLITE_ROW) {
+                auto& t = p.as[s.integer(0)];
+                const std::string winner = s.text(1);
+                const int n = int(s.integer(2));
+                const char* mine = s.integer(0) == 0 ? "silver" : "bronze";
+                if (winner == "draw")
+                    t.draws += n;
+                else if (winner == mine)
+                    t.wins += n;
+                else if (!winner.empty())
+                    t.losses += n;
+            }
+        }
+        {
+            Stmt s(reader(), (std::string("SELECT ") + kGameColumns +
+                              " FROM games WHERE silver_id = ?1 OR bronze_id = ?1 "
+                              "ORDER BY id DESC LIMIT ?2")
+                                 .c_str());
+            s.bind(1, account->player_id).bind(2, std::int64_t(std::max(recent, 0)));
+            while (s.step() == SQLITE_ROW) p.recent.push_back(game_of(s).second);
+        }
+        return p;
     }
 
     bool code_taken(const std::string& code) override {
@@ -354,9 +520,12 @@ class SqliteStore : public Store {
         std::optional<StoredPlayer> player;
         Done done;
         SteadyClock::time_point queued;
+        std::optional<AccountWrite> account = {};
+        std::function<void(AccountResult)> account_done = {};
         std::string what() const {
             return !write.code.empty() ? "game " + write.code
                    : player            ? "player " + player->id
+                   : account           ? "the account of " + account->player_id
                                        : std::string("an empty write");
         }
     };
@@ -412,13 +581,17 @@ class SqliteStore : public Store {
         insert_player_ = std::make_unique<Stmt>(
             wr_,
             "INSERT OR IGNORE INTO players (id, name, selector, secret, created_at) "
-            "VALUES (?, ?, ?, ?, ?)");
+            "VALUES (?, ?, ?, '', ?)");
+        insert_token_ = std::make_unique<Stmt>(
+            wr_,
+            "INSERT OR IGNORE INTO tokens (selector, player_id, secret_hash, created_at) "
+            "VALUES (?, ?, ?, ?)");
         insert_game_ = std::make_unique<Stmt>(
             wr_,
             "INSERT INTO games (code, variant, time_control, is_public, quick_match, creator_side, "
             "bot_level, silver_id, silver_name, bronze_id, bronze_name, status, result, turns, "
-            "version, created_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-            "?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+            "version, created_at, finished_at, rated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+            "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
         update_game_ = std::make_unique<Stmt>(
             wr_,
             "UPDATE games SET silver_id = ?2, silver_name = ?3, bronze_id = ?4, bronze_name = ?5, "
@@ -442,8 +615,9 @@ class SqliteStore : public Store {
     }
 
     void close_connections() {
-        for (auto* st : {&insert_player_, &insert_game_, &update_game_, &progress_game_,
-                         &insert_row_, &probe_, &begin_, &savepoint_, &release_, &commit_})
+        for (auto* st :
+             {&insert_player_, &insert_token_, &insert_game_, &update_game_, &progress_game_,
+              &insert_row_, &probe_, &begin_, &savepoint_, &release_, &commit_})
             st->reset();
         if (rd_) sqlite3_close(rd_);
         if (wr_) sqlite3_close(wr_);
@@ -507,10 +681,12 @@ class SqliteStore : public Store {
 
     // Players whose insert failed, written with every later transaction until one commits.
     void write_unsaved_players() {
-        for (const auto& p : unsaved_players_) {
-            insert_player_->bind(1, p.id).bind(2, p.name).bind(3, p.selector).bind(4, p.secret);
-            insert_player_->bind(5, now_ms()).run();
-        }
+        for (const auto& p : unsaved_players_) insert_player(p);
+    }
+    void insert_player(const StoredPlayer& p) {
+        const std::int64_t now = now_ms();
+        insert_player_->bind(1, p.id).bind(2, p.name).bind(3, p.selector).bind(4, now).run();
+        insert_token_->bind(1, p.selector).bind(2, p.id).bind(3, p.secret_hash).bind(4, now).run();
     }
 
     void probe() {
@@ -532,6 +708,7 @@ class SqliteStore : public Store {
 
     void write_batch(std::deque<Op>& batch) {
         std::vector<std::optional<std::string>> errors(batch.size());
+        std::vector<bool> op_faults(batch.size(), false);
         std::optional<std::string> batch_error;
         bool fault = false;
         {
@@ -549,6 +726,7 @@ class SqliteStore : public Store {
                         // the whole batch failed, not this operation alone.
                         if (sqlite3_get_autocommit(wr_)) throw;
                         errors[i] = e.what();
+                        op_faults[i] = e.fault;
                         fault = fault || e.fault;
                         seats_.erase(batch[i].write.code);
                         try_exec(wr_, "ROLLBACK TO op; RELEASE op");
@@ -563,7 +741,7 @@ class SqliteStore : public Store {
                 try_exec(wr_, "ROLLBACK");
             }
         }
-        finish(batch, errors, batch_error, fault);
+        finish(batch, errors, batch_error, fault, op_faults);
         if (!fault) return succeeded();
         std::size_t first = 0;
         while (first < errors.size() && !errors[first]) ++first;
@@ -575,7 +753,8 @@ class SqliteStore : public Store {
     // Faults are logged once per episode (failed()); an operation's own error is a bug, logged
     // every time.
     void finish(std::deque<Op>& batch, const std::vector<std::optional<std::string>>& errors,
-                const std::optional<std::string>& batch_error, bool fault = true) {
+                const std::optional<std::string>& batch_error, bool fault = true,
+                const std::vector<bool>& op_faults = {}) {
         auto now = SteadyClock::now();
         {
             std::lock_guard lock(sm_);
@@ -590,6 +769,14 @@ class SqliteStore : public Store {
         }
         for (std::size_t i = 0; i < batch.size(); ++i) {
             auto err = batch_error ? batch_error : i < errors.size() ? errors[i] : std::nullopt;
+            const bool op_fault = batch_error ? fault : i < op_faults.size() && op_faults[i];
+            if (batch[i].account) {  // its own answer; a refused account request is no bug
+                AccountResult r{!err, err && !op_fault, err && op_fault, err ? *err : ""};
+                if (err && op_fault) ++metrics().store_failures;
+                if (batch[i].account_done) batch[i].account_done(r);
+                --pending_;
+                continue;
+            }
             if (err) {
                 if (fault)
                     spdlog::debug("store: write of {} failed: {}", batch[i].what(), *err);
@@ -647,11 +834,8 @@ class SqliteStore : public Store {
     }
 
     void apply(const Op& op) {
-        if (op.player) {
-            const auto& p = *op.player;
-            insert_player_->bind(1, p.id).bind(2, p.name).bind(3, p.selector).bind(4, p.secret);
-            insert_player_->bind(5, now_ms()).run();
-        }
+        if (op.player) insert_player(*op.player);
+        if (op.account) apply_account(*op.account);
         const auto& w = op.write;
         if (w.create) {
             write_game(*insert_game_, *w.create, true);
@@ -661,6 +845,7 @@ class SqliteStore : public Store {
             insert_row_->bind(1, w.code).bind(2, r.version).bind(3, r.kind).bind(4, r.event);
             insert_row_->bind(5, r.at_ms).bind(6, std::int64_t(r.format)).run();
         }
+        if (w.rate) rate(w.code, *w.rate);
         if (!w.update) return;
         // Most operations are a turn: only `turns` and `version` change. Rewriting the seats
         // and status as well would rewrite three index entries of the game for nothing.
@@ -677,6 +862,108 @@ class SqliteStore : public Store {
                 seats_[w.code] = std::move(key);
             else
                 seats_.erase(w.code);
+        }
+    }
+
+    // An account request (writer thread, inside the operation's savepoint). A username taken in
+    // any letter case breaks the UNIQUE key: the request's own error, not the store's.
+    void apply_account(const AccountWrite& a) {
+        using K = AccountWrite::Kind;
+        auto revoke = [&](const std::string& keep) {
+            Stmt s(wr_, "DELETE FROM tokens WHERE player_id = ? AND selector != ?");
+            s.bind(1, a.player_id).bind(2, keep).run();
+        };
+        switch (a.kind) {
+            case K::Register: {
+                Stmt s(wr_,
+                       "INSERT INTO accounts (player_id, username, username_key, pw_hash, "
+                       "created_at) SELECT id, ?2, ?3, ?4, ?5 FROM players WHERE id = ?1");
+                s.bind(1, a.player_id).bind(2, a.username).bind(3, username_key(a.username));
+                s.bind(4, a.pw_hash).bind(5, now_ms()).run();
+                if (sqlite3_changes(wr_) != 1)
+                    throw StoreError("no player " + a.player_id + " to register", false);
+                Stmt n(wr_, "UPDATE players SET name = ? WHERE id = ?");
+                n.bind(1, a.username).bind(2, a.player_id).run();
+                break;
+            }
+            case K::AddToken: {
+                Stmt s(wr_,
+                       "INSERT INTO tokens (selector, player_id, secret_hash, created_at) "
+                       "VALUES (?, ?, ?, ?)");
+                s.bind(1, a.selector).bind(2, a.player_id).bind(3, a.secret_hash);
+                s.bind(4, now_ms()).run();
+                break;
+            }
+            case K::RevokeTokens:
+                revoke(a.selector);
+                break;
+            case K::RevokeToken: {
+                Stmt s(wr_, "DELETE FROM tokens WHERE player_id = ? AND selector = ?");
+                s.bind(1, a.player_id).bind(2, a.selector).run();
+                break;
+            }
+            case K::SetPassword: {
+                Stmt s(wr_, "UPDATE accounts SET pw_hash = ? WHERE player_id = ?");
+                s.bind(1, a.pw_hash).bind(2, a.player_id).run();
+                if (sqlite3_changes(wr_) != 1)
+                    throw StoreError("player " + a.player_id + " has no account", false);
+                revoke(a.selector);
+                break;
+            }
+        }
+    }
+
+    // A rated game's end (writer thread, in the operation's savepoint with the game's last
+    // rows). A game already in the history was rated: its recorded outcome is reported again.
+    void rate(const std::string& code, const RateGame& g) {
+        {
+            Stmt h(wr_,
+                   "SELECT player_id, category, before_rating, before_deviation, "
+                   "before_volatility, before_games, before_last_at, rating, deviation, "
+                   "volatility, at FROM rating_history WHERE code = ?");
+            h.bind(1, code);
+            bool seen = false;
+            while (h.step() == SQLITE_ROW) {
+                const int i = h.text(0) == g.player[0] ? 0 : 1;
+                const std::string category = h.text(1);
+                g.outcome->before[i] = {category,  h.real(2),         h.real(3),
+                                        h.real(4), int(h.integer(5)), h.integer(6)};
+                g.outcome->after[i] = {
+                    category,     h.real(7), h.real(8), h.real(9), int(h.integer(5)) + 1,
+                    h.integer(10)};
+                seen = true;
+            }
+            if (seen) return;
+        }
+        StoredRating before[2];
+        for (int i = 0; i < 2; ++i) {
+            Stmt s(wr_,
+                   "SELECT category, rating, deviation, volatility, games, last_at FROM ratings "
+                   "WHERE player_id = ? AND category = ?");
+            s.bind(1, g.player[i]).bind(2, g.category);
+            if (s.step() == SQLITE_ROW) before[i] = rating_of(s, 0);
+            before[i].category = g.category;
+        }
+        *g.outcome = rate_game(g, before);
+        for (int i = 0; i < 2; ++i) {
+            const StoredRating& b = g.outcome->before[i];
+            const StoredRating& a = g.outcome->after[i];
+            Stmt u(wr_,
+                   "INSERT INTO ratings (player_id, category, rating, deviation, volatility, "
+                   "games, last_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+                   "ON CONFLICT (player_id, category) DO UPDATE SET rating = ?3, deviation = ?4, "
+                   "volatility = ?5, games = ?6, last_at = ?7");
+            u.bind(1, g.player[i]).bind(2, g.category).bind(3, a.rating).bind(4, a.deviation);
+            u.bind(5, a.volatility).bind(6, std::int64_t(a.games)).bind(7, a.last_ms).run();
+            Stmt h(wr_,
+                   "INSERT INTO rating_history (code, player_id, category, before_rating, "
+                   "before_deviation, before_volatility, before_games, before_last_at, rating, "
+                   "deviation, volatility, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+                   "?11, ?12)");
+            h.bind(1, code).bind(2, g.player[i]).bind(3, g.category).bind(4, b.rating);
+            h.bind(5, b.deviation).bind(6, b.volatility).bind(7, std::int64_t(b.games));
+            h.bind(8, b.last_ms).bind(9, a.rating).bind(10, a.deviation).bind(11, a.volatility);
+            h.bind(12, a.last_ms).run();
         }
     }
 
@@ -703,7 +990,7 @@ class SqliteStore : public Store {
             s.bind_opt(8, g.seat_id[0]).bind_opt(9, g.seat_name[0]);
             s.bind_opt(10, g.seat_id[1]).bind_opt(11, g.seat_name[1]);
             s.bind(12, g.status).bind(13, g.result).bind(14, g.turns).bind(15, g.version);
-            s.bind(16, g.created_ms).bind(17, g.finished_ms);
+            s.bind(16, g.created_ms).bind(17, g.finished_ms).bind(18, std::int64_t(g.rated));
         } else {
             s.bind_opt(2, g.seat_id[0]).bind_opt(3, g.seat_name[0]);
             s.bind_opt(4, g.seat_id[1]).bind_opt(5, g.seat_name[1]);
@@ -721,8 +1008,8 @@ class SqliteStore : public Store {
     sqlite3* rd_ = nullptr;
     std::unique_ptr<DataDirLock> lock_;  // released last (members are destroyed in reverse)
     std::mutex wm_, rm_, sm_;
-    std::unique_ptr<Stmt> insert_player_, insert_game_, update_game_, progress_game_, insert_row_,
-        probe_;
+    std::unique_ptr<Stmt> insert_player_, insert_token_, insert_game_, update_game_, progress_game_,
+        insert_row_, probe_;
     // Per unfinished game, seat_key() of its row as committed or about to be (writer thread
     // only); forgotten when an operation fails, so that the next write is a full one.
     std::unordered_map<std::string, std::string> seats_;

@@ -69,6 +69,10 @@ std::optional<std::string> static_relative_path(std::string_view target) {
     if (segments.empty()) return std::string("index.html");
     if (segments.size() == 2 && segments[0] == "g" && proto::is_game_code(segments[1]))
         return std::string("index.html");
+    // A player's page (/@/NAME) and the leaderboard (/players) are the page's too.
+    if (segments.size() == 2 && segments[0] == "@" && proto::is_username(segments[1]))
+        return std::string("index.html");
+    if (segments.size() == 1 && segments[0] == "players") return std::string("index.html");
     std::string out;
     for (const auto& s : segments) {
         if (!out.empty()) out.push_back('/');
@@ -117,7 +121,9 @@ bool is_hashed_name(std::string_view name) {
 
 namespace {
 
-char lower(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
+char lower(char c) {
+    return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
+}
 
 bool iequal(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;

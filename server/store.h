@@ -1,6 +1,7 @@
-// The durable store behind the server: players and their tokens, games and each game's event
-// journal. Rooms only see this interface; server/sqlite_store.cpp is the embedded default, and
-// a networked database for several server nodes would be another implementation.
+// The durable store behind the server: players and their tokens, accounts and ratings, games
+// and each game's event journal. Rooms only see this interface; server/sqlite_store.cpp is the
+// embedded default, and a networked database for several server nodes would be another
+// implementation.
 //
 // Writes are asynchronous and ordered: commit() queues one room operation's writes and calls
 // `done` once they are durable (or failed), in the order they were queued. Implementations
@@ -23,6 +24,8 @@
 #include <boost/asio/post.hpp>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -39,11 +42,72 @@ struct StoreError : std::runtime_error {
     bool fault;
 };
 
+// A player and one of its tokens. Only a hash of the token's secret is stored (SHA-256: the
+// secret is 128 random bits, nothing to brute-force), so a copy of the database logs nobody in.
 struct StoredPlayer {
     std::string id;
     std::string name;
-    std::string selector;  // the token's lookup half (server/identity.h)
-    std::string secret;    // the token's secret half
+    std::string selector;       // the token's lookup half (server/identity.h)
+    std::string secret_hash;    // hex SHA-256 of the token's secret half
+    std::string username = {};  // the player's account; empty for a guest (lookups fill it)
+};
+
+// An account: a player with a username and a password (Argon2id, libsodium's string format).
+struct StoredAccount {
+    std::string player_id;
+    std::string username;  // as registered; unique ignoring letter case
+    std::string pw_hash;
+    std::int64_t created_ms = 0;
+};
+
+// What an account request writes, applied whole or not at all, in order with commit().
+struct AccountWrite {
+    enum class Kind {
+        Register,      // the guest `player_id` becomes the account `username` (its name too)
+        AddToken,      // a new token (selector, secret_hash) for `player_id` (a login)
+        RevokeTokens,  // every token of `player_id` but `selector` ("" revokes them all)
+        RevokeToken,   // the token `selector` only (a logout)
+        SetPassword,   // `pw_hash`, and every token but `selector` revoked
+    };
+    Kind kind = Kind::AddToken;
+    std::string player_id;
+    std::string username, pw_hash;
+    std::string selector, secret_hash;
+};
+struct AccountResult {
+    bool ok = false;
+    bool conflict = false;  // Register: the username (in any letter case) is taken
+    bool fault = false;     // the store's own trouble (see StoreError)
+    std::string error;
+};
+
+// One rating of a player: Glicko-2's three numbers, the rated games played in the category and
+// when the last one ended (epoch ms; the deviation grows from then on).
+struct StoredRating {
+    std::string category;
+    double rating = 1500, deviation = 500, volatility = 0.09;
+    int games = 0;
+    std::int64_t last_ms = 0;
+};
+
+// A rated game's end: the ratings of both players in `category` updated by the result in the
+// same transaction as the game's end, at most once per game (the rating history is keyed by
+// game and player: a write repeated after a crash changes nothing).
+struct RateGame {
+    std::string category;
+    std::string player[2];      // silver, bronze
+    double silver_score = 0.5;  // 1 silver won, 0.5 a draw, 0 bronze won
+    std::int64_t at_ms = 0;
+    struct Outcome {
+        StoredRating before[2], after[2];
+    };
+    // Filled by the store before `done` reports success.
+    std::shared_ptr<Outcome> outcome = std::make_shared<Outcome>();
+};
+
+struct LeaderRow {
+    std::string username;
+    StoredRating rating;
 };
 
 // A game's metadata row. JSON-valued fields hold canonical JSON text.
@@ -55,12 +119,30 @@ struct StoredGame {
     bool quick_match = false;
     std::string creator_side;  // "silver" | "bronze"
     std::optional<int> bot_level;
+    bool rated = false;
     std::string seat_id[2], seat_name[2];  // silver, bronze; empty when free
     std::string status;                    // open, playing, over, cancelled, aborted, quarantined
     std::string result;                    // JSON, "null" while unfinished
     std::int64_t turns = 0;
     std::int64_t version = 0;                      // last journaled event
     std::int64_t created_ms = 0, finished_ms = 0;  // epoch ms; 0 = not finished
+};
+
+// A player page's data (GET /api/players/NAME).
+struct PlayerProfile {
+    StoredAccount account;
+    std::vector<StoredRating> ratings;
+    struct Point {
+        std::int64_t at_ms = 0;
+        double rating = 0;
+        std::string code;
+    };
+    std::map<std::string, std::vector<Point>> history;  // by category, oldest first
+    struct Totals {
+        int wins = 0, draws = 0, losses = 0;
+    };
+    Totals as[2];  // finished games with a result, by the colour played: silver, bronze
+    std::vector<StoredGame> recent;  // newest first
 };
 
 // One event of a game's journal, in the storage format `format` (server/record_codec.h, which
@@ -80,6 +162,7 @@ struct GameWrite {
     std::vector<JournalRow> rows;
     // The game row after the operation (seats, status, result, turns, version, finished).
     std::optional<StoredGame> update;
+    std::optional<RateGame> rate = std::nullopt;  // the operation ends a rated game
 };
 
 struct GameQuery {
@@ -143,6 +226,31 @@ class Store {
         read_async<GamePage>(
             ex, [this, q] { return list(q); }, std::move(then));
     }
+    virtual void read_account(std::string username, Executor ex,
+                              Then<std::optional<StoredAccount>> then) {
+        read_async<std::optional<StoredAccount>>(
+            ex, [this, u = std::move(username)] { return account_by_name(u); }, std::move(then));
+    }
+    virtual void read_ratings(std::string player_id, Executor ex,
+                              Then<std::vector<StoredRating>> then) {
+        read_async<std::vector<StoredRating>>(
+            ex, [this, p = std::move(player_id)] { return ratings_of(p); }, std::move(then));
+    }
+    virtual void read_leaderboard(std::string category, int limit, std::int64_t active_since_ms,
+                                  Executor ex, Then<std::vector<LeaderRow>> then) {
+        read_async<std::vector<LeaderRow>>(
+            ex,
+            [this, c = std::move(category), limit, active_since_ms] {
+                return leaderboard(c, limit, active_since_ms);
+            },
+            std::move(then));
+    }
+    virtual void read_profile(std::string username, int recent, Executor ex,
+                              Then<std::optional<PlayerProfile>> then) {
+        read_async<std::optional<PlayerProfile>>(
+            ex, [this, u = std::move(username), recent] { return profile(u, recent); },
+            std::move(then));
+    }
     // Where the default asynchronous reads run their blocking read; empty: on the caller's
     // thread (an in-memory store, which never waits).
     virtual Executor read_executor() { return {}; }
@@ -151,8 +259,19 @@ class Store {
     virtual void commit(GameWrite w, Done done) = 0;
     // Queues a new player (fire and forget: any later commit() that needs it commits after it).
     virtual void add_player(StoredPlayer p) = 0;
+    // Queues an account write, in order with commits; `done` runs on the store's thread.
+    virtual void write_account(AccountWrite w, std::function<void(AccountResult)> done) = 0;
 
+    // The player a token selector belongs to, with its secret's hash and its account's name.
     virtual std::optional<StoredPlayer> player_by_selector(const std::string& selector) = 0;
+    // By username in any letter case.
+    virtual std::optional<StoredAccount> account_by_name(const std::string& username) = 0;
+    virtual std::vector<StoredRating> ratings_of(const std::string& player_id) = 0;
+    // The best rated players of a category who played it since `active_since_ms`, whose
+    // ratings are no longer provisional; best first.
+    virtual std::vector<LeaderRow> leaderboard(const std::string& category, int limit,
+                                               std::int64_t active_since_ms) = 0;
+    virtual std::optional<PlayerProfile> profile(const std::string& username, int recent) = 0;
     virtual bool code_taken(const std::string& code) = 0;
     virtual std::vector<StoredGame> unfinished() = 0;
     virtual std::optional<StoredGame> game(const std::string& code) = 0;
@@ -202,7 +321,17 @@ class NullStore : public Store {
   public:
     void commit(GameWrite, Done done) override { done(std::nullopt); }
     void add_player(StoredPlayer) override {}
+    // No accounts: nothing would remember them.
+    void write_account(AccountWrite, std::function<void(AccountResult)> done) override {
+        done({false, false, true, "this server keeps no accounts (--store memory)"});
+    }
     std::optional<StoredPlayer> player_by_selector(const std::string&) override { return {}; }
+    std::optional<StoredAccount> account_by_name(const std::string&) override { return {}; }
+    std::vector<StoredRating> ratings_of(const std::string&) override { return {}; }
+    std::vector<LeaderRow> leaderboard(const std::string&, int, std::int64_t) override {
+        return {};
+    }
+    std::optional<PlayerProfile> profile(const std::string&, int) override { return {}; }
     bool code_taken(const std::string&) override { return false; }
     std::vector<StoredGame> unfinished() override { return {}; }
     std::optional<StoredGame> game(const std::string&) override { return {}; }

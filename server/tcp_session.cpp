@@ -23,8 +23,8 @@ namespace {
 
 class TcpSession : public Session {
   public:
-    TcpSession(tcp::socket s, Hub& hub, ConnLimiter::Slot slot)
-        : Session(hub), sock_(std::move(s)), slot_(std::move(slot)) {
+    TcpSession(tcp::socket s, Hub& hub, ConnLimiter::Slot slot, std::string address)
+        : Session(hub, std::move(address)), sock_(std::move(s)), slot_(std::move(slot)) {
         ++metrics().connections_tcp;
     }
     ~TcpSession() override { --metrics().connections_tcp; }
@@ -168,7 +168,8 @@ void start_tcp_session(tcp::socket s, Hub& hub) {
             "\n";
         return refuse_connection(s, refusal);
     }
-    std::make_shared<TcpSession>(std::move(s), hub, std::move(*slot))->start();
+    std::make_shared<TcpSession>(std::move(s), hub, std::move(*slot), peer.address().to_string())
+        ->start();
 }
 
 }  // namespace tf::server

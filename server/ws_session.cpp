@@ -54,8 +54,11 @@ Clock::duration seconds(double s) {
 
 class WsSession : public Session {
   public:
-    WsSession(Socket s, Hub& hub, ConnLimiter::Slot slot)
-        : Session(hub), sock_(std::move(s)), timer_(sock_.get_executor()), slot_(std::move(slot)) {
+    WsSession(Socket s, Hub& hub, ConnLimiter::Slot slot, std::string address)
+        : Session(hub, std::move(address)),
+          sock_(std::move(s)),
+          timer_(sock_.get_executor()),
+          slot_(std::move(slot)) {
         ++metrics().connections_ws;
     }
     ~WsSession() override { --metrics().connections_ws; }
@@ -311,12 +314,31 @@ std::optional<std::string> ws_upgrade_refusal(
     return std::nullopt;
 }
 
+// Who the client is, for the login limits: the peer, or behind a proxy on this machine the
+// address that proxy saw (the last hop of X-Forwarded-For, the one it appended itself).
+static std::string client_address(const net::ip::tcp::socket& s,
+                                  const http::request<http::string_body>& req) {
+    beast::error_code ec;
+    auto peer = s.remote_endpoint(ec).address();
+    if (ec) return "?";
+    if (peer.is_loopback()) {
+        std::string_view fwd(req["X-Forwarded-For"].data(), req["X-Forwarded-For"].size());
+        if (auto comma = fwd.rfind(','); comma != std::string_view::npos)
+            fwd.remove_prefix(comma + 1);
+        while (!fwd.empty() && fwd.front() == ' ') fwd.remove_prefix(1);
+        while (!fwd.empty() && fwd.back() == ' ') fwd.remove_suffix(1);
+        if (!fwd.empty() && fwd.size() <= 64) return std::string(fwd);
+    }
+    return peer.to_string();
+}
+
 // The HTTP session is done with the socket: it moves to a socket type bound to a strand of
 // its own (same descriptor; Asio re-registers it with the reactor).
 void start_ws_session(beast::tcp_stream stream, http::request<http::string_body> req, Hub& hub,
                       ConnLimiter::Slot slot) {
     stream.expires_never();
     net::ip::tcp::socket plain = stream.release_socket();
+    const std::string address = client_address(plain, req);
     beast::error_code ec;
     auto protocol = plain.local_endpoint(ec).protocol();
     if (ec) return;  // the peer is already gone
@@ -335,7 +357,8 @@ void start_ws_session(beast::tcp_stream stream, http::request<http::string_body>
         "Connection: Upgrade\r\nSec-WebSocket-Accept: ";
     response += ws_accept_key(std::string_view(key.data(), key.size()));
     response += "\r\n\r\n";
-    std::make_shared<WsSession>(std::move(s), hub, std::move(slot))->start(std::move(response));
+    std::make_shared<WsSession>(std::move(s), hub, std::move(slot), address)
+        ->start(std::move(response));
 }
 
 }  // namespace tf::server

@@ -386,6 +386,18 @@ void Session::tell(const proto::RematchDeclineEv& e) {
 void Session::tell(const proto::RematchEv& e) {
     if (!view_.me) say("The players started a rematch:  watch " + clean_text(e.code, 16));
 }
+void Session::tell(const proto::RatingsEv& e) {
+    std::string text = "Rating (" + e.category + "):";
+    for (Side side : {Side::Silver, Side::Bronze}) {
+        const auto& c = e.change[side == Side::Silver ? 0 : 1];
+        if (!c) continue;
+        int delta = c->after.rating - c->before;
+        text += " " + side_label(side) + " " + std::to_string(c->after.rating) +
+                (c->after.provisional ? "?" : "") + " (" + (delta >= 0 ? "+" : "") +
+                std::to_string(delta) + ")";
+    }
+    say(text);
+}
 void Session::tell(const proto::UnknownEv&) {}  // kinds added to the protocol later
 
 void Session::on(const proto::Lobby& m) {

@@ -94,6 +94,7 @@ class Session {
     void tell(const proto::RematchOfferEv& e);
     void tell(const proto::RematchDeclineEv& e);
     void tell(const proto::RematchEv& e);
+    void tell(const proto::RatingsEv& e);
     void tell(const proto::UnknownEv& e);
     void refresh_view();
     void resync(bool full);

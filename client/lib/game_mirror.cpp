@@ -55,6 +55,7 @@ Update GameMirror::apply(const proto::SnapshotMsg& s) {
     chat_ = s.chat;
     rematch_offer_.reset();
     rematch_code_.reset();
+    ratings_ = s.ratings;
     last_.reset();
     return Update::Snapshot;
 }
@@ -141,6 +142,10 @@ struct GameMirror::Applier {
     }
     bool operator()(const proto::SpectatorsEv& e) {
         m.spectators_ = e.count;
+        return true;
+    }
+    bool operator()(const proto::RatingsEv& e) {
+        m.ratings_ = e;
         return true;
     }
     bool operator()(const proto::UnknownEv&) { return true; }

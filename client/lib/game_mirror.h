@@ -71,6 +71,8 @@ class GameMirror {
     // After the game: the side whose rematch offer stands, and the rematch's game once made.
     std::optional<Side> rematch_offer() const { return rematch_offer_; }
     const std::optional<std::string>& rematch_code() const { return rematch_code_; }
+    // A finished rated game's rating changes, once the server applied them.
+    const std::optional<proto::RatingsEv>& ratings() const { return ratings_; }
     // Whether it is `s`'s move in a game being played.
     bool to_move(Side s) const {
         return status_ == proto::GameStatus::Playing && !game_.over() && game_.to_move() == s;
@@ -97,6 +99,7 @@ class GameMirror {
     std::vector<proto::ChatEv> chat_;
     std::optional<Side> rematch_offer_;
     std::optional<std::string> rematch_code_;
+    std::optional<proto::RatingsEv> ratings_;
 };
 
 }  // namespace tf::client

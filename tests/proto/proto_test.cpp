@@ -77,6 +77,13 @@ Played play(std::uint64_t seed, int turns, bool bot = false) {
 
 TEST_CASE("proto: every server message round-trips and dumps like a JSON tree") {
     round_trip(Welcome{"p1", std::string(48, 'a'), "ann \"é\"\n", {"k3v9qa", "x"}});
+    round_trip(Welcome{"p1",
+                       std::string(48, 'a'),
+                       "Ann",
+                       {},
+                       {1},
+                       AccountInfo{"Ann", {{"blitz", {1712, 64, 31, false}}, {"untimed", {}}}},
+                       "r7"});
     round_trip(GameCreated{"k3v9qa", "/g/k3v9qa"});
     round_trip(Ack{"t7", 13});
     round_trip(Ack{std::nullopt, 1});
@@ -135,6 +142,7 @@ TEST_CASE("proto: every event kind round-trips with its payload") {
         RematchOfferEv{Side::Bronze},
         RematchDeclineEv{Side::Silver},
         RematchEv{"k3v9qa"},
+        RatingsEv{"blitz", {RatingChange{1500, {1662, 290, 1, true}}, std::nullopt}},
     };
     std::set<std::string_view> kinds;
     for (auto& b : bodies) {
@@ -263,6 +271,62 @@ TEST_CASE("proto: malformed server messages are errors, never exceptions") {
         auto r = parse_server(std::string_view(text));
         CHECK(std::holds_alternative<Error>(r));
     }
+}
+
+}  // namespace tf::proto
+
+namespace tf::proto {
+
+TEST_CASE("proto: account requests, their limits and the rating categories") {
+    auto parsed = [](const std::string& text) { return parse_client(std::string_view(text)); };
+    auto err = [&](const std::string& text) {
+        auto r = parsed(text);
+        REQUIRE(std::holds_alternative<Error>(r));
+        return std::get<Error>(r);
+    };
+    auto ok = parsed(R"({"type":"register","username":"Ann_1","password":"12345678","ref":"r1"})");
+    REQUIRE(std::holds_alternative<ClientMsg>(ok));
+    auto& reg = std::get<Register>(std::get<ClientMsg>(ok));
+    CHECK(reg.username == "Ann_1");
+    CHECK(reg.ref == "r1");
+    auto bad = err(R"({"type":"register","username":"a b","password":"12345678","ref":"r2"})");
+    CHECK(bad.code == Err::BadUsername);
+    CHECK(bad.ref == "r2");
+    CHECK(err(R"({"type":"register","username":"ab","password":"12345678"})").code ==
+          Err::BadUsername);
+    CHECK(err(R"({"type":"register","username":"-ann","password":"12345678"})").code ==
+          Err::BadUsername);
+    CHECK(err(R"({"type":"register","username":"ann","password":"short"})").code ==
+          Err::WeakPassword);
+    // A login may try any name and any password: a wrong one is bad_credentials later.
+    CHECK(std::holds_alternative<ClientMsg>(
+        parsed(R"({"type":"login","username":"a b","password":"x"})")));
+    CHECK(err(R"({"type":"change_password","password":"x","new_password":"short"})").code ==
+          Err::WeakPassword);
+    auto out = parsed(R"({"type":"logout","everywhere":true})");
+    REQUIRE(std::holds_alternative<ClientMsg>(out));
+    CHECK(std::get<Logout>(std::get<ClientMsg>(out)).everywhere);
+    CHECK(err(R"({"type":"logout","everywhere":1})").code == Err::BadMessage);
+    CHECK(is_username("abc"));
+    CHECK(is_username("A-b_9"));
+    CHECK(!is_username(std::string(21, 'a')));
+    CHECK(!is_username("ann\xc3\xa9"));
+
+    // Categories: lichess's estimate (initial + 40 increments), two boards, nothing else.
+    auto cat = [](Variant v, std::optional<TimeControl> tc) {
+        return rating_category(v, tc).value_or("-");
+    };
+    const Variant standard{}, small{7, 3, 2, 30}, odd{9, 4, 3, 40};
+    CHECK(cat(standard, TimeControl{60'000, 1'000}) == "bullet");  // 100 s
+    CHECK(cat(standard, TimeControl{180'000, 0}) == "blitz");      // 180 s
+    CHECK(cat(standard, TimeControl{300'000, 3'000}) == "blitz");  // 420 s
+    CHECK(cat(standard, TimeControl{600'000, 0}) == "rapid");
+    CHECK(cat(standard, TimeControl{1'500'000, 0}) == "classical");
+    CHECK(cat(standard, std::nullopt) == "untimed");
+    CHECK(cat(small, TimeControl{180'000, 2'000}) == "small_blitz");
+    CHECK(cat(odd, TimeControl{180'000, 2'000}) == "-");
+    for (const auto& c : rating_categories()) CHECK(is_rating_category(c));
+    CHECK(!is_rating_category("bullet2"));
 }
 
 }  // namespace tf::proto

@@ -11,6 +11,7 @@ namespace {
 struct FakeMember : Member {
     void deliver(Msg) override {}
     void adopt(const std::shared_ptr<Room>&) override {}
+    void end(std::string) override {}
 };
 
 }  // namespace
@@ -59,6 +60,37 @@ TEST_CASE("matchmaker: a request moves to another connection, dies with the last
     CHECK(!mm.pair(ann, "k", a2));
     mm.closed(ann.id, a2.get(), index.disconnected(ann.id, a2.get()));  // the last one
     CHECK(!mm.pair(bob, "k", b));  // waits: nobody to pair with
+}
+
+TEST_CASE("matchmaker: rated requests pair within a range that widens while they wait") {
+    using namespace std::chrono_literals;
+    Matchmaker mm;
+    Player ann{"p-ann", "ann", true}, bob{"p-bob", "bob", true}, cat{"p-cat", "cat", true};
+    auto a = std::make_shared<FakeMember>(), b = std::make_shared<FakeMember>(),
+         c = std::make_shared<FakeMember>();
+    const auto t0 = std::chrono::steady_clock::now();
+    CHECK(Matchmaker::range(0s) == 100);
+    CHECK(Matchmaker::range(4s) == 200);
+
+    // 1500 and 1750: 250 apart, beyond both first ranges.
+    CHECK_FALSE(mm.pair(ann, "blitz", a, 1500, t0));
+    CHECK_FALSE(mm.pair(bob, "blitz", b, 1750, t0));
+    CHECK(mm.waiting() == 2);
+    CHECK_FALSE(mm.retry(ann.id, t0 + 5s));  // range 225
+    // A casual request of the same key never pairs with a rated one.
+    CHECK_FALSE(mm.pair(cat, "blitz", c, std::nullopt, t0 + 5s));
+    mm.withdraw(cat.id);
+    auto found = mm.retry(ann.id, t0 + 6s);  // range 250
+    REQUIRE(found);
+    CHECK(found->player.id == bob.id);
+    CHECK(mm.waiting() == 0);  // both requests left the pool
+    CHECK_FALSE(mm.retry(ann.id, t0 + 7s));
+
+    // A newcomer pairs at once with a request whose range has grown to reach it.
+    CHECK_FALSE(mm.pair(ann, "blitz", a, 1500, t0));
+    auto at_once = mm.pair(bob, "blitz", b, 1800, t0 + 8s);  // ann's range: 300
+    REQUIRE(at_once);
+    CHECK(at_once->player.id == ann.id);
 }
 
 }  // namespace tf::server

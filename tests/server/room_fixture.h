@@ -50,8 +50,9 @@ struct Fixture {
     Store& store;
     Listings listings;
     PlayerIndex players;
+    RatingBook ratings;
     LocalDirectory directory{factory, services};
-    RoomServices services{listings, players, directory, store, cfg, {}};
+    RoomServices services{listings, players, directory, store, cfg, {}, ratings};
     RoomFactory factory{ioc, services};
     Player ann{"p-ann", "ann"}, bob{"p-bob", "bob"}, cat{"p-cat", "cat"};
     std::shared_ptr<Fake> a = std::make_shared<Fake>(), b = std::make_shared<Fake>(),

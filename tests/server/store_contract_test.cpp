@@ -15,6 +15,7 @@
 
 #include "server/faulty_store.h"
 #include "server/memory_store.h"
+#include "server/record_codec.h"
 #include "server/sqlite_store.h"
 
 namespace tf::server {
@@ -137,7 +138,7 @@ TEST_CASE("store contract") {
             REQUIRE(p.ok());
             REQUIRE(*p.value);
             CHECK((*p.value)->id == "p1");
-            CHECK((*p.value)->secret == "sec1");
+            CHECK((*p.value)->secret_hash == "sec1");
             auto none = read<std::optional<StoredPlayer>>(
                 [&](auto ex, auto then) { st.read_player("nope", ex, then); });
             REQUIRE(none.ok());
@@ -145,7 +146,8 @@ TEST_CASE("store contract") {
 
             // A game: created with its first rows, then updated; the journal keeps its order
             // and format.
-            CHECK(!commit(st, GameWrite{"abc234", game_row("abc234", "p1", 1), {row(1, "join")}, {}}));
+            CHECK(!commit(st,
+                          GameWrite{"abc234", game_row("abc234", "p1", 1), {row(1, "join")}, {}}));
             StoredGame g = game_row("abc234", "p1", 1);
             g.status = "playing";
             g.seat_id[1] = "p2";
@@ -164,7 +166,8 @@ TEST_CASE("store contract") {
             CHECK((*rows.value)->journal[2].kind == "turn");
             CHECK((*rows.value)->journal[2].event == row(3).event);
             CHECK((*rows.value)->journal[2].format == 1);
-            auto taken = read<bool>([&](auto ex, auto then) { st.read_code_taken("abc234", ex, then); });
+            auto taken =
+                read<bool>([&](auto ex, auto then) { st.read_code_taken("abc234", ex, then); });
             REQUIRE(taken.ok());
             CHECK(*taken.value);
             taken = read<bool>([&](auto ex, auto then) { st.read_code_taken("zzz999", ex, then); });
@@ -179,7 +182,8 @@ TEST_CASE("store contract") {
             CHECK(st.healthy());  // the request's error, not the store's
             // Neither can a game be created twice, nor an unknown one be written to.
             CHECK(commit(st, GameWrite{"abc234", game_row("abc234", "p1", 1), {}, {}}));
-            CHECK(commit(st, GameWrite{"nope42", std::nullopt, {row(1)}, game_row("nope42", "p1", 1)}));
+            CHECK(commit(st,
+                         GameWrite{"nope42", std::nullopt, {row(1)}, game_row("nope42", "p1", 1)}));
 
             // Listing: newest first, by status and player, in pages with a cursor.
             for (int i = 0; i < 5; ++i) {
@@ -248,6 +252,127 @@ TEST_CASE("store contract") {
                 s.faulty->set(Faults{});
                 CHECK(st.healthy());
             }
+        }
+    }
+}
+
+TEST_CASE("store contract: accounts, tokens and ratings") {
+    auto account = [](Store& st, AccountWrite w) {
+        std::promise<AccountResult> p;
+        auto f = p.get_future();
+        st.write_account(std::move(w), [&](AccountResult r) { p.set_value(std::move(r)); });
+        return f.get();
+    };
+    auto make = [](AccountWrite::Kind k, std::string id) {
+        AccountWrite w;
+        w.kind = k;
+        w.player_id = std::move(id);
+        return w;
+    };
+    for (auto& [name, maker] : makers()) {
+        SUBCASE(name.c_str()) {
+            Subject s;
+            maker(s);
+            Store& st = *s.store;
+            st.add_player(StoredPlayer{"p1", "guest-1", "sel1", "hash1"});
+            st.add_player(StoredPlayer{"p2", "guest-2", "sel2", "hash2"});
+            settle(st);
+
+            // Registering: the guest becomes the account, its token keeps working.
+            auto reg = make(AccountWrite::Kind::Register, "p1");
+            reg.username = "Ann";
+            reg.pw_hash = "pw1";
+            auto r = account(st, reg);
+            CHECK(r.ok);
+            auto found = st.account_by_name("ann");  // any letter case
+            REQUIRE(found);
+            CHECK(found->username == "Ann");
+            CHECK(found->player_id == "p1");
+            CHECK(found->pw_hash == "pw1");
+            auto p1 = st.player_by_selector("sel1");
+            REQUIRE(p1);
+            CHECK(p1->username == "Ann");
+            CHECK(p1->secret_hash == "hash1");
+            CHECK(!st.player_by_selector("sel2")->username.size());
+
+            // The name in another letter case is taken; a player registers once.
+            auto again = make(AccountWrite::Kind::Register, "p2");
+            again.username = "ANN";
+            again.pw_hash = "x";
+            r = account(st, again);
+            CHECK(!r.ok);
+            CHECK(r.conflict);
+            CHECK(!r.fault);
+            again.username = "bob";
+            CHECK(account(st, again).ok);
+            CHECK(st.account_by_name("BOB")->player_id == "p2");
+
+            // Tokens: a login adds one; logging out revokes one, or all.
+            auto login = make(AccountWrite::Kind::AddToken, "p1");
+            login.selector = "sel3";
+            login.secret_hash = "hash3";
+            CHECK(account(st, login).ok);
+            CHECK(st.player_by_selector("sel3")->id == "p1");
+            auto out = make(AccountWrite::Kind::RevokeToken, "p1");
+            out.selector = "sel3";
+            CHECK(account(st, out).ok);
+            CHECK(!st.player_by_selector("sel3"));
+            CHECK(st.player_by_selector("sel1"));
+            login.selector = "sel4";
+            CHECK(account(st, login).ok);
+            auto pw = make(AccountWrite::Kind::SetPassword, "p1");
+            pw.pw_hash = "pw2";
+            pw.selector = "sel1";  // kept
+            CHECK(account(st, pw).ok);
+            CHECK(st.account_by_name("Ann")->pw_hash == "pw2");
+            CHECK(!st.player_by_selector("sel4"));
+            CHECK(st.player_by_selector("sel1"));
+
+            // A rated game's end rates both players once, whatever is written again.
+            StoredGame g = game_row("rat234", "p1", 5);
+            g.rated = true;
+            g.seat_id[1] = "p2";
+            g.seat_name[1] = "bob";
+            CHECK(!commit(st, GameWrite{"rat234", g, {row(1, "join")}, {}}));
+            g.status = "over";
+            g.result = result_text(proto::Result{
+                true, proto::ResultReason::Resign, {3, 1}, proto::Winner::Silver, {}});
+            g.turns = 12;
+            g.version = 2;
+            g.finished_ms = 90'000;
+            RateGame rate{"blitz", {"p1", "p2"}, 1.0, 90'000};
+            GameWrite end{"rat234", std::nullopt, {row(2, "game_over")}, g, rate};
+            CHECK(!commit(st, end));
+            CHECK(rate.outcome->before[0].rating == doctest::Approx(1500));
+            CHECK(rate.outcome->after[0].rating > 1500);
+            CHECK(rate.outcome->after[1].rating < 1500);
+            auto ann = st.ratings_of("p1");
+            REQUIRE(ann.size() == 1);
+            CHECK(ann[0].category == "blitz");
+            CHECK(ann[0].games == 1);
+            CHECK(ann[0].rating == doctest::Approx(rate.outcome->after[0].rating));
+            CHECK(ann[0].last_ms == 90'000);
+
+            RateGame twice{"blitz", {"p1", "p2"}, 1.0, 91'000};
+            CHECK(!commit(st, GameWrite{"rat234", std::nullopt, {}, g, twice}));
+            CHECK(st.ratings_of("p1")[0].games == 1);
+            CHECK(st.ratings_of("p1")[0].rating == doctest::Approx(ann[0].rating));
+            CHECK(twice.outcome->after[0].rating == doctest::Approx(ann[0].rating));
+
+            // One game leaves a provisional rating: not on the leaderboard yet.
+            CHECK(st.leaderboard("blitz", 10, 0).empty());
+            auto prof = st.profile("ANN", 10);
+            REQUIRE(prof);
+            CHECK(prof->account.username == "Ann");
+            REQUIRE(prof->ratings.size() == 1);
+            REQUIRE(prof->history["blitz"].size() == 1);
+            CHECK(prof->history["blitz"][0].code == "rat234");
+            CHECK(prof->as[0].wins == 1);
+            CHECK(prof->as[1].losses == 0);
+            REQUIRE(!prof->recent.empty());
+            CHECK(prof->recent[0].code == "rat234");
+            CHECK(prof->recent[0].rated);
+            CHECK(!st.profile("nobody", 10));
         }
     }
 }
