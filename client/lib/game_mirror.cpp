@@ -53,9 +53,9 @@ Update GameMirror::apply(const proto::SnapshotMsg& s) {
     }
     state_version_ = s.version;  // conservative: nothing older than the snapshot is current
     chat_ = s.chat;
-    rematch_offer_.reset();
-    rematch_code_.reset();
     ratings_ = s.ratings;
+    if (chat_.size() > kChatKept)
+        chat_.erase(chat_.begin(), chat_.end() - std::ptrdiff_t(kChatKept));
     last_.reset();
     return Update::Snapshot;
 }
@@ -125,14 +125,17 @@ struct GameMirror::Applier {
     }
     bool operator()(const proto::ChatEv& e) {
         m.chat_.push_back(e);
+        if (m.chat_.size() > kChatKept) m.chat_.erase(m.chat_.begin());
         return true;
     }
     bool operator()(const proto::RematchOfferEv& e) {
         m.rematch_offer_ = e.side;
+        m.rematch_declined_.reset();
         return true;
     }
-    bool operator()(const proto::RematchDeclineEv&) {
+    bool operator()(const proto::RematchDeclineEv& e) {
         m.rematch_offer_.reset();
+        m.rematch_declined_ = e.side;
         return true;
     }
     bool operator()(const proto::RematchEv& e) {
@@ -155,6 +158,14 @@ struct GameMirror::Applier {
     }
 };
 
+namespace {
+bool about_rematch(const proto::EventBody& b) {
+    return std::holds_alternative<proto::RematchOfferEv>(b) ||
+           std::holds_alternative<proto::RematchDeclineEv>(b) ||
+           std::holds_alternative<proto::RematchEv>(b);
+}
+}  // namespace
+
 Update GameMirror::apply(const proto::Event& e) {
     if (!has_game() || e.game != code_) return Update::Ignored;
     // The spectator count and spectators' chat are not versioned: they carry the current
@@ -165,8 +176,17 @@ Update GameMirror::apply(const proto::Event& e) {
         last_ = e;
         return Update::Event;
     }
-    if (e.version <= version_) return Update::Ignored;
     if (e.version > version_ + 1) return Update::Gap;
+    if (e.version <= version_) {
+        // Rematch events are about the next game, which no snapshot describes: one is taken
+        // also when it does not add a version (a server may send them without one, with the
+        // game's current version; taking one twice changes nothing). Anything else older than
+        // the mirror is already part of it.
+        if (!about_rematch(e.body)) return Update::Ignored;
+        std::visit(Applier{*this}, e.body);
+        last_ = e;
+        return Update::Event;
+    }
     if (!std::visit(Applier{*this}, e.body)) return Update::Diverged;
     version_ = e.version;
     if (proto::changes_game(e.body)) state_version_ = e.version;

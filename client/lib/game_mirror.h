@@ -1,15 +1,16 @@
 // One game as a client sees it, rebuilt from the server's snapshot and events with the rules
 // library: the position, version, status, seats and their presence, clocks, draw offer, the
-// spectator count, the result, and the turn list with what each turn captured. The terminal
-// client, `trunkfield bot`, the integration tests, the load generator and (through the
-// WebAssembly bindings) the browser read server messages through it, so the protocol's meaning
-// is implemented once on the client side.
+// spectator count, the result, the turn list with what each turn captured, the chat, and the
+// rematch after the game. The terminal client, `trunkfield bot`, the integration tests, the load
+// generator and (through the WebAssembly bindings) the browser read server messages through it,
+// so the protocol's meaning is implemented once on the client side.
 //
 // The mirror never trusts an event blindly: a setup or turn that does not apply to its copy of
 // the game, or a version that skips some, is reported (Diverged, Gap) for the client to resync
 // with a `watch` (proto/PROTOCOL.md "Versions, acks, rollback and reconnection").
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,7 +24,7 @@ namespace tf::client {
 class GameMirror {
   public:
     enum class Update {
-        Ignored,   // not this game's, or a version already applied
+        Ignored,   // not this game's, or a version already applied (but for rematch events)
         Snapshot,  // everything was replaced
         Event,     // one event applied: last_event()
         Gap,       // events were missed: watch again with since_version = version()
@@ -66,10 +67,15 @@ class GameMirror {
     const std::vector<TurnEntry>& turns() const { return turns_; }
     // The event the last apply() applied (Update::Event).
     const std::optional<proto::Event>& last_event() const { return last_; }
-    // The chat lines this client may read, the last ones first received with the snapshot.
+    // The chat lines this client may read, oldest first: the snapshot's (the last ones before
+    // it), then each line as it comes, both rooms; the last kChatKept of them.
+    static constexpr std::size_t kChatKept = 300;
     const std::vector<proto::ChatEv>& chat() const { return chat_; }
-    // After the game: the side whose rematch offer stands, and the rematch's game once made.
+    // After the game: the side whose rematch offer stands, the side that declined the last
+    // offer, and the rematch's game once made. A snapshot says nothing of them, so they outlive
+    // the snapshots of the same game.
     std::optional<Side> rematch_offer() const { return rematch_offer_; }
+    std::optional<Side> rematch_declined() const { return rematch_declined_; }
     const std::optional<std::string>& rematch_code() const { return rematch_code_; }
     // A finished rated game's rating changes, once the server applied them.
     const std::optional<proto::RatingsEv>& ratings() const { return ratings_; }
@@ -97,7 +103,7 @@ class GameMirror {
     std::vector<TurnEntry> turns_;
     std::optional<proto::Event> last_;
     std::vector<proto::ChatEv> chat_;
-    std::optional<Side> rematch_offer_;
+    std::optional<Side> rematch_offer_, rematch_declined_;
     std::optional<std::string> rematch_code_;
     std::optional<proto::RatingsEv> ratings_;
 };

@@ -77,3 +77,122 @@ test("a snapshot's turn list carries each turn's captures, as live events do", (
   live.dispose();
   late.dispose();
 });
+
+test("the view has what the web client draws: presence, spectators, chat with its room", () => {
+  const m = new RulesMirror("p1");
+  const sam = { id: "p3", name: "sam" };
+  m.apply(JSON.stringify({ ...snapshot, chat: [{ from: { id: "p2", name: "bob" }, text: "hello", room: "players" }] }));
+  assert.deepEqual(m.view().chat, [{ from: { id: "p2", name: "bob" }, text: "hello", room: "players" }]);
+  assert.equal(m.view().players.bronze.away, null);
+  let r = m.apply(event(2, "player_left", { side: "bronze", claim_at: 1000, award_at: 2000 }));
+  assert.equal(r.kind, "player_left");
+  assert.deepEqual(m.view().players.bronze, { id: "p2", name: "bob", away: { claim_at: 1000, award_at: 2000 } });
+  m.apply(event(3, "player_back", { side: "bronze" }));
+  assert.equal(m.view().players.bronze.away, null);
+  // The spectator count and the spectators' room carry the version without adding one.
+  r = m.apply(event(3, "spectators", { count: 2 }));
+  assert.equal(r.update, "event");
+  assert.equal(m.view().spectators, 2);
+  r = m.apply(event(3, "chat", { from: sam, text: "nice", room: "spectators" }));
+  assert.equal(r.update, "event");
+  assert.equal(r.event.payload.room, "spectators");
+  // A line without a room (stored before rooms existed) is the players'.
+  assert.equal(m.apply(event(4, "chat", { from: { id: "p1", name: "ann" }, text: "gl" })).update, "event");
+  const v = m.view();
+  assert.equal(v.version, 4);
+  assert.deepEqual(v.chat.map((c) => [c.from.name, c.text, c.room]),
+    [["bob", "hello", "players"], ["sam", "nice", "spectators"], ["ann", "gl", "players"]]);
+  m.dispose();
+});
+
+test("a turn event without captures (an older server) is returned with the mirror's", () => {
+  // docs/RULES.md's example game: d1-d2 W5-1 captures bronze's a4.
+  const setup = {
+    silver: { elephants: [[2, 1], [3, 1], [5, 1], [7, 1], [8, 1]], guardians: [[1, 0], [0, 5]] },
+    bronze: { elephants: [[1, 2], [1, 3], [1, 4], [1, 7], [1, 9]], guardians: [[10, 0], [10, 8]] },
+  };
+  const turns = [{ elephant: { from: [2, 1], path: [[4, 1]], facing: "N" } }, { elephant: { from: [1, 3], path: [[2, 3]] } },
+    { elephant: { from: [4, 1], path: [[4, 2]] }, guardians: [{ from: [0, 5], dir: "ccw", steps: 1 }] }];
+  const g = new RulesGame(null);
+  g.applySetup("silver", setup.silver);
+  g.applySetup("bronze", setup.bronze);
+  const m = new RulesMirror("p1");
+  m.apply(JSON.stringify({ ...snapshot, version: 3, state: g.state(), record: { ...snapshot.record, variant: g.state().variant, setup } }));
+  assert.deepEqual(m.apply(event(4, "turn", { side: "silver", turn: turns[0] })).event.payload.captures, []);
+  m.apply(event(5, "turn", { side: "bronze", turn: turns[1] }));
+  const r = m.apply(event(6, "turn", { side: "silver", turn: turns[2] }));
+  assert.deepEqual(r.event.payload.captures, [{ side: "bronze", cell: [1, 4] }]);
+  assert.deepEqual(m.view().turns.map((t) => t.captures.length), [0, 0, 1]);
+  g.dispose();
+  m.dispose();
+});
+
+test("rematch events after the game are taken with or without a version of their own", () => {
+  const m = new RulesMirror("p1");
+  const g = new RulesGame(record.variant);
+  g.applySetup("silver", record.setup.silver);
+  g.applySetup("bronze", record.setup.bronze);
+  m.apply(JSON.stringify({ ...snapshot, version: 3, state: g.state(), record: { ...snapshot.record, setup: record.setup } }));
+  m.apply(event(4, "resign", { side: "silver" }));
+  assert.equal(m.apply(event(5, "game_over", { over: true, reason: "resign", winner: "bronze", score: g.state().score, to_move: null })).update, "event");
+  let v = m.view();
+  assert.equal(v.status, "over");
+  assert.equal(v.result.winner, "bronze");
+  assert.deepEqual([v.rematch_offer, v.rematch_declined, v.rematch_code], [null, null, null]);
+  assert.equal(m.apply(event(5, "rematch_offer", { side: "bronze" })).update, "event"); // the current version
+  assert.equal(m.view().rematch_offer, "bronze");
+  m.apply(event(5, "rematch_decline", { side: "silver" }));
+  v = m.view();
+  assert.deepEqual([v.rematch_offer, v.rematch_declined, v.version], [null, "silver", 5]);
+  m.apply(event(6, "rematch_offer", { side: "silver" })); // a version of its own
+  m.apply(event(7, "rematch", { code: "def567" }));
+  v = m.view();
+  assert.deepEqual([v.rematch_offer, v.rematch_declined, v.rematch_code, v.version], [null, null, "def567", 7]);
+  assert.equal(m.apply(event(9, "rematch_decline", { side: "bronze" })).update, "gap");
+  g.dispose();
+  m.dispose();
+});
+
+test("what the web client takes from apply(): the event as the mirror read it, never one twice", () => {
+  const m = new RulesMirror("p1");
+  const g = new RulesGame(record.variant);
+  g.applySetup("silver", record.setup.silver);
+  g.applySetup("bronze", record.setup.bronze);
+  m.apply(JSON.stringify({ ...snapshot, version: 3, state: g.state(), record: { ...snapshot.record, setup: record.setup } }));
+  let r = m.apply(event(4, "draw_offer", { side: "silver" }));
+  assert.equal(m.view().draw_offer, "silver");
+  r = m.apply(event(5, "draw_decline", { side: "bronze" }));
+  assert.deepEqual([r.kind, r.event.payload, m.view().draw_offer], ["draw_decline", { side: "bronze" }, null]);
+  assert.equal(m.apply(event(5, "draw_decline", { side: "bronze" })).update, "ignored"); // no second notice
+  // An abort says why in its payload; the status and the result come with the game_over.
+  r = m.apply(event(6, "abort", { reason: "abandoned" }));
+  assert.deepEqual([r.kind, r.event.payload.reason], ["abort", "abandoned"]);
+  r = m.apply(event(7, "game_over", { over: true, reason: "aborted", winner: null, score: g.state().score, to_move: null }));
+  assert.equal(r.update, "event");
+  const v = m.view();
+  assert.equal(v.status, "aborted");
+  assert.deepEqual([v.result.reason, v.result.winner], ["aborted", null]);
+  g.dispose();
+  m.dispose();
+});
+
+test("the view keeps the last 300 chat lines, and the rematch across a snapshot of the same game", () => {
+  const m = new RulesMirror("p1");
+  const ann = { id: "p1", name: "ann" };
+  const lines = Array.from({ length: 50 }, (_, i) => ({ from: ann, text: `s${i}`, room: "players" }));
+  m.apply(JSON.stringify({ ...snapshot, status: "over", chat: lines }));
+  assert.equal(m.view().chat.length, 50);
+  let v = 1;
+  for (let i = 0; i < 260; i++) assert.equal(m.apply(event(++v, "chat", { from: ann, text: `e${i}`, room: "players" })).update, "event");
+  let chat = m.view().chat;
+  assert.equal(chat.length, 300);
+  assert.deepEqual([chat[0].text, chat.at(-1).text], ["s10", "e259"]);
+  m.apply(event(++v, "rematch_offer", { side: "bronze" }));
+  m.apply(event(++v, "rematch", { code: "def567" }));
+  // A fresh snapshot (a resync) has the last lines only, and says nothing of the rematch.
+  m.apply(JSON.stringify({ ...snapshot, status: "over", version: v, chat: lines.slice(-2) }));
+  const view = m.view();
+  assert.deepEqual(view.chat.map((c) => c.text), ["s48", "s49"]);
+  assert.deepEqual([view.rematch_offer, view.rematch_declined, view.rematch_code], [null, null, "def567"]);
+  m.dispose();
+});

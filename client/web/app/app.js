@@ -13,7 +13,7 @@ import { Connection } from "./net.js";
 import { $, errorText, playerName } from "./dom.js";
 import { t, lang, setLang, translatePage } from "./i18n.js";
 import { S, app, send, mySide } from "./state.js";
-import { gameView, onSnapshot, onEvent, onGameError, watchGame, resendPending, gameHooks } from "./game.js";
+import { gameView, onSnapshot, onEvent, onGameError, watchGame, resendPending, gameHooks, dropGames } from "./game.js";
 import { turnPhase, playPremove } from "./turn.js";
 import { renderGame, setupGameControls, onTurnShown, showNotice, notation } from "./gamescreen.js";
 import { renderLobby, setupLobby, showLobbyError, loadRecent, storedName, translateLobbyForms } from "./lobby.js";
@@ -26,7 +26,7 @@ import { svgEl } from "./board.js";
 
 const BOT_WAIT_MS = 3000;
 const rulesLoading = Rules.load(); // at once: in parallel with everything below
-const waiting = []; // game messages that arrived before the rules
+const waiting = []; // game messages that arrived before the rules: [message, frame text]
 
 // ------------------------------------------------------------------ routing
 function parseRoute() {
@@ -120,8 +120,7 @@ function joinGame(code) {
 
 // A new display name is a new identity on the server: forget the token and reconnect.
 function newIdentity() {
-  for (const G of S.games.values()) G.rules?.dispose();
-  S.games.clear();
+  dropGames();
   S.recent = { games: [], next: null, error: null, loading: false, loadedFor: null };
   app.conn.forgetToken();
   app.conn.drop();
@@ -204,9 +203,10 @@ function onError(m) {
   render();
 }
 
-function onGameMessage(m) {
+// A snapshot or event, as parsed and as the frame's text (null when delivered as an object).
+function onGameMessage(m, raw) {
   if (m.type === "snapshot") {
-    const G = onSnapshot(m);
+    const G = onSnapshot(m, raw);
     if (S.pendingJoin === m.game) {
       S.pendingJoin = null;
       navigate(`/g/${m.game}`);
@@ -215,9 +215,15 @@ function onGameMessage(m) {
     return renderFor(m.game);
   }
   const G = gameView(m.game);
-  const r = onEvent(m);
+  const r = onEvent(m, raw);
   if (r !== "ok") watchGame(G, r === "resync"); // a gap: the missed events; a disagreement: a snapshot
-  if (m.kind === "turn" && r === "ok") {
+  return renderFor(m.game);
+}
+
+// An event the game mirror applied (game.js gameHooks.event; `ev` as the mirror read it): the
+// premove after the opponent's turn, and what the page says about the others' doings.
+function onGameEvent(G, ev) {
+  if (ev.kind === "turn") {
     const pm = playPremove(G);
     if (pm?.sent) {
       playSound("move");
@@ -226,17 +232,16 @@ function onGameMessage(m) {
       showNotice(t("premove.cancelled", { turn: notation(pm.turn, G.state.variant.size), reason: errorText(pm.cancelled) }));
     }
   }
-  if (m.kind === "draw_decline" && m.payload?.side !== mySide(G)) showNotice(t("notice.drawDeclined", { name: playerName(G.players, m.payload?.side) }));
-  if (m.kind === "game_over" && mySide(G)) setTimeout(() => loadRecent(), 500);
-  return renderFor(m.game);
+  if (ev.kind === "draw_decline" && ev.payload.side !== mySide(G)) showNotice(t("notice.drawDeclined", { name: playerName(G.players, ev.payload.side) }));
+  if (ev.kind === "game_over" && mySide(G)) setTimeout(() => loadRecent(), 500);
 }
 
-function onMessage(m) {
+function onMessage(m, raw = null) {
   switch (m.type) {
     case "snapshot":
     case "event":
-      if (!S.rulesReady) return void waiting.push(m);
-      return onGameMessage(m);
+      if (!S.rulesReady) return void waiting.push([m, raw]);
+      return onGameMessage(m, raw);
     case "game_created": {
       const G = gameView(m.code);
       G.watchSent = true; // the creator is subscribed already
@@ -325,6 +330,7 @@ function main() {
     over: (G) => {
       if (S.route.view === "game" && S.route.code === G.code) playSound("end");
     },
+    event: onGameEvent,
   });
   setupLobby();
   setupGameControls();
@@ -351,7 +357,7 @@ function main() {
   app.conn.connect();
   rulesLoading.then(() => {
     S.rulesReady = true;
-    for (const m of waiting.splice(0)) onGameMessage(m);
+    for (const [m, raw] of waiting.splice(0)) onGameMessage(m, raw);
     render();
   }, (e) => {
     S.rulesError = e.message;

@@ -1,27 +1,30 @@
-// One game as the page knows it: built from the server's snapshot, advanced by its events
-// (versions without gaps, proto/PROTOCOL.md), with the rules running in WebAssembly on the
-// server-confirmed position (G.rules) and the player's own sent-but-unconfirmed move shown
-// on top of it (G.shown, G.pending) until the server accepts or refuses it.
+// One game as the page knows it. The server's snapshot and events are read by the client
+// library's game mirror (client/lib/game_mirror.h, in WebAssembly as RulesMirror: the same code
+// as the terminal client, the bot and the tests): versions and gaps, seats and presence, clocks,
+// the draw offer, the spectators, the result, the turn list with what each turn captured, the
+// chat and the rematch. After each message G's fields are copied from the mirror's view.
 //
-// The turn list (G.turns) is the same for everyone: a player who saw a turn live, one who
-// reloads and a spectator who joins later all get it from recordTurn(), which applies the turn
-// with the rules and notes what it captured (the event's own `captures` when the server sends
-// them). A snapshot's record is replayed through that same function, which also keeps every
-// position (G.positions) for browsing the game.
-import { RulesGame } from "./trunkfield-rules.js";
+// What the mirror does not know stays here: the rules on the server-confirmed position for
+// legal-move highlighting (G.rules), the player's own sent-but-unconfirmed move shown on top of
+// it (G.shown, G.pending) until the server accepts or refuses it, premoves and drafts
+// (turn.js), every position of the game for browsing (G.positions, replayed with the rules at a
+// snapshot and appended per turn), and the hooks that animate and sound.
+import { RulesGame, RulesMirror } from "./trunkfield-rules.js";
 import { S, send, mySide } from "./state.js";
 import { resetDraft } from "./turn.js";
 import { same, isField } from "./board.js";
 
 // What the screens do when something happens in a game (app.js fills these in): a turn to show
-// (and maybe animate and sound), a game that ended, the player's turn coming.
-export const gameHooks = { turn: (_G, _entry, _live) => {}, over: (_G) => {}, event: (_G, _m) => {} };
+// (and maybe animate and sound), a game that ended, and every event the mirror applied but the
+// spectator count and the spectators' room (`ev`: the event message as the mirror read it, a
+// turn's captures filled in; never one already seen).
+export const gameHooks = { turn: (_G, _entry, _live) => {}, over: (_G) => {}, event: (_G, _ev) => {} };
 
 export function gameView(code) {
   let G = S.games.get(code);
   if (!G) {
-    G = { code, version: -1, status: null, rules: null, state: null, shown: null, pending: null,
-      players: { silver: null, bronze: null }, record: null, clocks: null, clocksAt: 0,
+    G = { code, version: -1, status: null, rules: null, state: null, shown: null, pending: null, mirror: null,
+      players: { silver: null, bronze: null }, timeControl: null, clocks: null, clocksAt: 0,
       spectators: 0, chat: [], turns: [], positions: [], last: null, result: null, drawOffer: null,
       away: { silver: null, bronze: null }, draft: null, history: [], error: null, notice: null, moves: null,
       watchSent: false, missing: null, browse: null, premove: null, abortReason: null,
@@ -30,6 +33,28 @@ export function gameView(code) {
     S.games.set(code, G);
   }
   return G;
+}
+
+// Forgets every game view (a new identity): their rules and mirrors hold WebAssembly memory.
+export function dropGames() {
+  for (const G of S.games.values()) {
+    G.rules?.dispose();
+    G.premoveRules?.dispose();
+    G.mirror?.dispose();
+  }
+  S.games.clear();
+}
+
+// The elephants a turn captured ([{side, cell}], the mirror's or the rules') with the facing
+// each had where it stood, for drawing them: [{side, cell, facing}]. `before`: the state before
+// the turn. The mover, captured where it landed, faces the way the turn chose.
+function withFacing(before, turn, captures) {
+  const e = turn?.elephant;
+  const mover = e ? before?.elephants.find((b) => same(b.cell, e.from)) : null;
+  const landing = e?.path?.length ? e.path[e.path.length - 1] : null;
+  return (captures ?? []).map((c) => ({ side: c.side, cell: c.cell,
+    facing: (mover && landing && same(c.cell, landing) ? e.facing ?? mover.facing : null)
+      ?? before?.elephants.find((b) => same(b.cell, c.cell))?.facing ?? "N" }));
 }
 
 // The elephants a turn captured, from the states before and after it: [{cell, side, facing}].
@@ -46,20 +71,15 @@ function capturesByDiff(before, after, turn) {
   return out;
 }
 
-// Applies `turn` to `rules` (a RulesGame) and describes it for the turn list and the board:
-// {side, turn, captures, before, after} or null when the rules refuse it. `given`: the server's
-// `captures` ([{side, cell}]) when the event carries them; preferred to what the states show.
-export function recordTurn(rules, turn, given = null) {
+// Applies `turn` to `rules` (a RulesGame) and describes it, for the replay viewer and the
+// practice (games from the server get their turns from the mirror): {side, turn, captures,
+// before, after} or null when the rules refuse it.
+export function recordTurn(rules, turn) {
   const before = rules.state();
   const side = before.to_move;
   if (rules.applyTurn(turn).error) return null;
   const after = rules.state();
-  const diff = capturesByDiff(before, after, turn);
-  const captures = Array.isArray(given)
-    ? given.map((c) => ({ side: c.side, cell: c.cell, facing: diff.find((d) => same(d.cell, c.cell))?.facing
-      ?? before.elephants.find((b) => same(b.cell, c.cell))?.facing ?? "N" }))
-    : diff;
-  return { side, turn, captures, before, after };
+  return { side, turn, captures: capturesByDiff(before, after, turn), before, after };
 }
 
 // Subscribes to the game; after a reconnection only the events after the last one seen follow.
@@ -70,10 +90,12 @@ export function watchGame(G, fromScratch = false) {
   send(msg);
 }
 
-function setRules(G, rules) {
+// The rules on the position `state` (the mirror's), for highlighting and checking drafts.
+function setRules(G, state) {
+  const rules = RulesGame.fromState(state);
   G.rules?.dispose();
   G.rules = rules;
-  G.state = rules.state();
+  G.state = state;
   G.moves = null;
   G.premoveRules?.dispose();
   G.premoveRules = null;
@@ -86,174 +108,173 @@ function settle(G) {
   G.shown = null;
 }
 
-// The turns of a record replayed with the rules: the turn list and every position.
-function replayRecord(G, record) {
-  G.turns = [];
-  G.positions = [];
-  if (!record?.setup?.silver || !record.setup.bronze) return;
+// Every position of the mirror's game, replayed with the rules: after the setups, then after
+// each turn; as far as the rules accept the record ([] before both setups).
+function positionsOf(v) {
+  const out = [];
+  if (!v.setup?.silver || !v.setup.bronze) return out;
   let game;
   try {
-    game = new RulesGame(record.variant ?? null);
+    game = new RulesGame(v.variant ?? null);
   } catch {
-    return;
+    return out;
   }
   try {
-    if (game.applySetup("silver", record.setup.silver).error || game.applySetup("bronze", record.setup.bronze).error) return;
-    G.positions.push(game.state());
-    for (const turn of record.turns ?? []) {
-      const entry = recordTurn(game, turn);
-      if (!entry) break;
-      G.turns.push({ side: entry.side, turn, captures: entry.captures });
-      G.positions.push(entry.after);
+    if (game.applySetup("silver", v.setup.silver).error || game.applySetup("bronze", v.setup.bronze).error) return out;
+    out.push(game.state());
+    for (const t of v.turns) {
+      if (game.applyTurn(t.turn).error) break;
+      out.push(game.state());
     }
   } finally {
     game.dispose();
   }
+  return out;
 }
 
-export function onSnapshot(m) {
+const chatLine = (c) => ({ name: String(c.from?.name ?? "?"), text: String(c.text ?? ""),
+  mine: !!S.me && c.from?.id === S.me.player_id, room: c.room === "spectators" ? "spectators" : "players" });
+
+// What every message may change, from the mirror's view `v`. The status is taken when the
+// mirror's changes, so that one the page learnt otherwise (suspended, from an error) stays
+// until the game moves on.
+function takeView(G, v) {
+  G.version = v.version;
+  if (v.status !== G.mirrorStatus) G.status = v.status;
+  G.mirrorStatus = v.status;
+  const seat = (p) => (p ? { id: p.id, name: p.name } : null);
+  G.players = { silver: seat(v.players.silver), bronze: seat(v.players.bronze) };
+  G.away = { silver: v.players.silver?.away ?? null, bronze: v.players.bronze?.away ?? null };
+  G.timeControl = v.time_control ?? null;
+  G.spectators = v.spectators;
+  G.drawOffer = v.draw_offer;
+  G.result = v.result;
+  G.chat = v.chat.map(chatLine);
+}
+
+// The mirror of G's game for the signed-in player, made at the game's first snapshot.
+function mirrorOf(G) {
+  const id = S.me?.player_id ?? "";
+  if (G.mirror && G.mirrorFor !== id) {
+    G.mirror.dispose();
+    G.mirror = null;
+  }
+  if (!G.mirror) {
+    G.mirror = new RulesMirror(id);
+    G.mirrorFor = id;
+  }
+  return G.mirror;
+}
+
+// A snapshot (`m` as parsed, `raw` the frame's text when there is one): everything is replaced.
+export function onSnapshot(m, raw = null) {
   const G = gameView(m.game);
-  G.version = m.version;
-  G.status = m.status;
+  const r = mirrorOf(G).apply(raw ?? JSON.stringify(m));
+  if (r.update !== "snapshot") {
+    if (r.update === "error") G.error = { key: "err.position", message: r.message };
+    return G;
+  }
+  const v = G.mirror.view();
   G.missing = null;
-  G.players = { silver: m.players?.silver ?? null, bronze: m.players?.bronze ?? null };
-  G.away = { silver: m.players?.silver?.away ?? null, bronze: m.players?.bronze?.away ?? null };
-  G.record = m.record ?? null;
-  G.timeControl = m.record?.time_control ?? null;
-  G.clocks = m.clocks ?? null;
+  G.mirrorStatus = null;
+  takeView(G, v);
+  G.clocks = v.clocks;
   G.clocksAt = performance.now();
-  G.spectators = m.spectators ?? 0;
-  G.drawOffer = m.draw_offer ?? null;
+  // Whether the server knows the spectators' room: lines carry `room` then. About the server,
+  // not the game: the mirror reads a line without one as the players' and keeps no trace of it.
+  if (Array.isArray(m.chat) && m.chat.some((c) => c?.room)) G.chatRooms = true;
+  // The lines before the page opened are no news; a snapshot after a resync may bring fewer.
+  G.chatSeen = Math.min(G.chatSeen ?? G.chat.length, G.chat.length);
   settle(G);
   try {
-    setRules(G, RulesGame.fromState(m.state));
+    setRules(G, v.state);
   } catch (e) {
     G.error = { key: "err.position", message: e.message };
     return G;
   }
-  replayRecord(G, m.record);
+  G.positions = positionsOf(v);
+  G.turns = v.turns.map((t, i) => ({ side: t.side, turn: t.turn, captures: withFacing(G.positions[i], t.turn, t.captures) }));
   if (!G.positions.length || G.positions.length !== G.turns.length + 1) G.positions = [...G.positions.slice(0, G.turns.length), G.state];
   const lastTurn = G.turns.at(-1);
   G.last = lastTurn ? { side: lastTurn.side, turn: lastTurn.turn, captures: lastTurn.captures } : null;
-  const over = m.state.over || m.status === "over" || m.status === "aborted";
-  G.result = over ? { ...m.state, reason: m.state.reason ?? (m.status === "aborted" ? "aborted" : m.status) } : null;
   if (G.browse !== null && G.browse > G.turns.length) G.browse = null;
   if (G.result) G.premove = null;
   resetDraft(G);
   return G;
 }
 
-// Applies one event: "ok", "gap" (events were missed: watch again from the last version) or
-// "resync" (the rules here disagree with the server's event: take a fresh snapshot).
-export function onEvent(m) {
+// Applies one event (`m` as parsed, `raw` the frame's text): "ok" (applied, or nothing to do),
+// "gap" (events were missed: watch again from the last version) or "resync" (the mirror's rules
+// disagree with the server's event: take a fresh snapshot).
+export function onEvent(m, raw = null) {
   const G = gameView(m.game);
-  const p = m.payload ?? {};
-  if (m.kind === "spectators") {
-    // Display-only: taken whatever its version; the version advances only in sequence.
-    if (typeof p.count === "number") G.spectators = p.count;
-    if (typeof m.version === "number" && m.version === G.version + 1) G.version = m.version;
-    return "ok";
-  }
-  if (m.kind === "chat" && p.room === "spectators") {
-    // Spectators' lines are not versioned: they carry the game's version without adding one.
-    addChat(G, p);
-    return "ok";
-  }
-  if (m.kind.startsWith("rematch")) {
-    // About the next game, not this one: taken whether the server versions them or not
-    // (taking one twice changes nothing).
-    if (m.kind === "rematch_offer") G.rematch = { ...G.rematch, offer: p.side, declined: null };
-    else if (m.kind === "rematch_decline") G.rematch = { ...G.rematch, offer: null, declined: p.side, sent: false };
-    else if (m.kind === "rematch") G.rematch = { ...G.rematch, next: p.code ?? null };
-    if (typeof m.version === "number" && m.version === G.version + 1) G.version = m.version;
-    gameHooks.event(G, m);
-    return "ok";
-  }
-  if (G.version < 0 || m.version <= G.version) return "ok"; // before the snapshot, or seen
-  if (m.version !== G.version + 1) return "gap";
-  G.version = m.version;
-  if (m.clocks !== undefined) {
-    G.clocks = m.clocks;
+  if (!G.mirror) return "ok"; // before the snapshot
+  const r = G.mirror.apply(raw ?? JSON.stringify(m));
+  if (r.update === "gap") return "gap";
+  if (r.update === "diverged") return "resync";
+  if (r.update !== "event") return "ok"; // seen already, or not readable
+  const v = G.mirror.view();
+  const p = r.event.payload ?? {};
+  takeView(G, v);
+  if (r.event.clocks) {
+    G.clocks = v.clocks;
     G.clocksAt = performance.now();
   }
-  let ok = true;
-  switch (m.kind) {
-    case "join":
-      G.players = { ...G.players, [p.side]: p.player };
-      if (G.players.silver && G.players.bronze && G.status === "open") G.status = "playing";
+  switch (r.kind) {
+    case "spectators":
+      return "ok";
+    case "chat":
+      if (m.payload?.room) G.chatRooms = true; // the server knows rooms (see onSnapshot)
+      if (p.room === "spectators") return "ok"; // not about the game
       break;
-    case "setup": {
-      ok = !G.rules.applySetup(p.side, p.setup).error;
-      G.state = G.rules.state();
-      G.moves = null;
+    case "rematch_offer":
+    case "rematch_decline":
+    case "rematch":
+      // About the next game: what the mirror knows, over the page's own guesses since.
+      G.rematch = { ...G.rematch, offer: v.rematch_offer, declined: v.rematch_declined, next: v.rematch_code,
+        sent: r.kind === "rematch_decline" ? false : G.rematch.sent };
+      break;
+    case "setup":
+      try {
+        setRules(G, v.state);
+      } catch {
+        return "resync";
+      }
       if (G.state.phase === "play") G.positions = [G.state];
       if (p.side === mySide(G)) settle(G);
       resetDraft(G);
       break;
-    }
     case "turn": {
       const mine = p.side === mySide(G);
-      const entry = recordTurn(G.rules, p.turn, p.captures);
-      if (!entry) {
-        ok = false;
-        break;
+      const before = G.state;
+      try {
+        setRules(G, v.state);
+      } catch {
+        return "resync";
       }
-      G.state = entry.after;
-      G.moves = null;
-      G.premoveRules?.dispose();
-      G.premoveRules = null;
-      G.turns.push({ side: entry.side, turn: p.turn, captures: entry.captures });
+      const t = v.turns.at(-1);
+      const entry = { side: t.side, turn: t.turn, captures: withFacing(before, t.turn, t.captures), before, after: G.state };
+      G.turns.push({ side: entry.side, turn: entry.turn, captures: entry.captures });
       G.positions.push(entry.after);
-      G.last = { side: entry.side, turn: p.turn, captures: entry.captures };
+      G.last = { side: entry.side, turn: entry.turn, captures: entry.captures };
       const predicted = mine && !!G.pending;
       if (mine) settle(G);
-      if (G.drawOffer === p.side) G.drawOffer = null; // a turn withdraws its own offer
       resetDraft(G);
       gameHooks.turn(G, entry, !predicted);
       break;
     }
-    case "draw_offer":
-      G.drawOffer = p.side;
-      break;
-    case "draw_decline":
-    case "draw_accept":
-      G.drawOffer = null;
-      break;
-    case "player_left":
-      G.away = { ...G.away, [p.side]: { claim_at: p.claim_at, award_at: p.award_at } };
-      break;
-    case "player_back":
-      G.away = { ...G.away, [p.side]: null };
-      break;
     case "abort":
-      G.status = "aborted";
       G.abortReason = p.reason ?? null;
       break;
     case "game_over":
-      G.result = p;
-      G.status = p.reason === "aborted" ? "aborted" : "over";
-      G.drawOffer = null;
       G.premove = null;
       settle(G);
       resetDraft(G);
       gameHooks.over(G);
       break;
-    case "chat":
-      addChat(G, p);
-      break;
-    case "cancel":
-      G.status = "cancelled";
-      break;
   }
-  gameHooks.event(G, m);
-  return ok ? "ok" : "resync";
-}
-
-function addChat(G, p) {
-  if (p.room) G.chatRooms = true;
-  G.chat.push({ name: String(p.from?.name ?? "?"), text: String(p.text ?? ""), mine: !!S.me && p.from?.id === S.me.player_id,
-    room: p.room === "spectators" ? "spectators" : "players", seated: ["silver", "bronze"].some((s) => G.players[s]?.id === p.from?.id) });
-  if (G.chat.length > 300) G.chat.splice(0, G.chat.length - 300);
+  gameHooks.event(G, r.event);
+  return "ok";
 }
 
 // An error answering a request about G. A refused setup/turn rolls the prediction back to the

@@ -7,8 +7,9 @@
 // four round trips, on a network slower than that — the connection is declared dead, dropped
 // and replaced. The browser's `offline` event drops it at once and `online` reconnects at once.
 //
-// Emits every server message to onMessage and connection changes to onStatus("connecting" |
-// "online" | "reconnecting" | "offline").
+// Emits every server message to onMessage(message, text) (parsed, and the frame's text for those
+// that want to read it themselves: the game mirror) and connection changes to
+// onStatus("connecting" | "online" | "reconnecting" | "offline").
 const TOKEN_KEY = "trunkfield.token";
 const PING_MS = 5000;
 const PONG_MS = 3500;
@@ -86,7 +87,7 @@ export class Connection {
         return;
       }
       if (m.type === "pong") return;
-      this.onMessage(m);
+      this.onMessage(m, typeof ev.data === "string" ? ev.data : null);
     };
     ws.onclose = () => {
       if (this.ws === ws) this.lost(navigator.onLine === false ? "offline" : "reconnecting");

@@ -67,26 +67,36 @@ json view(const GameMirror& m) {
                   {"bronze_ms", c->bronze_ms},
                   {"running", side_or_null(c->running)},
                   {"at", c->at}};
+    json chat = json::array();
+    for (const auto& c : m.chat())
+        chat.push_back(
+            {{"from", {{"id", c.from.id}, {"name", c.from.name}}},
+             {"text", c.text},
+             {"room", c.room == tf::proto::ChatRoom::Spectators ? "spectators" : "players"}});
     json setups = json::object();
     for (tf::Side s : {tf::Side::Silver, tf::Side::Bronze})
         setups[std::string(tf::side_name(s))] =
             m.setup(s) ? tf::to_json(*m.setup(s)) : json(nullptr);
-    return {{"code", m.code()},
-            {"version", m.version()},
-            {"state_version", m.state_version()},
-            {"status", tf::proto::status_name(m.status())},
-            {"state", tf::state_to_json(m.game())},
-            {"variant", tf::to_json(m.variant())},
-            {"time_control", m.time_control() ? tf::proto::to_json(*m.time_control())
-                                              : json(nullptr)},
-            {"my_side", side_or_null(m.my_side())},
-            {"players", seats},
-            {"clocks", clocks},
-            {"draw_offer", side_or_null(m.draw_offer())},
-            {"spectators", m.spectators()},
-            {"result", m.result() ? parsed(tf::proto::to_text(*m.result())) : json(nullptr)},
-            {"setup", setups},
-            {"turns", turns}};
+    return {
+        {"code", m.code()},
+        {"version", m.version()},
+        {"state_version", m.state_version()},
+        {"status", tf::proto::status_name(m.status())},
+        {"state", tf::state_to_json(m.game())},
+        {"variant", tf::to_json(m.variant())},
+        {"time_control", m.time_control() ? tf::proto::to_json(*m.time_control()) : json(nullptr)},
+        {"my_side", side_or_null(m.my_side())},
+        {"players", seats},
+        {"clocks", clocks},
+        {"draw_offer", side_or_null(m.draw_offer())},
+        {"spectators", m.spectators()},
+        {"result", m.result() ? parsed(tf::proto::to_text(*m.result())) : json(nullptr)},
+        {"setup", setups},
+        {"turns", turns},
+        {"chat", chat},
+        {"rematch_offer", side_or_null(m.rematch_offer())},
+        {"rematch_declined", side_or_null(m.rematch_declined())},
+        {"rematch_code", m.rematch_code() ? json(*m.rematch_code()) : json(nullptr)}};
 }
 
 }  // namespace

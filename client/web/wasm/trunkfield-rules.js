@@ -239,8 +239,11 @@ export class RulesMirror {
     return JSON.parse(call("tf_mirror_apply", true, this._handle(), text(message)));
   }
 
-  // {code, version, state_version, status, state, variant, time_control, my_side, players,
-  //  clocks, draw_offer, spectators, result, setup, turns: [{side, turn, captures}]} or null.
+  // {code, version, state_version, status, state, variant, time_control, my_side,
+  //  players: {silver, bronze: {id, name, away: null | {claim_at, award_at}} | null}, clocks,
+  //  draw_offer, spectators, result, setup, turns: [{side, turn, captures: [{side, cell}]}],
+  //  chat: [{from: {id, name}, text, room}], rematch_offer, rematch_declined, rematch_code}
+  // or null before the first snapshot.
   view() {
     return JSON.parse(call("tf_mirror_view", true, this._handle()));
   }
