@@ -280,6 +280,7 @@ int play_command(const std::vector<std::string>& args) {
             timeout = int(std::clamp<long long>(until, 0, 1000));
         }
         term.set_prompt(session.prompt(now, app.sock.is_connected() && session.welcomed()));
+        term.set_secret(session.secret_input());
         int rc = poll(fds, nfds_t(nfds), timeout);
         if (rc < 0 && errno != EINTR) {
             term.print(std::string("poll failed: ") + std::strerror(errno));
@@ -294,6 +295,7 @@ int play_command(const std::vector<std::string>& args) {
                 session.on_command(line);
                 term.set_prompt(
                     session.prompt(Clock::now(), app.sock.is_connected() && session.welcomed()));
+                term.set_secret(session.secret_input());
             };
             Term::Input in;
             if (n > 0) {

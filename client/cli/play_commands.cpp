@@ -15,24 +15,27 @@ namespace tf::play {
 
 const std::map<std::string, Session::Handler>& Session::commands() {
     static const std::map<std::string, Handler> table = {
-        {"help", &Session::cmd_help},       {"?", &Session::cmd_help},
-        {"quit", &Session::cmd_quit},       {"exit", &Session::cmd_quit},
-        {"create", &Session::cmd_create},   {"new", &Session::cmd_create},
-        {"join", &Session::cmd_join},       {"quick", &Session::cmd_quick},
-        {"list", &Session::cmd_list},       {"games", &Session::cmd_list},
-        {"live", &Session::cmd_live},       {"watch", &Session::cmd_watch},
-        {"leave", &Session::cmd_leave},     {"cancel", &Session::cmd_cancel},
-        {"setup", &Session::cmd_setup},     {"moves", &Session::cmd_moves},
-        {"board", &Session::cmd_board},     {"history", &Session::cmd_history},
-        {"chat", &Session::cmd_chat},       {"say", &Session::cmd_chat},
-        {"resign", &Session::cmd_resign},   {"draw", &Session::cmd_draw},
-        {"claim", &Session::cmd_claim},     {"play", &Session::cmd_turn},
-        {"rematch", &Session::cmd_rematch}, {"turn", &Session::cmd_turn},
+        {"help", &Session::cmd_help},         {"?", &Session::cmd_help},
+        {"quit", &Session::cmd_quit},         {"exit", &Session::cmd_quit},
+        {"create", &Session::cmd_create},     {"new", &Session::cmd_create},
+        {"join", &Session::cmd_join},         {"quick", &Session::cmd_quick},
+        {"list", &Session::cmd_list},         {"games", &Session::cmd_list},
+        {"live", &Session::cmd_live},         {"watch", &Session::cmd_watch},
+        {"leave", &Session::cmd_leave},       {"cancel", &Session::cmd_cancel},
+        {"setup", &Session::cmd_setup},       {"moves", &Session::cmd_moves},
+        {"board", &Session::cmd_board},       {"history", &Session::cmd_history},
+        {"chat", &Session::cmd_chat},         {"say", &Session::cmd_chat},
+        {"resign", &Session::cmd_resign},     {"draw", &Session::cmd_draw},
+        {"claim", &Session::cmd_claim},       {"play", &Session::cmd_turn},
+        {"rematch", &Session::cmd_rematch},   {"turn", &Session::cmd_turn},
+        {"register", &Session::cmd_register}, {"login", &Session::cmd_login},
+        {"logout", &Session::cmd_logout},     {"password", &Session::cmd_password},
     };
     return table;
 }
 
 void Session::on_command(std::string_view line) {
+    if (on_secret(line)) return;
     try {
         while (!line.empty() && (line.front() == ' ' || line.front() == '\t'))
             line.remove_prefix(1);
@@ -96,11 +99,15 @@ No elephant may stand on a crossing (a cell whose column and row are both watche
   moves CELL  lists the legal moves of the elephant on CELL (:F = choose the facing).)";
     return R"(Lobby
   create [size=N elephants=E burnt=B quiet=Q] [time=MIN+INC] [side=silver|bronze|random] [private]
-                   open a game (default 9x9, 5 elephants, 3 burnt, quiet 40, untimed, random side)
+         [rated]   open a game (default 9x9, 5 elephants, 3 burnt, quiet 40, untimed, random side)
   join CODE        take the free seat of a game        watch CODE   watch a game
-  quick [size=.. elephants=.. burnt=.. quiet=.. time=MIN+INC]   quick match;  quick cancel
+  quick [size=.. elephants=.. burnt=.. quiet=.. time=MIN+INC] [rated]   quick match;  quick cancel
   list             open games                          live         games being played
   leave            close the game on screen (cancels your game if nobody joined yet)
+Account (rated games: 9x9 or 7x7 boards, against people)
+  register NAME    make this player an account (asks for a password)
+  login NAME       sign in (asks for the password)       logout [everywhere]   sign out
+  password         change the password (signs out your other sessions)
 In a game
   setup CELLS | RING RING    your setup, or  setup auto          (help setup)
   TURN             a turn in notation: c1-c2   b1-d1:N   d1-d2 W5-1   pass   (help turn)
@@ -130,6 +137,7 @@ void Session::cmd_create(const std::vector<std::string>& w, std::string_view) {
     m.time_control = o->time_control;
     m.color = o->color;
     m.is_public = o->is_public;
+    m.rated = o->rated;
     send(proto::to_json(m));
 }
 
@@ -150,6 +158,7 @@ void Session::cmd_quick(const std::vector<std::string>& w, std::string_view) {
     proto::QuickMatch m;
     m.variant = o->variant;
     m.time_control = o->time_control;
+    m.rated = o->rated;
     send(proto::to_json(m));
 }
 

@@ -97,9 +97,13 @@ std::optional<GameOptions> parse_game_options(const std::vector<std::string>& wo
             o.is_public = w == "public";
             continue;
         }
+        if (w == "rated" || w == "casual") {
+            o.rated = w == "rated";
+            continue;
+        }
         std::size_t eq = w.find('=');
         if (eq == std::string::npos) {
-            err = "unknown option '" + w + "' (expected KEY=VALUE" +
+            err = "unknown option '" + w + "' (expected KEY=VALUE, rated" +
                   std::string(with_seat ? " or private" : "") + ")";
             return std::nullopt;
         }

@@ -20,6 +20,7 @@ struct GameOptions {
     std::optional<proto::TimeControl> time_control;  // nullopt: untimed
     proto::ColorChoice color = proto::ColorChoice::Random;
     bool is_public = true;
+    bool rated = false;  // "rated": counts for both players' ratings (accounts only)
 };
 // Parses `words` (the command's arguments). `with_seat`: side= and private are allowed.
 // On error returns nullopt and sets `err`.

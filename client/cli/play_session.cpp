@@ -12,6 +12,11 @@
 
 namespace tf::play {
 
+// A rating as lichess shows it: "1500?" while provisional.
+static std::string rating_text(const proto::RatingView& r) {
+    return std::to_string(r.rating) + (r.provisional ? "?" : "");
+}
+
 namespace {
 
 std::int64_t epoch_ms() {
@@ -147,14 +152,34 @@ void Session::on(const proto::Shutdown& m) {
 }
 
 void Session::on(const proto::Welcome& m) {
+    const bool again = welcomed_;
     welcomed_ = true;
+    const bool switched = again && clean_text(m.player_id, 100) != player_id_;
     player_id_ = clean_text(m.player_id, 100);
     name_ = clean_text(m.name, 64);
+    account_ = m.account.has_value();
     if (!m.token.empty() && m.token.size() <= 256 && m.token != opts_.token) {
         opts_.token = m.token;
         io_.save_token(m.token);
     }
-    say("Connected as " + paint(opts_.style, "1", name_) + ".  Type help for the commands.");
+    std::string ratings;
+    if (m.account)
+        for (const auto& [category, r] : m.account->ratings)
+            ratings +=
+                (ratings.empty() ? "" : ", ") + clean_text(category, 20) + " " + rating_text(r);
+    if (m.ref && *m.ref == "password")
+        return say("Password changed; your other sessions are signed out.");
+    if (m.ref) {  // an account request's answer
+        say((m.account ? "Signed in as " : "Signed out; now the guest ") +
+            paint(opts_.style, "1", name_) + (ratings.empty() ? "" : " (" + ratings + ")") + ".");
+        if (!switched) return;
+        view_ = GameView{};
+        mirror_.reset();
+    } else {
+        say("Connected as " + paint(opts_.style, "1", name_) +
+            (m.account ? " (account" + (ratings.empty() ? "" : ": " + ratings) + ")" : "") +
+            ".  Type help for the commands.");
+    }
     std::vector<std::string> seated;
     for (const auto& g : m.games)
         if (proto::is_game_code(g)) seated.push_back(g);
@@ -234,7 +259,9 @@ void Session::refresh_view() {
         pv.id = seat ? seat->player.id : "";
         pv.name = seat ? clean_text(seat->player.name, 40) : "";
         pv.away = seat && seat->away;
+        pv.rating = seat && seat->rating ? rating_text(*seat->rating) : "";
     }
+    view_.rated = g.rated();
     if (g.my_side()) view_.me = g.my_side();
     if (view_.me && !view_.players[idx(*view_.me)].seated) view_.me.reset();
     view_.spectators = std::clamp(g.spectators(), 0, 1000000);
@@ -392,9 +419,10 @@ void Session::tell(const proto::RatingsEv& e) {
         const auto& c = e.change[side == Side::Silver ? 0 : 1];
         if (!c) continue;
         int delta = c->after.rating - c->before;
-        text += " " + side_label(side) + " " + std::to_string(c->after.rating) +
-                (c->after.provisional ? "?" : "") + " (" + (delta >= 0 ? "+" : "") +
-                std::to_string(delta) + ")";
+        const auto& who = view_.players[idx(side)];
+        text += " " + (who.name.empty() ? side_label(side) : who.name) + " " +
+                std::to_string(c->after.rating) + (c->after.provisional ? "?" : "") + " (" +
+                (delta >= 0 ? "+" : "") + std::to_string(delta) + ")";
     }
     say(text);
 }
@@ -481,6 +509,10 @@ std::string Session::prompt(SteadyClock::time_point now, bool online) const {
     const Style& st = opts_.style;
     std::string p;
     if (!online) p = paint(st, "1;31", "offline") + " ";
+    if (secret_.stage == Secret::Login || secret_.stage == Secret::Current) return "password: ";
+    if (secret_.stage == Secret::Register || secret_.stage == Secret::New)
+        return "new password (8 or more characters): ";
+    if (secret_.stage == Secret::RegisterAgain) return "the same password again: ";
     if (view_.code.empty())
         return p + (quick_waiting_ ? "lobby (waiting for a match)> " : "lobby> ");
     p += "[" + view_.code;

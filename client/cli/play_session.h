@@ -48,6 +48,8 @@ class Session {
     void on_command(std::string_view line);
 
     bool welcomed() const { return welcomed_; }
+    // A password is being asked for: the terminal hides what is typed.
+    bool secret_input() const { return secret_.stage != Secret::None; }
     bool clock_running() const;
     // The prompt: game code, whose turn, clocks.
     std::string prompt(SteadyClock::time_point now, bool online) const;
@@ -62,6 +64,13 @@ class Session {
 
     // server messages (play_session.cpp), each parsed by proto::parse_server()
     void on(const proto::Welcome& m);
+    // session_account: register, login, logout, password (passwords asked on the next lines).
+    void cmd_register(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_login(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_logout(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_password(const std::vector<std::string>& w, std::string_view rest);
+    // A password being typed: the line is not a command, and the terminal shows stars.
+    bool on_secret(std::string_view line);
     void on(const proto::GameCreated& m);
     void on(const proto::SnapshotMsg& m);
     void on(const proto::Event& e);
@@ -136,6 +145,11 @@ class Session {
     Options opts_;
     Rng rng_;
     bool welcomed_ = false;
+    bool account_ = false;
+    struct Secret {
+        enum Stage { None, Login, Register, RegisterAgain, Current, New } stage = None;
+        std::string username, first;
+    } secret_;
     bool hello_with_token_ = false;
     std::string player_id_, name_;
     GameView view_;

@@ -126,7 +126,9 @@ void Term::draw_line() {
     std::size_t last = std::min(n, first + avail);
     std::size_t b0 = first < n ? starts[first] : buf_.size();
     std::size_t b1 = last < n ? starts[last] : buf_.size();
-    std::string out = "\r" + prompt + buf_.substr(b0, b1 - b0) + "\x1b[K";
+    std::string shown = buf_.substr(b0, b1 - b0);
+    if (secret_) shown.assign(last - first, '*');
+    std::string out = "\r" + prompt + shown + "\x1b[K";
     std::size_t after = last > cur_cp ? last - cur_cp : 0;
     if (after > 0) out += "\x1b[" + std::to_string(after) + "D";
     write_out(out);
@@ -171,7 +173,12 @@ void Term::submit(const LineFn& on_line) {
     buf_.clear();
     cur_ = 0;
     // Echo the line into the scrollback, as a cooked terminal would.
-    write_out("\r" + prompt_ + line + "\x1b[K\n");
+    write_out("\r" + prompt_ + (secret_ ? std::string(visible_width(line), '*') : line) +
+              "\x1b[K\n");
+    if (secret_) {
+        on_line(line);
+        return;
+    }
     if (!line.empty() && (history_.empty() || history_.back() != line)) {
         history_.push_back(line);
         if (history_.size() > kMaxHistory) history_.erase(history_.begin());

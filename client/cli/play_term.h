@@ -25,6 +25,8 @@ class Term {
     void print(std::string_view text);
     // The prompt shown before the input (may hold SGR colour codes); redrawn when it changed.
     void set_prompt(const std::string& prompt);
+    // A password is typed: shown as stars, kept out of the history and the scrollback.
+    void set_secret(bool on) { secret_ = on; }
 
     struct Input {
         bool eof = false;     // Ctrl-D on an empty line, or end of input
@@ -52,6 +54,7 @@ class Term {
     bool raw_ = false;
     termios saved_{};
     std::string prompt_;
+    bool secret_ = false;
     std::string buf_;
     std::size_t cur_ = 0;  // byte offset of the cursor in buf_
     std::vector<std::string> history_;

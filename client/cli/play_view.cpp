@@ -188,6 +188,7 @@ std::string render_status(const GameView& v, const Style& st, SteadyClock::time_
     for (Side s : {Side::Silver, Side::Bronze}) {
         const PlayerView& p = v.players[idx(s)];
         names[idx(s)] = p.seated ? p.name : "(free seat)";
+        if (!p.rating.empty()) names[idx(s)] += " (" + p.rating + ")";
         if (v.me == s) names[idx(s)] += " (you)";
         if (p.away) names[idx(s)] += " [away]";
         wname = std::max(wname, names[idx(s)].size());

@@ -36,6 +36,7 @@ struct PlayerView {
     bool seated = false;
     std::string id, name;
     bool away = false;
+    std::string rating;  // a rated game's: "1500?" (provisional) or "1712"
 };
 
 struct GameView {
@@ -55,6 +56,7 @@ struct GameView {
     int result_score[2] = {0, 0};
     std::string abort_reason;  // from an "abort" event
     int spectators = 0;
+    bool rated = false;
     std::vector<Cell> last_cells;  // cells the last elephant move touched, highlighted
 
     bool has_game() const { return game.has_value(); }

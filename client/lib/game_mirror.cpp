@@ -54,6 +54,7 @@ Update GameMirror::apply(const proto::SnapshotMsg& s) {
     state_version_ = s.version;  // conservative: nothing older than the snapshot is current
     chat_ = s.chat;
     ratings_ = s.ratings;
+    rated_ = s.rated;
     if (chat_.size() > kChatKept)
         chat_.erase(chat_.begin(), chat_.end() - std::ptrdiff_t(kChatKept));
     last_.reset();

@@ -79,6 +79,7 @@ class GameMirror {
     const std::optional<std::string>& rematch_code() const { return rematch_code_; }
     // A finished rated game's rating changes, once the server applied them.
     const std::optional<proto::RatingsEv>& ratings() const { return ratings_; }
+    bool rated() const { return rated_; }
     // Whether it is `s`'s move in a game being played.
     bool to_move(Side s) const {
         return status_ == proto::GameStatus::Playing && !game_.over() && game_.to_move() == s;
@@ -106,6 +107,7 @@ class GameMirror {
     std::optional<Side> rematch_offer_, rematch_declined_;
     std::optional<std::string> rematch_code_;
     std::optional<proto::RatingsEv> ratings_;
+    bool rated_ = false;
 };
 
 }  // namespace tf::client

@@ -333,6 +333,16 @@ def main():
         if st.st_mode & 0o077:
             fail(f"token file is readable by others: {oct(st.st_mode)}")
 
+        # An account: the password is asked for on the next lines and never shown.
+        ann.type("register ann")
+        ann.expect(r"new password \(8 or more characters\): ", "the password prompt")
+        ann.type("sesame-street")
+        ann.expect(r"the same password again: ", "the repeat prompt")
+        ann.type("sesame-street")
+        ann.expect(r"Signed in as ann", "the registered account")
+        if "sesame-street" in ann.text():
+            fail("the password was echoed")
+
         ann.type("create side=silver")
         code = ann.expect(r"Game created: ([a-z0-9]{6})", "the game code").group(1)
         ann.expect(r"waiting for an opponent: they can type  join " + code, "the open game")
