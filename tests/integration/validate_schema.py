@@ -6,7 +6,7 @@ Usage: validate_schema.py SCHEMA_DIR TRAFFIC_DIR [PROTOCOL_MD]
 
 TRAFFIC_DIR holds the JSON-lines files written by the client library when TF_TRAFFIC_LOG is set
 (client/lib/traffic_log.h). History API answers recorded there ("dir": "http") are checked
-against proto/schema/history/<list|game|record|error>.json. Fails when a frame is not JSON, has no string "type", names a type
+against proto/schema/history/<list|game|record|leaderboard|player|error>.json. Fails when a frame is not JSON, has no string "type", names a type
 without a schema, or does not match its schema; when an error code is missing from the error
 table of PROTOCOL_MD; or when nothing was recorded. Frames marked "probe" (deliberately invalid
 input from the bad-input tests) and binary frames are skipped. Needs Debian's python3-jsonschema.
@@ -64,6 +64,10 @@ def history_kind(path, status):
     parts = route.split("/")  # "", "api", "games", CODE, what
     if route == "/api/games":
         return "list"
+    if route == "/api/leaderboard":
+        return "leaderboard"
+    if route.startswith("/api/players/"):
+        return "player"
     if len(parts) == 4:
         return "game"
     if len(parts) == 5 and parts[4] == "record":
