@@ -1,9 +1,9 @@
 // Glicko-2 (M. E. Glickman, "Example of the Glicko-2 system", glicko.net/glicko/glicko2.pdf),
 // lichess-flavoured: every game is its own rating period, applied at once; a player's
 // deviation first grows with the time since their last rated game (fractional rating periods,
-// 0.21436 a day: a deviation of 60 reaches 110 in about a year without games); deviation kept
-// within 45..500, volatility at most 0.1, one game moves a rating at most 700 points. New
-// players start at 1500 / 500 / 0.09. Pure arithmetic: the stores call it inside the
+// 0.21436 a day: a deviation of 60 reaches 110 in about 160 days without games at volatility 0.09);
+// deviation kept within 45..500, volatility at most 0.1, one game moves a rating at most 700
+// points. New players start at 1500 / 500 / 0.09. Pure arithmetic: the stores call it inside the
 // transaction that ends a rated game.
 #pragma once
 

@@ -279,6 +279,9 @@ void leaderboard(Store& store, std::string_view target, std::string_view qs, Sto
             json players = json::array();
             int rank = 0;
             for (const auto& row : *r.value) {
+                // Established when last played, but the deviation has grown since: not yet
+                // listed again until the player's next game.
+                if (rating_view(row.rating, now).provisional) continue;
                 json p = rating_json(row.rating, now);
                 p["rank"] = ++rank;
                 p["username"] = row.username;

@@ -181,6 +181,11 @@ void Room::watch(Player p, Who who, std::optional<std::int64_t> since) {
         } else {
             for (auto& [v, msg] : history_)
                 if (v > *since) ops_.send({who, msg});
+            // The rating changes are not versioned: a finished rated game repeats them to
+            // whoever catches up on it.
+            if (ratings_ev_)
+                ops_.send({who, std::make_shared<const std::string>(proto::to_text(proto::Event{
+                                    code_, version_, *ratings_ev_, clocks(SteadyClock::now())}))});
         }
         update_presence();  // after the catch-up, so player_back follows it
         update_live("watch");

@@ -23,6 +23,13 @@ Session::Session(Hub& hub, std::string address)
       credits_(hub.cfg.rate_burst),
       refilled_(std::chrono::steady_clock::now()) {}
 
+// Another connection of this player revoked the tokens: this one is told, then closed.
+void Session::end(std::string reason) {
+    send(proto::to_text(proto::ErrorMsg{
+        Err::BadToken, "signed out: " + reason + "; sign in again", {}, std::nullopt, {}}));
+    close(std::move(reason), false);
+}
+
 void Session::send(std::string text) {
     deliver(std::make_shared<const std::string>(std::move(text)));
 }

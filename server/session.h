@@ -31,7 +31,7 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     virtual void close(std::string reason, bool now) = 0;
     // Thread-safe: remembers a room this connection was seated in by quick match.
     void adopt(const std::shared_ptr<Room>& room) override;
-    void end(std::string reason) override { close(std::move(reason), false); }
+    void end(std::string reason) override;
 
   protected:
     // This connection's strand: where asynchronous answers (store reads) come back to.
