@@ -25,18 +25,11 @@ namespace tf::cli {
 
 namespace {
 
-constexpr const char* kUsage = R"(usage:
-  trunkfield bot --server HOST:PORT --level N [--games K] [--code CODE] [--name NAME]
-                 [--seed S] [--verbose]
-Plays as the computer opponent over TCP: K untimed quick matches in a row (default 1), or the
-game CODE (joined as its second player; then K must be 1).
-  --level N     bot strength, 1 (weakest) to 5 (strongest; under half a second a turn)
-  --name NAME   display name (default bot-<level>)
-  --seed S      varies the bot's choices among equal ones (default 1)
-  --verbose     print every turn
+constexpr const char* kFooter =
+    R"(Plays as the computer opponent (common/bot.h) over TCP: K untimed quick matches in a row,
+or the game CODE (joined as its second player; then K must be 1).
 exit codes: 0 every game was played to its end, 1 a connection or protocol failure,
-            2 a usage error
-)";
+            2 a usage error)";
 
 constexpr int kMaxErrorsPerGame = 5;
 constexpr int kReconnectTries = 5;
@@ -52,64 +45,19 @@ struct Options {
     bool verbose = false;
 };
 
-int usage_error(const std::string& msg) {
-    std::cerr << "trunkfield bot: " << msg << "\n" << kUsage;
-    return 2;
-}
-
-bool parse_u64(const std::string& s, std::uint64_t lo, std::uint64_t hi, std::uint64_t& out) {
-    if (s.empty() || s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos)
-        return false;
-    const std::uint64_t v = std::stoull(s);
-    if (v < lo || v > hi) return false;
-    out = v;
-    return true;
-}
-
-std::optional<std::string> parse_args(const std::vector<std::string>& args, Options& o) {
-    std::string server;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string& k = args[i];
-        if (k == "--verbose") {
-            o.verbose = true;
-            continue;
-        }
-        if (i + 1 >= args.size()) return "missing value after " + k;
-        const std::string& v = args[++i];
-        std::uint64_t n = 0;
-        if (k == "--server") {
-            server = v;
-        } else if (k == "--level") {
-            if (!parse_u64(v, kMinBotLevel, kMaxBotLevel, n)) return "--level must be 1 to 5";
-            o.level = int(n);
-        } else if (k == "--games") {
-            if (!parse_u64(v, 1, 1'000'000, n)) return "--games must be a whole number >= 1";
-            o.games = int(n);
-        } else if (k == "--code") {
-            if (v.empty() || v.size() > 64) return "bad --code";
-            o.code = v;
-        } else if (k == "--name") {
-            if (v.empty() || v.size() > 32) return "--name must be 1 to 32 bytes";
-            o.name = v;
-        } else if (k == "--seed") {
-            if (!parse_u64(v, 0, UINT64_MAX / 2, n)) return "bad --seed";
-            o.seed = n;
-        } else {
-            return "unknown option " + k;
-        }
-    }
-    if (server.empty()) return "--server HOST:PORT is required";
+// The bot's HOST:PORT: the host before the last colon, the port 1 to 65535 after it.
+bool split_server(const std::string& server, std::string& host, unsigned short& port) {
     const size_t colon = server.rfind(':');
-    std::uint64_t port = 0;
-    if (colon == std::string::npos || colon == 0 ||
-        !parse_u64(server.substr(colon + 1), 1, 65535, port))
-        return "--server must be HOST:PORT";
-    o.host = server.substr(0, colon);
-    o.port = static_cast<unsigned short>(port);
-    if (!o.level) return "--level N is required";
-    if (!o.code.empty() && o.games != 1) return "--code plays one game: leave out --games";
-    if (o.name.empty()) o.name = "bot-" + std::to_string(o.level);
-    return std::nullopt;
+    if (colon == std::string::npos || colon == 0) return false;
+    const std::string digits = server.substr(colon + 1);
+    if (digits.empty() || digits.size() > 19 ||
+        digits.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+    const std::uint64_t n = std::stoull(digits);
+    if (n < 1 || n > 65535) return false;
+    host = server.substr(0, colon);
+    port = static_cast<unsigned short>(n);
+    return true;
 }
 
 std::uint64_t mix(std::uint64_t x) {
@@ -378,20 +326,64 @@ class BotClient {
 
 }  // namespace
 
-int bot_command(const std::vector<std::string>& args) {
-    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-        std::cout << kUsage;
-        return 0;
-    }
-    Options o;
-    if (auto err = parse_args(args, o)) return usage_error(*err);
-    std::cout << std::unitbuf;  // progress lines appear as they happen, also in a pipe
-    try {
-        return BotClient(o).run();
-    } catch (const std::exception& e) {  // e.g. a write to a closed socket
-        std::cerr << "trunkfield bot: " << e.what() << "\n";
-        return 1;
-    }
+void add_bot_command(CLI::App& app, Run& run) {
+    CLI::App* bot = app.add_subcommand("bot", "play on a server as the computer opponent");
+    auto o = std::make_shared<Options>();
+    auto server = std::make_shared<std::string>();
+    bot->add_option("--server", *server, "the server's TCP port")
+        ->type_name("HOST:PORT")
+        ->required()
+        ->check(CLI::Validator(
+            [](std::string& s) -> std::string {
+                std::string host;
+                unsigned short port = 0;
+                return split_server(s, host, port) ? "" : "must be HOST:PORT, got '" + s + "'";
+            },
+            ""));
+    bot->add_option("--level", o->level,
+                    "bot strength, 1 (weakest) to 5 (strongest; under half a second a turn)")
+        ->type_name("N")
+        ->required()
+        ->transform(whole_number(kMinBotLevel, kMaxBotLevel));
+    bot->add_option("--games", o->games, "quick matches to play in a row")
+        ->type_name("K")
+        ->capture_default_str()
+        ->transform(whole_number(1, 1'000'000));
+    bot->add_option("--code", o->code, "join this game instead (one game: leave out --games)")
+        ->type_name("CODE")
+        ->check(CLI::Validator(
+            [](std::string& s) -> std::string {
+                return s.empty() || s.size() > 64 ? "bad --code '" + s + "'" : "";
+            },
+            ""));
+    bot->add_option("--name", o->name, "display name, 1 to 32 bytes (default bot-<level>)")
+        ->type_name("NAME")
+        ->check(CLI::Validator(
+            [](std::string& s) -> std::string {
+                return s.empty() || s.size() > 32 ? "must be 1 to 32 bytes" : "";
+            },
+            ""));
+    bot->add_option("--seed", o->seed, "varies the bot's choices among equal ones")
+        ->type_name("S")
+        ->capture_default_str()
+        ->transform(whole_number(0, UINT64_MAX / 2).description(""));
+    bot->add_flag("--verbose", o->verbose, "print every turn");
+    bot->footer(kFooter);
+    bot->callback([&run, o, server] {
+        split_server(*server, o->host, o->port);
+        if (!o->code.empty() && o->games != 1)
+            throw CLI::ValidationError("--code plays one game: leave out --games");
+        if (o->name.empty()) o->name = "bot-" + std::to_string(o->level);
+        run = [o] {
+            std::cout << std::unitbuf;  // progress lines appear as they happen, also in a pipe
+            try {
+                return BotClient(*o).run();
+            } catch (const std::exception& e) {  // e.g. a write to a closed socket
+                std::cerr << "trunkfield bot: " << e.what() << "\n";
+                return 1;
+            }
+        };
+    });
 }
 
 }  // namespace tf::cli
