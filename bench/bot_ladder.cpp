@@ -3,12 +3,7 @@
 // seeded by --seed and their index, so a run's results do not depend on --jobs.
 //   bot_ladder --games 200 --a 3 --b random --seed 1 [--jobs 2] [--size 9 --elephants 5
 //              --burnt 3 --quiet 40] [--min-wins W] [--json] [--progress] [--ladder]
-// "random" plays a uniformly random legal setup and a uniformly random legal elephant move each
-// turn (the rules library's random_setup/random_move), nothing else. With --min-wins, the exit
-// status is 1 when A wins fewer games (for the bot_ladder_smoke test). --progress prints each
-// finished game and the running tally on stderr. --ladder plays the whole ladder instead (every
-// level against the one below, levels 1 and 3 against random), --games games per pairing,
-// and ends with a Markdown table (CPU milliseconds per turn of each side).
+// (bot_ladder --help describes every flag.)
 #include <time.h>
 
 #include <algorithm>
@@ -16,12 +11,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "client/cli/cli_args.h"
 #include "common/bot.h"
 #include "common/playout.h"
 
@@ -130,26 +125,6 @@ GameResult play_game(const Variant& v, Player a, Player b, std::uint64_t seed, b
     return r;
 }
 
-bool parse_player(const char* s, Player& p) {
-    if (std::strcmp(s, "random") == 0) {
-        p.level = 0;
-        return true;
-    }
-    char* end = nullptr;
-    const long l = std::strtol(s, &end, 10);
-    if (!*s || *end || l < kMinBotLevel || l > kMaxBotLevel) return false;
-    p.level = int(l);
-    return true;
-}
-
-bool parse_int(const char* s, long long lo, long long hi, long long& out) {
-    char* end = nullptr;
-    const long long v = std::strtoll(s, &end, 10);
-    if (!*s || *end || v < lo || v > hi) return false;
-    out = v;
-    return true;
-}
-
 struct Summary {
     double cpu_median = 0, cpu_p90 = 0, cpu_max = 0, wall_median = 0, wall_max = 0;
     double nodes_median = 0;
@@ -175,14 +150,6 @@ Summary summarize(std::vector<TurnStat> v) {
     s.nodes_median = at([](const TurnStat& t) { return double(t.nodes); }, 0.5);
     s.depth_median = int(at([](const TurnStat& t) { return double(t.depth); }, 0.5));
     return s;
-}
-
-int usage() {
-    std::fprintf(stderr,
-                 "usage: bot_ladder [--games N] [--a LEVEL|random] [--b LEVEL|random] [--seed S]\n"
-                 "                  [--jobs J] [--size N] [--elephants E] [--burnt B] [--quiet Q]\n"
-                 "                  [--min-wins W] [--json] [--progress] [--ladder]\n");
-    return 2;
 }
 
 struct Config {
@@ -294,47 +261,68 @@ std::string ms_cell(const Player& p, const Summary& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    using tf::cli::whole_number;
     Config c;
     long long min_wins = -1;
     Player a{3}, b{0};
     bool json = false, ladder = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string k = argv[i];
-        if (k == "--json" || k == "--progress" || k == "--ladder") {
-            (k == "--json" ? json : k == "--ladder" ? ladder : c.progress) = true;
-            continue;
-        }
-        if (i + 1 >= argc) return usage();
-        const char* val = argv[++i];
-        long long x = 0;
-        bool ok = true;
-        if (k == "--games")
-            ok = parse_int(val, 1, 1'000'000, c.games);
-        else if (k == "--seed")
-            ok = parse_int(val, 0, (1LL << 62), c.seed);
-        else if (k == "--jobs")
-            ok = parse_int(val, 1, 64, c.jobs);
-        else if (k == "--min-wins")
-            ok = parse_int(val, 0, 1'000'000, min_wins);
-        else if (k == "--a")
-            ok = parse_player(val, a);
-        else if (k == "--b")
-            ok = parse_player(val, b);
-        else if (k == "--size" && (ok = parse_int(val, 0, 100, x)))
-            c.v.size = int(x);
-        else if (k == "--elephants" && (ok = parse_int(val, 0, 100, x)))
-            c.v.elephants = int(x);
-        else if (k == "--burnt" && (ok = parse_int(val, 0, 100, x)))
-            c.v.burnt = int(x);
-        else if (k == "--quiet" && (ok = parse_int(val, 0, 100000, x)))
-            c.v.quiet = int(x);
-        else if (k != "--size" && k != "--elephants" && k != "--burnt" && k != "--quiet")
-            return usage();
-        if (!ok) {
-            std::fprintf(stderr, "bot_ladder: bad value '%s' for %s\n", val, k.c_str());
-            return usage();
-        }
-    }
+    CLI::App app{
+        "Bot strength ladder: plays games between two players, A and B, colours "
+        "alternating (A is silver in even-numbered games), and prints A's wins, draws "
+        "and losses and the CPU time per turn of each bot. Each game is seeded by --seed "
+        "and its number, so the results do not depend on --jobs.",
+        "bot_ladder"};
+    app.option_defaults()->always_capture_default();
+    // A player: a bot level, or "random" (a uniformly random legal setup and elephant move each
+    // turn, nothing else: the rules library's random_setup/random_move).
+    const CLI::Validator player(
+        [](std::string& s) -> std::string {
+            if (s == "random") return "";
+            return whole_number(kMinBotLevel, kMaxBotLevel)(s).empty()
+                       ? ""
+                       : "'" + s + "' is neither a level 1 to 5 nor random";
+        },
+        "");
+    auto add_player = [&](const char* flag, Player& p, const char* what) {
+        return app
+            .add_option_function<std::string>(
+                flag, [&p](const std::string& v) { p.level = v == "random" ? 0 : std::stoi(v); },
+                what)
+            ->type_name("LEVEL|random")
+            ->default_str(p.level ? std::to_string(p.level) : "random")
+            ->transform(player);
+    };
+    app.add_option("--games", c.games, "games (per pairing with --ladder)")
+        ->transform(whole_number(1, 1'000'000));
+    add_player("--a", a, "player A: bot level 1 to 5, or random");
+    add_player("--b", b, "player B");
+    app.add_option("--seed", c.seed, "seed of the games")
+        ->transform(whole_number(0, 1ULL << 62).description(""));
+    app.add_option("--jobs", c.jobs, "games played at once, one thread each")
+        ->transform(whole_number(1, 64));
+    app.add_option("--size", c.v.size, "variant: the field is N x N")
+        ->transform(whole_number(0, 100));
+    app.add_option("--elephants", c.v.elephants, "variant: elephants per side")
+        ->transform(whole_number(0, 100));
+    app.add_option("--burnt", c.v.burnt, "variant: burnt trunks per side")
+        ->transform(whole_number(0, 100));
+    app.add_option("--quiet", c.v.quiet, "variant: quiet turns in a row that end the game")
+        ->transform(whole_number(0, 100'000));
+    app.add_option("--min-wins", min_wins,
+                   "exit 1 when A wins fewer games (the bot_ladder_smoke test)")
+        ->default_str("none")
+        ->transform(whole_number(0, 1'000'000));
+    app.add_flag("--json", json, "also print the result as one JSON line");
+    app.add_flag("--progress", c.progress,
+                 "print each finished game and the running tally on stderr");
+    app.add_flag("--ladder", ladder,
+                 "play the whole ladder instead (every level against the one below, levels 1 "
+                 "and 3 against random), --games games per pairing, ending with a Markdown table "
+                 "of CPU milliseconds per turn");
+    app.footer(
+        "exit codes: 0 done, 1 a game failed or A won fewer than --min-wins, 2 a usage "
+        "error or a bad variant");
+    if (auto code = tf::cli::parse_args(app, argc, argv)) return *code;
     if (auto e = check_variant(c.v)) {
         std::fprintf(stderr, "bot_ladder: bad variant: %s\n", e->c_str());
         return 2;

@@ -1,13 +1,12 @@
 #pragma once
 
-#include <string>
-#include <vector>
+#include "cli_args.h"
 
 namespace tf::cli {
 
-// `trunkfield bot --server HOST:PORT --level N [--games K] [--code CODE] [--name NAME]
-// [--seed S] [--verbose]`: the computer opponent (common/bot.h) as a normal TCP client. Plays K
-// quick matches in a row, or joins the game CODE. Returns the process exit code.
-int bot_command(const std::vector<std::string>& args);
+// Adds `trunkfield bot --server HOST:PORT --level N [--games K] [--code CODE] [--name NAME]
+// [--seed S] [--verbose]`, the computer opponent (common/bot.h) as a normal TCP client, to
+// `app`; when it is chosen, `run` is set to run it: K quick matches in a row, or the game CODE.
+void add_bot_command(CLI::App& app, Run& run);
 
 }  // namespace tf::cli

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <random>
 #include <sstream>
 
@@ -29,15 +30,11 @@ namespace {
 using namespace tf::play;
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kUsage = R"(usage: trunkfield play [options]
-  --server HOST:PORT   the server's TCP port (default 127.0.0.1:8081)
-  --name NAME          your display name for a new identity (default: $USER)
-  --token-file PATH    where your identity token is kept (default:
-                       $XDG_CONFIG_HOME/trunkfield/token or ~/.config/trunkfield/token)
-  --no-color           no colours (also when NO_COLOR is set);  --color forces them
-  --ascii              ASCII pieces (^ > v <) instead of arrows; --unicode forces arrows
-Once connected, type  help  for the commands.
-)";
+// The command line of `trunkfield play`.
+struct Args {
+    std::string server = "127.0.0.1:8081", name, token_path;
+    int color = -1, unicode = -1;  // 1 on, 0 off, -1: decided from the environment
+};
 
 volatile sig_atomic_t g_stop = 0;
 
@@ -150,57 +147,13 @@ bool utf8_locale() {
     return false;
 }
 
-}  // namespace
-
-int play_command(const std::vector<std::string>& args) {
-    std::string server = "127.0.0.1:8081", name, token_path = default_token_path();
-    int color = -1, unicode = -1;  // -1: decide from the environment
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        std::string a = args[i], val;
-        const bool has_eq = a.rfind("--", 0) == 0 && a.find('=') != std::string::npos;
-        if (has_eq) {
-            val = a.substr(a.find('=') + 1);
-            a = a.substr(0, a.find('='));
-        }
-        auto value = [&](std::string& out) {
-            if (has_eq) {
-                out = val;
-                return true;
-            }
-            if (i + 1 >= args.size()) return false;
-            out = args[++i];
-            return true;
-        };
-        if (a == "-h" || a == "--help") {
-            std::cout << kUsage;
-            return 0;
-        } else if (a == "--server") {
-            if (!value(server))
-                return std::cerr << "trunkfield play: --server needs HOST:PORT\n", 2;
-        } else if (a == "--name") {
-            if (!value(name)) return std::cerr << "trunkfield play: --name needs a value\n", 2;
-        } else if (a == "--token-file") {
-            if (!value(token_path))
-                return std::cerr << "trunkfield play: --token-file needs a path\n", 2;
-        } else if (a == "--no-color" || a == "--no-colour") {
-            color = 0;
-        } else if (a == "--color" || a == "--colour") {
-            color = 1;
-        } else if (a == "--ascii") {
-            unicode = 0;
-        } else if (a == "--unicode") {
-            unicode = 1;
-        } else {
-            std::cerr << "trunkfield play: unknown option '" << args[i] << "'\n" << kUsage;
-            return 2;
-        }
-    }
+// The terminal client, once its command line is parsed.
+int run_play(const Args& args) {
+    std::string name = args.name;
+    const std::string& token_path = args.token_path;
     std::string host;
     unsigned short port = 8081;
-    if (!parse_server(server, host, port)) {
-        std::cerr << "trunkfield play: --server: expected HOST:PORT, got '" << server << "'\n";
-        return 2;
-    }
+    parse_server(args.server, host, port);  // checked by the parser
     if (name.empty()) {
         const char* user = std::getenv("USER");
         if (user) name = user;
@@ -212,9 +165,9 @@ int play_command(const std::vector<std::string>& args) {
     const char* no_color = std::getenv("NO_COLOR");
     const char* term_env = std::getenv("TERM");
     Style style;
-    style.color = color == 1 || (color == -1 && tty_out && !(no_color && *no_color) &&
-                                 !(term_env && std::string(term_env) == "dumb"));
-    style.unicode = unicode == 1 || (unicode == -1 && utf8_locale());
+    style.color = args.color == 1 || (args.color == -1 && tty_out && !(no_color && *no_color) &&
+                                      !(term_env && std::string(term_env) == "dumb"));
+    style.unicode = args.unicode == 1 || (args.unicode == -1 && utf8_locale());
 
     struct sigaction sa {};
     sa.sa_handler = on_signal;
@@ -342,6 +295,42 @@ int play_command(const std::vector<std::string>& args) {
     term.restore();
     app.sock.close();
     return 0;
+}
+
+}  // namespace
+
+void add_play_command(CLI::App& app, Run& run) {
+    CLI::App* play = app.add_subcommand("play", "play on a server in the terminal");
+    auto args = std::make_shared<Args>();
+    args->token_path = default_token_path();
+    play->add_option("--server", args->server, "the server's TCP port")
+        ->type_name("HOST:PORT")
+        ->capture_default_str()
+        ->check(CLI::Validator(
+            [](std::string& s) -> std::string {
+                std::string host;
+                unsigned short port = 0;
+                return parse_server(s, host, port) ? "" : "expected HOST:PORT, got '" + s + "'";
+            },
+            ""));
+    play->add_option("--name", args->name, "your display name for a new identity (default: $USER)")
+        ->type_name("NAME");
+    play->add_option("--token-file", args->token_path,
+                     "where your identity token is kept (default: "
+                     "$XDG_CONFIG_HOME/trunkfield/token or ~/.config/trunkfield/token)")
+        ->type_name("PATH");
+    // Either of a pair may be given more than once: the last one wins.
+    auto flag = [&](const char* names, int Args::*field, int value, const char* what) {
+        play->add_flag_callback(
+                names, [args, field, value] { (*args).*field = value; }, what)
+            ->trigger_on_parse();
+    };
+    flag("--no-color,--no-colour", &Args::color, 0, "no colours (also when NO_COLOR is set)");
+    flag("--color,--colour", &Args::color, 1, "colours even when not on a terminal");
+    flag("--ascii", &Args::unicode, 0, "ASCII pieces (^ > v <) instead of arrows");
+    flag("--unicode", &Args::unicode, 1, "arrows even outside a UTF-8 locale");
+    play->footer("Once connected, type  help  for the commands.");
+    play->callback([&run, args] { run = [args] { return run_play(*args); }; });
 }
 
 }  // namespace tf::cli

@@ -1,12 +1,11 @@
 #pragma once
 
-#include <string>
-#include <vector>
+#include "cli_args.h"
 
 namespace tf::cli {
 
-// `trunkfield play [--server HOST:PORT] [--name NAME] [--token-file PATH] [--no-color] ...`:
-// the interactive terminal client. Returns the process exit code.
-int play_command(const std::vector<std::string>& args);
+// Adds `trunkfield play [--server HOST:PORT] [--name NAME] [--token-file PATH] [--no-color]
+// ...`, the interactive terminal client, to `app`; when it is chosen, `run` is set to run it.
+void add_play_command(CLI::App& app, Run& run);
 
 }  // namespace tf::cli

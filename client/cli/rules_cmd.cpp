@@ -1,10 +1,12 @@
 // `trunkfield rules ...`: the rules library on game records, for scripts and tests.
 #include "rules_cmd.h"
 
+#include <cstdint>
 #include <ctime>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -16,17 +18,18 @@ namespace tf::cli {
 
 namespace {
 
-constexpr const char* kUsage = R"(usage:
-  trunkfield rules replay FILE        replay a game record; print the result as JSON
-  trunkfield rules moves FILE         legal elephant moves after the record's legal turns
-  trunkfield rules perft FILE DEPTH   count elephant-only turn sequences of length DEPTH
-  trunkfield rules notation FILE      the record's legal turns in the turn notation, one a line
-  trunkfield rules random [SEED]      a random complete game record (seeded), as JSON
-  trunkfield rules bench [SECONDS]    random complete games on one core; games/s and turns/s
-FILE may be - for standard input.
+constexpr const char* kFooter = R"(FILE may be - for standard input.
 exit codes: 0 all applied, 1 an illegal setup or turn (output describes the state before it),
-            2 input that is not a game record, or a usage error
-)";
+            2 input that is not a game record, or a usage error)";
+constexpr const char* kExitCodes = "exit codes: 0 done, 2 a usage error";
+
+// The command line of `trunkfield rules`: what its subcommands read.
+struct Args {
+    std::string file;
+    int depth = 0;
+    std::uint64_t seed = 1;
+    double seconds = 3;
+};
 
 int fail(const std::string& msg) {
     std::cerr << "trunkfield rules: " << msg << "\n";
@@ -115,51 +118,10 @@ int random_record(std::uint64_t seed) {
     return 0;
 }
 
-}  // namespace
-
-int rules_command(const std::vector<std::string>& args) {
-    if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-        std::cout << kUsage;
-        return args.empty() ? 2 : 0;
-    }
-    const std::string& cmd = args[0];
-    if (cmd == "bench") {
-        double seconds = 3;
-        if (args.size() > 1) {
-            try {
-                seconds = std::stod(args[1]);
-            } catch (...) {
-                return fail("bench: SECONDS must be a number");
-            }
-        }
-        return bench(seconds);
-    }
-    if (cmd == "random") {
-        std::uint64_t seed = 1;
-        if (args.size() > 1) {
-            try {
-                seed = std::stoull(args[1]);
-            } catch (...) {
-                return fail("random: SEED must be a whole number");
-            }
-        }
-        return random_record(seed);
-    }
-    if (cmd != "replay" && cmd != "moves" && cmd != "perft" && cmd != "notation")
-        return fail("unknown command '" + cmd + "'\n" + kUsage);
-    if (args.size() < 2) return fail(cmd + ": missing FILE\n" + kUsage);
-    int depth = 0;
-    if (cmd == "perft") {
-        if (args.size() < 3) return fail("perft: missing DEPTH");
-        try {
-            depth = std::stoi(args[2]);
-        } catch (...) {
-            depth = -1;
-        }
-        if (depth < 0 || depth > 8) return fail("perft: DEPTH must be 0 to 8");
-    }
+// `replay`, `moves`, `perft` and `notation`: the record in args.file, replayed.
+int on_record(const std::string& cmd, const Args& args) {
     int code = 0;
-    auto r = load(args[1], code);
+    auto r = load(args.file, code);
     if (!r) return code;
     if (cmd == "replay") {
         std::cout << replay_summary(*r).dump() << "\n";
@@ -170,12 +132,52 @@ int rules_command(const std::vector<std::string>& args) {
                  {"moves", moves_to_json(g)}};
         std::cout << out.dump() << "\n";
     } else if (cmd == "perft") {
-        std::cout << Json{{"depth", depth}, {"nodes", perft(r->game, depth)}}.dump() << "\n";
+        std::cout << Json{{"depth", args.depth}, {"nodes", perft(r->game, args.depth)}}.dump()
+                  << "\n";
     } else {
         for (const Turn& t : r->record.turns)
             std::cout << turn_to_notation(t, r->record.variant.size) << "\n";
     }
     return code;
+}
+
+}  // namespace
+
+void add_rules_command(CLI::App& app, Run& run) {
+    CLI::App* rules = app.add_subcommand(
+        "rules", "replay, moves, perft, notation, random, bench on game records, offline");
+    rules->require_subcommand(1);
+    rules->footer(kFooter);
+    auto args = std::make_shared<Args>();
+    auto on_file = [&](const std::string& cmd, const std::string& what) {
+        CLI::App* c = rules->add_subcommand(cmd, what);
+        c->add_option("FILE", args->file, "game record (JSON, docs/RULES.md 9.1); - for stdin")
+            ->required();
+        c->footer(kFooter);
+        c->callback([&run, args, cmd] { run = [args, cmd] { return on_record(cmd, *args); }; });
+        return c;
+    };
+    on_file("replay", "replay a game record; print the result as JSON");
+    on_file("moves", "legal elephant moves after the record's legal turns");
+    on_file("perft", "count elephant-only turn sequences of length DEPTH")
+        ->add_option("DEPTH", args->depth, "turns in each sequence")
+        ->required()
+        ->transform(whole_number(0, 8));
+    on_file("notation", "the record's legal turns in the turn notation, one a line");
+    CLI::App* random_cmd =
+        rules->add_subcommand("random", "a random complete game record (seeded), as JSON");
+    random_cmd->add_option("SEED", args->seed, "the same seed gives the same game")
+        ->capture_default_str()
+        ->transform(whole_number(0, UINT64_MAX).description(""));
+    random_cmd->footer(kExitCodes);
+    random_cmd->callback([&run, args] { run = [args] { return random_record(args->seed); }; });
+    CLI::App* bench_cmd = rules->add_subcommand(
+        "bench", "random complete games on one core; games/s and turns/s as JSON");
+    bench_cmd->add_option("SECONDS", args->seconds, "CPU seconds to play for")
+        ->capture_default_str()
+        ->check(positive_number());
+    bench_cmd->footer(kExitCodes);
+    bench_cmd->callback([&run, args] { run = [args] { return bench(args->seconds); }; });
 }
 
 }  // namespace tf::cli

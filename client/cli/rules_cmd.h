@@ -1,11 +1,11 @@
 #pragma once
 
-#include <string>
-#include <vector>
+#include "cli_args.h"
 
 namespace tf::cli {
 
-// `trunkfield rules replay|moves|perft|bench ...`; returns the process exit code.
-int rules_command(const std::vector<std::string>& args);
+// Adds `trunkfield rules replay|moves|perft|notation|random|bench ...` to `app`; when one of
+// them is chosen, `run` is set to run it.
+void add_rules_command(CLI::App& app, Run& run);
 
 }  // namespace tf::cli

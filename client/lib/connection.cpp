@@ -2,9 +2,14 @@
 
 #include "client/lib/traffic_log.h"
 
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/read_until.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
@@ -39,14 +44,9 @@ class TcpConnection : public Connection {
     void send_binary(const std::string&) override {
         throw std::logic_error("no binary frames on TCP");
     }
-    std::string recv_text() override {
-        boost::system::error_code ec;
-        std::size_t n = net::read_until(sock_, net::dynamic_buffer(in_), '\n', ec);
-        if (ec) throw Closed(ec.message());
-        std::string line = in_.substr(0, n - 1);
-        in_.erase(0, n);
-        traffic::record("recv", "tcp", line);
-        return line;
+    std::string recv_text() override { return *recv_line(-1); }
+    std::optional<std::string> recv_text_for(std::chrono::milliseconds timeout) override {
+        return recv_line(std::max<long long>(0, timeout.count()));
     }
     void close() override {
         boost::system::error_code ec;
@@ -55,6 +55,36 @@ class TcpConnection : public Connection {
     }
 
   private:
+    // The next line, waiting at most `timeout_ms` for it to be complete (-1: no limit).
+    std::optional<std::string> recv_line(long long timeout_ms) {
+        const auto deadline =
+            std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+        for (;;) {
+            if (const std::size_t nl = in_.find('\n'); nl != std::string::npos) {
+                std::string line = in_.substr(0, nl);
+                in_.erase(0, nl + 1);
+                traffic::record("recv", "tcp", line);
+                return line;
+            }
+            int wait = -1;
+            if (timeout_ms >= 0) {
+                const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now());
+                wait = int(std::clamp<long long>(left.count(), 0, 1 << 30));
+            }
+            pollfd p{sock_.native_handle(), POLLIN, 0};
+            const int rc = ::poll(&p, 1, wait);
+            if (rc < 0 && errno == EINTR) continue;
+            if (rc < 0) throw Closed(std::strerror(errno));
+            if (rc == 0) return std::nullopt;
+            char buf[4096];
+            boost::system::error_code ec;
+            const std::size_t n = sock_.read_some(net::buffer(buf), ec);
+            if (ec) throw Closed(ec.message());
+            in_.append(buf, n);
+        }
+    }
+
     net::io_context ioc_;
     tcp::socket sock_;
     std::string in_;
@@ -78,6 +108,9 @@ class WsConnection : public Connection {
         traffic::record("sent", "ws", data, true);
         ws_.binary(true);
         ws_.write(net::buffer(data));
+    }
+    std::optional<std::string> recv_text_for(std::chrono::milliseconds) override {
+        throw std::logic_error("no receive timeouts on WebSocket");
     }
     std::string recv_text() override {
         beast::flat_buffer buf;

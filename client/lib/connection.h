@@ -2,7 +2,9 @@
 // WebSocket (/ws, one text frame per message). Not thread-safe: one thread per connection.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -23,6 +25,9 @@ class Connection {
     virtual void send_binary(const std::string& data) = 0;
     // Blocks until the next message; throws Closed when the connection ends.
     virtual std::string recv_text() = 0;
+    // TCP only (WebSocket throws std::logic_error): the next message, or nullopt when none is
+    // complete within `timeout`; throws Closed when the connection ends.
+    virtual std::optional<std::string> recv_text_for(std::chrono::milliseconds timeout) = 0;
     virtual void close() = 0;
 
     void send(const nlohmann::json& j) { send_text(j.dump()); }

@@ -1,17 +1,21 @@
 // `trunkfield bot` (client/cli/bot_cmd.cpp) as a child process against the real server: it
 // joins a game created by the test's own client, which plays random legal turns, and both play
-// to the end; and two bot processes play two quick matches in a row against each other.
+// to the end; two bot processes play quick matches in a row against each other, under the
+// server's default message credits and under credits too few for their pace, when the server
+// refuses some of their messages (`rate_limited`) and they must recover.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "common/json.h"
@@ -67,6 +71,16 @@ class Child {
     pid_t pid_ = -1;
     std::string out_path_;
 };
+
+// Waits for both bots, `seconds` at most in all (a guard: a stalled bot fails the test, not the
+// time it takes); their exit statuses (-1: still running).
+std::pair<int, int> wait_both(Child& one, Child& two, double seconds) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    const int s1 = one.wait(seconds);
+    const double left =
+        std::chrono::duration<double>(end - std::chrono::steady_clock::now()).count();
+    return {s1, two.wait(std::max(left, 1.0))};
+}
 
 std::vector<std::string> bot_args(const ServerProcess& s, int level,
                                   std::vector<std::string> more) {
@@ -135,6 +149,45 @@ TEST_CASE("bot_quick_match") {
         CHECK(o->find("game 2/2 ") != std::string::npos);
         CHECK(o->find("bot: 2 games: ") != std::string::npos);
     }
+    CHECK(server.alive());
+}
+
+// No --rate or --burst: the bots play as fast as they can (level 1 thinks for microseconds), so
+// they must pace themselves under the server's default credits, for several games on one
+// connection.
+TEST_CASE("bot_default_limits") {
+    ServerProcess server;
+    Child one(bot_args(server, 1, {"--games", "3", "--name", "one", "--seed", "1"}));
+    Child two(bot_args(server, 1, {"--games", "3", "--name", "two", "--seed", "2"}));
+    const auto [s1, s2] = wait_both(one, two, 100);
+    const std::string o1 = one.output(), o2 = two.output();
+    INFO("bot one:\n" << o1 << "\nbot two:\n" << o2);
+    CHECK(s1 == 0);
+    CHECK(s2 == 0);
+    for (const std::string* o : {&o1, &o2}) CHECK(o->find("bot: 3 games: ") != std::string::npos);
+    CHECK(server.alive());
+}
+
+// Credits far below the bots' pace (a bucket of 2, refilled 5 a second): the server drops some
+// of their messages with `rate_limited` (which names no ref). A bot must slow down, ask again
+// for the game and play on; one that waits for the answer to a dropped turn stalls forever.
+TEST_CASE("bot_rate_limited") {
+    ServerProcess server({"--rate", "5", "--burst", "2"});
+    Child one(bot_args(server, 1, {"--name", "one", "--seed", "1"}));
+    Child two(bot_args(server, 1, {"--name", "two", "--seed", "2"}));
+    const auto [s1, s2] = wait_both(one, two, 100);
+    const std::string o1 = one.output(), o2 = two.output();
+    INFO("bot one:\n" << o1 << "\nbot two:\n" << o2);
+    CHECK(s1 == 0);  // -1: stalled
+    CHECK(s2 == 0);
+    for (const std::string* o : {&o1, &o2}) {
+        CHECK(o->find("game 1/1 ") != std::string::npos);
+        CHECK(o->find(" over (") != std::string::npos);
+        CHECK(o->find("bot: 1 game: ") != std::string::npos);
+    }
+    // The recovery was needed: the server refused at least one message of a bot.
+    CHECK((o1 + o2).find("rate limited by the server") != std::string::npos);
+    CHECK(server.log().find("rate limited") != std::string::npos);
     CHECK(server.alive());
 }
 
