@@ -77,9 +77,12 @@ class GameMirror {
     std::optional<Side> rematch_offer() const { return rematch_offer_; }
     std::optional<Side> rematch_declined() const { return rematch_declined_; }
     const std::optional<std::string>& rematch_code() const { return rematch_code_; }
+    // Whether the game counts for both players' ratings (the snapshot says; seats then carry
+    // each player's rating as the game began, but a seat taken by a join event has none until
+    // the next snapshot: the join event carries no rating).
+    bool rated() const { return rated_; }
     // A finished rated game's rating changes, once the server applied them.
     const std::optional<proto::RatingsEv>& ratings() const { return ratings_; }
-    bool rated() const { return rated_; }
     // Whether it is `s`'s move in a game being played.
     bool to_move(Side s) const {
         return status_ == proto::GameStatus::Playing && !game_.over() && game_.to_move() == s;

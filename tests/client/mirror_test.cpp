@@ -195,3 +195,46 @@ TEST_CASE("mirror: a turn without captures (an older server) gets them from the 
     CHECK(late.turns().back().captures == a4);
     CHECK(late.game().stats(Side::Silver).captured == 1);
 }
+
+TEST_CASE("mirror: a rated game's flag, seat ratings and rating changes") {
+    Rng rng(5);
+    Started s = started(rng);
+    Json snap = snapshot(3, "playing", s.game, s.setups);
+    GameMirror casual("p1");
+    REQUIRE(feed(casual, snap) == Update::Snapshot);
+    CHECK_FALSE(casual.rated());
+    CHECK_FALSE(casual.seat(Side::Silver)->rating);
+
+    const Json r1500 = {{"rating", 1500}, {"deviation", 500}, {"games", 0}, {"provisional", true}};
+    const Json r1720 = {{"rating", 1720}, {"deviation", 80}, {"games", 31}, {"provisional", false}};
+    snap["rated"] = true;
+    snap["players"]["silver"]["rating"] = r1500;
+    snap["players"]["bronze"]["rating"] = r1720;
+    GameMirror m("p1");
+    REQUIRE(feed(m, snap) == Update::Snapshot);
+    CHECK(m.rated());
+    REQUIRE(m.seat(Side::Silver)->rating);
+    CHECK(m.seat(Side::Silver)->rating->provisional);
+    CHECK(m.seat(Side::Bronze)->rating->rating == 1720);
+    CHECK_FALSE(m.ratings());
+
+    // The changes come after the game, unversioned.
+    const Json change = {{"category", "untimed"},
+                         {"silver", {{"before", 1500}, {"after", {{"rating", 1662}, {"deviation", 290}, {"games", 1}, {"provisional", true}}}}},
+                         {"bronze", {{"before", 1720}, {"after", {{"rating", 1712}, {"deviation", 79}, {"games", 32}, {"provisional", false}}}}}};
+    CHECK(feed(m, event(3, "ratings", change)) == Update::Event);
+    CHECK(m.version() == 3);
+    REQUIRE(m.ratings());
+    CHECK(m.ratings()->category == "untimed");
+    CHECK(m.ratings()->change[0]->before == 1500);
+    CHECK(m.ratings()->change[0]->after.rating == 1662);
+    CHECK(m.ratings()->change[1]->after.games == 32);
+
+    // A later snapshot of the finished game carries them too; a casual one clears the flag.
+    snap["ratings"] = change;
+    GameMirror late("");
+    REQUIRE(feed(late, snap) == Update::Snapshot);
+    CHECK(late.rated());
+    REQUIRE(late.ratings());
+    CHECK(late.ratings()->change[1]->before == 1720);
+}

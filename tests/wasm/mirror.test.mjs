@@ -86,7 +86,7 @@ test("the view has what the web client draws: presence, spectators, chat with it
   assert.equal(m.view().players.bronze.away, null);
   let r = m.apply(event(2, "player_left", { side: "bronze", claim_at: 1000, award_at: 2000 }));
   assert.equal(r.kind, "player_left");
-  assert.deepEqual(m.view().players.bronze, { id: "p2", name: "bob", away: { claim_at: 1000, award_at: 2000 } });
+  assert.deepEqual(m.view().players.bronze, { id: "p2", name: "bob", away: { claim_at: 1000, award_at: 2000 }, rating: null });
   m.apply(event(3, "player_back", { side: "bronze" }));
   assert.equal(m.view().players.bronze.away, null);
   // The spectator count and the spectators' room carry the version without adding one.
@@ -195,4 +195,51 @@ test("the view keeps the last 300 chat lines, and the rematch across a snapshot 
   assert.deepEqual(view.chat.map((c) => c.text), ["s48", "s49"]);
   assert.deepEqual([view.rematch_offer, view.rematch_declined, view.rematch_code], [null, null, "def567"]);
   m.dispose();
+});
+
+test("a rated game: the flag, each seat's rating as the game began, and the changes after it", () => {
+  const casual = new RulesMirror("p1");
+  casual.apply(JSON.stringify(snapshot));
+  let v = casual.view();
+  assert.deepEqual([v.rated, v.ratings, v.players.silver.rating, v.players.bronze.rating], [false, null, null, null]);
+  casual.dispose();
+
+  const r1500 = { rating: 1500, deviation: 500, games: 0, provisional: true };
+  const r1720 = { rating: 1720, deviation: 80, games: 31, provisional: false };
+  const rated = { ...snapshot, rated: true, players: { silver: { ...snapshot.players.silver, rating: r1500 },
+    bronze: { ...snapshot.players.bronze, rating: r1720 } } };
+  const m = new RulesMirror("p1");
+  m.apply(JSON.stringify(rated));
+  v = m.view();
+  assert.equal(v.rated, true);
+  assert.deepEqual(v.players.silver.rating, r1500);
+  assert.deepEqual(v.players.bronze.rating, r1720);
+  assert.equal(v.ratings, null);
+  // After the game the server sends the changes, unversioned (the game's current version).
+  m.apply(event(2, "resign", { side: "bronze" }));
+  m.apply(event(3, "game_over", { over: true, reason: "resign", winner: "silver", score: { silver: 0, bronze: 0 }, to_move: null }));
+  const change = { category: "untimed",
+    silver: { before: 1500, after: { rating: 1662, deviation: 290, games: 1, provisional: true } },
+    bronze: { before: 1720, after: { rating: 1712, deviation: 79, games: 32, provisional: false } } };
+  const r = m.apply(event(3, "ratings", change));
+  assert.deepEqual([r.update, r.kind], ["event", "ratings"]);
+  v = m.view();
+  assert.equal(v.version, 3);
+  assert.deepEqual(v.ratings, change);
+  // The seats keep the ratings as the game began.
+  assert.deepEqual(v.players.bronze.rating, r1720);
+  m.dispose();
+
+  // A spectator who opens the finished game later reads them from the snapshot.
+  const late = new RulesMirror("");
+  late.apply(JSON.stringify({ ...rated, version: 3, status: "over", ratings: change }));
+  assert.deepEqual(late.view().ratings, change);
+  // A join event carries no rating: the seat has none until the next snapshot.
+  const open = new RulesMirror("p1");
+  open.apply(JSON.stringify({ ...rated, status: "open", players: { silver: rated.players.silver, bronze: null } }));
+  open.apply(event(2, "join", { side: "bronze", player: { id: "p2", name: "bob" } }));
+  v = open.view();
+  assert.deepEqual([v.rated, v.players.silver.rating, v.players.bronze.rating], [true, r1500, null]);
+  late.dispose();
+  open.dispose();
 });

@@ -38,6 +38,25 @@ json parsed(const std::string& text) {
     return json::parse(text);
 }
 
+json rating_json(const tf::proto::RatingView& r) {
+    return {{"rating", r.rating},
+            {"deviation", r.deviation},
+            {"games", r.games},
+            {"provisional", r.provisional}};
+}
+
+// A rated game's changes as the `ratings` event carries them: {category, silver: {before,
+// after: {rating, deviation, games, provisional}} | null, bronze: ...}.
+json ratings_json(const tf::proto::RatingsEv& e) {
+    json out = {{"category", e.category}};
+    for (tf::Side s : {tf::Side::Silver, tf::Side::Bronze}) {
+        const auto& c = e.change[tf::idx(s)];
+        out[std::string(tf::side_name(s))] =
+            c ? json{{"before", c->before}, {"after", rating_json(c->after)}} : json(nullptr);
+    }
+    return out;
+}
+
 // Everything the mirror knows, in the shapes of the protocol (PROTOCOL.md): what the web client
 // draws from.
 json view(const GameMirror& m) {
@@ -46,7 +65,10 @@ json view(const GameMirror& m) {
         const auto& seat = m.seat(s);
         json v = nullptr;
         if (seat) {
-            v = {{"id", seat->player.id}, {"name", seat->player.name}, {"away", nullptr}};
+            v = {{"id", seat->player.id},
+                 {"name", seat->player.name},
+                 {"away", nullptr},
+                 {"rating", seat->rating ? rating_json(*seat->rating) : json(nullptr)}};
             if (seat->away)
                 v["away"] = {{"claim_at", seat->away->claim_at},
                              {"award_at", seat->away->award_at}};
@@ -91,6 +113,8 @@ json view(const GameMirror& m) {
         {"draw_offer", side_or_null(m.draw_offer())},
         {"spectators", m.spectators()},
         {"result", m.result() ? parsed(tf::proto::to_text(*m.result())) : json(nullptr)},
+        {"rated", m.rated()},
+        {"ratings", m.ratings() ? ratings_json(*m.ratings()) : json(nullptr)},
         {"setup", setups},
         {"turns", turns},
         {"chat", chat},

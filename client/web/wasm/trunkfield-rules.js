@@ -240,10 +240,14 @@ export class RulesMirror {
   }
 
   // {code, version, state_version, status, state, variant, time_control, my_side,
-  //  players: {silver, bronze: {id, name, away: null | {claim_at, award_at}} | null}, clocks,
-  //  draw_offer, spectators, result, setup, turns: [{side, turn, captures: [{side, cell}]}],
-  //  chat: [{from: {id, name}, text, room}], rematch_offer, rematch_declined, rematch_code}
-  // or null before the first snapshot.
+  //  players: {silver, bronze: {id, name, away: null | {claim_at, award_at},
+  //            rating: null | {rating, deviation, games, provisional}} | null}, clocks,
+  //  draw_offer, spectators, result, rated, ratings: null | {category, silver, bronze:
+  //  {before, after: {rating, deviation, games, provisional}} | null}, setup,
+  //  turns: [{side, turn, captures: [{side, cell}]}], chat: [{from: {id, name}, text, room}],
+  //  rematch_offer, rematch_declined, rematch_code}
+  // or null before the first snapshot. A seat's rating is the player's as the rated game
+  // began; `ratings` are the changes once the server applied them after the game.
   view() {
     return JSON.parse(call("tf_mirror_view", true, this._handle()));
   }
