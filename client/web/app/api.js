@@ -3,6 +3,10 @@
 //   GET /api/games?status=&player=&limit=&before=  -> {games: [summary], next: cursor | null}
 //   GET /api/games/CODE                            -> summary + {record: {variant, setup, turns}}
 //   GET /api/games/CODE/record | /notation          -> downloads
+//   GET /api/leaderboard?category=&limit=           -> {category, players: [{rank, username, rating,
+//                                                      deviation, games, provisional, last_played}]}
+//   GET /api/players/NAME                           -> {username, player_id, created_at, ratings,
+//                                                      history, totals, recent}
 // Failures are thrown as ApiError with a message fit to show (HTTP status and the server's words).
 import { t } from "./i18n.js";
 
@@ -55,3 +59,15 @@ export function getGame(code) {
 
 export const recordUrl = (code) => `/api/games/${encodeURIComponent(code)}/record`;
 export const notationUrl = (code) => `/api/games/${encodeURIComponent(code)}/notation`;
+
+export function getLeaderboard(category, limit = 50) {
+  const q = new URLSearchParams({ category, limit: String(limit) });
+  return getJson(`/api/leaderboard?${q}`).then((d) => {
+    if (!Array.isArray(d.players)) throw new ApiError(t("api.notJson"), 200);
+    return d;
+  });
+}
+
+export function getPlayer(name) {
+  return getJson(`/api/players/${encodeURIComponent(name)}`);
+}

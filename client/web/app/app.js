@@ -8,6 +8,8 @@
 //            /g/CODE      a game (the shareable link the server hands out)
 //            /#replay/CODE  the replay of a finished game
 //            /#how        How to play
+//            /@/NAME      a player's page (ratings, their history, results, recent games)
+//            /players     the leaderboard (?category=blitz)
 import { Rules } from "./trunkfield-rules.js";
 import { Connection } from "./net.js";
 import { $, errorText, playerName } from "./dom.js";
@@ -23,6 +25,9 @@ import { rememberCreated } from "./result.js";
 import { playSound, played, isMuted, setMuted, unlockAudio } from "./sound.js";
 import { motion } from "./anim.js";
 import { svgEl } from "./board.js";
+import { setupAccount, renderAccount, accountWelcome, accountError, accountConnectionLost } from "./account.js";
+import { openProfile, renderProfile } from "./profile.js";
+import { openLeaderboard, renderLeaderboard } from "./leaderboard.js";
 
 const BOT_WAIT_MS = 3000;
 const rulesLoading = Rules.load(); // at once: in parallel with everything below
@@ -32,6 +37,10 @@ const waiting = []; // game messages that arrived before the rules: [message, fr
 function parseRoute() {
   const g = location.pathname.match(/^\/g\/([A-Za-z0-9_-]+)\/?$/);
   if (g) return { view: "game", code: g[1] };
+  const p = location.pathname.match(/^\/@\/([A-Za-z0-9_-]{1,20})\/?$/);
+  if (p) return { view: "profile", name: p[1] };
+  if (/^\/players\/?$/.test(location.pathname))
+    return { view: "leaderboard", category: new URLSearchParams(location.search).get("category") ?? "blitz" };
   const hash = location.hash.replace(/^#\/?/, "");
   const r = hash.match(/^replay\/([A-Za-z0-9_-]+)$/);
   if (r) return { view: "replay", code: r[1] };
@@ -50,28 +59,35 @@ function route() {
     openReplay(S.route.code);
   } else if (S.route.view === "lobby") {
     if (S.me) loadRecent();
+  } else if (S.route.view === "profile") {
+    openProfile(S.route.name);
+  } else if (S.route.view === "leaderboard") {
+    openLeaderboard(S.route.category);
   }
-  if (prev.view !== S.route.view || prev.code !== S.route.code) window.scrollTo(0, 0);
+  if (prev.view !== S.route.view || prev.code !== S.route.code || prev.name !== S.route.name) window.scrollTo(0, 0);
   render();
 }
 
 function navigate(url) {
   const u = new URL(url, location.origin);
-  if (u.pathname + u.hash !== location.pathname + location.hash) history.pushState({}, "", u.pathname + u.search + u.hash);
+  if (u.pathname + u.search + u.hash !== location.pathname + location.search + location.hash) history.pushState({}, "", u.pathname + u.search + u.hash);
   route();
 }
 
 function render() {
   $("loading").hidden = true;
-  $("me").textContent = S.me ? t("app.playingAs", { name: S.me.name }) : "";
+  $("me").textContent = S.me && !S.me.account ? t("app.playingAs", { name: S.me.name }) : "";
+  renderAccount();
   const v = S.route.view;
-  const screens = { lobby: "lobby", game: "game", replay: "replay", how: "howto" };
+  const screens = { lobby: "lobby", game: "game", replay: "replay", how: "howto", profile: "profile", leaderboard: "leaderboard" };
   for (const [view, id] of Object.entries(screens)) $(id).hidden = view !== v;
   for (const a of document.querySelectorAll(".nav a")) a.classList.toggle("active", a.dataset.view === v);
   if (v === "lobby") renderLobby();
   else if (v === "game") renderGame(gameView(S.route.code));
   else if (v === "replay") renderReplay();
   else if (v === "how") renderHow();
+  else if (v === "profile") renderProfile();
+  else if (v === "leaderboard") renderLeaderboard();
   updateTitle();
 }
 
@@ -89,6 +105,8 @@ function baseTitle() {
   if (v === "game") return t("title.game", { code: S.route.code });
   if (v === "replay") return t("title.replay", { code: S.route.code });
   if (v === "how") return t("title.how");
+  if (v === "profile") return t("title.profile", { name: S.profile?.data?.username ?? S.route.name });
+  if (v === "leaderboard") return t("title.leaderboard");
   return t("app.title");
 }
 function myTurnNow() {
@@ -143,7 +161,15 @@ function checkBot(G) {
 
 // ------------------------------------------------------------------ server messages
 function onWelcome(m) {
+  // Another player now (a login, a logout, a forgotten token): the games seen as the previous
+  // one are watched afresh as this one, and its finished games are listed.
+  if (S.me && S.me.player_id !== m.player_id) {
+    dropGames();
+    S.recent = { games: [], next: null, error: null, loading: false, loadedFor: null };
+  }
+  const prev = S.me;
   S.me = m;
+  accountWelcome(m, prev);
   S.quick = null; // a dropped connection withdrew any quick-match request
   // A setup or turn that was in flight when the connection dropped is sent again after the
   // watch below: if the server already had it, its event comes back with the missed ones
@@ -164,6 +190,7 @@ function onWelcome(m) {
 
 function onError(m) {
   if (m.ref && S.doneRefs.has(m.ref)) return; // the late answer to a resent copy
+  if (accountError(m)) return render(); // shown in the account dialog
   // a refused setup/turn: roll the prediction back
   for (const G of S.games.values()) {
     if (G.pending && m.ref && G.pending.ref === m.ref) {
@@ -234,6 +261,9 @@ function onGameEvent(G, ev) {
   }
   if (ev.kind === "draw_decline" && ev.payload.side !== mySide(G)) showNotice(t("notice.drawDeclined", { name: playerName(G.players, ev.payload.side) }));
   if (ev.kind === "game_over" && mySide(G)) setTimeout(() => loadRecent(), 500);
+  // The account's own rating in the category, as the server now has it.
+  const mine = ev.kind === "ratings" && mySide(G) ? ev.payload?.[mySide(G)] : null;
+  if (mine?.after && S.me?.account) S.me.account.ratings = { ...(S.me.account.ratings ?? {}), [ev.payload.category]: mine.after };
 }
 
 function onMessage(m, raw = null) {
@@ -260,7 +290,7 @@ function onMessage(m, raw = null) {
       S.live = Array.isArray(m.games) ? m.games : [];
       return renderFor(null);
     case "quick_match_waiting":
-      S.quick = { state: "waiting", variant: m.variant, time_control: m.time_control };
+      S.quick = { state: "waiting", variant: m.variant, time_control: m.time_control, rated: !!m.rated };
       return render();
     case "quick_match_cancelled":
       S.quick = null;
@@ -284,6 +314,7 @@ function setStatus(s) {
   c.className = `conn conn-${s}`;
   c.dataset.state = s;
   c.textContent = t(`conn.${s}`);
+  if (s !== "online") accountConnectionLost();
   if (S.route.view === "game") render();
 }
 
@@ -336,6 +367,7 @@ function main() {
   setupGameControls();
   setupReplay();
   setupHow();
+  setupAccount();
   document.querySelector(".skip").addEventListener("click", (ev) => {
     ev.preventDefault();
     $("main").focus();

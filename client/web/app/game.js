@@ -28,7 +28,8 @@ export function gameView(code) {
       spectators: 0, chat: [], turns: [], positions: [], last: null, result: null, drawOffer: null,
       away: { silver: null, bronze: null }, draft: null, history: [], error: null, notice: null, moves: null,
       watchSent: false, missing: null, browse: null, premove: null, abortReason: null,
-      rematch: { offer: null, declined: null, next: null, unsupported: false, sent: false }, chatRooms: false };
+      rematch: { offer: null, declined: null, next: null, unsupported: false, sent: false }, chatRooms: false,
+      rated: false, ratings: null };
     resetDraft(G);
     S.games.set(code, G);
   }
@@ -142,8 +143,11 @@ function takeView(G, v) {
   G.version = v.version;
   if (v.status !== G.mirrorStatus) G.status = v.status;
   G.mirrorStatus = v.status;
-  const seat = (p) => (p ? { id: p.id, name: p.name } : null);
+  // A rated game's seats carry each player's rating as the game began.
+  const seat = (p) => (p ? { id: p.id, name: p.name, rating: p.rating ?? null } : null);
   G.players = { silver: seat(v.players.silver), bronze: seat(v.players.bronze) };
+  G.rated = !!v.rated;
+  G.ratings = v.ratings ?? null; // the changes, once the server applied them after the game
   G.away = { silver: v.players.silver?.away ?? null, bronze: v.players.bronze?.away ?? null };
   G.timeControl = v.time_control ?? null;
   G.spectators = v.spectators;
@@ -265,6 +269,14 @@ export function onEvent(m, raw = null) {
     }
     case "abort":
       G.abortReason = p.reason ?? null;
+      break;
+    case "join":
+      // A join event carries no rating: in a rated game a snapshot brings the newcomer's (once).
+      if (G.rated && !G.players[p.side]?.rating && !G.ratingAsked) {
+        G.ratingAsked = true;
+        gameHooks.event(G, r.event);
+        return "resync";
+      }
       break;
     case "game_over":
       G.premove = null;

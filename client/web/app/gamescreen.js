@@ -13,6 +13,7 @@ import { turnPhase, drafting, legalMoves, elephantReady, draftResult, candidates
 import { Rules } from "./trunkfield-rules.js";
 import { renderCards, tickClocks, clockMs, lowTimeMs } from "./players.js";
 import { renderResult, setupResult, sameSettings } from "./result.js";
+import { categoryName, categoryOf } from "./ratings.js";
 
 const current = () => (S.route.view === "game" ? S.games.get(S.route.code) : null);
 const CHAT_KEY = "trunkfield.chat";
@@ -85,6 +86,9 @@ export function renderGame(G) {
   sc.dataset.count = String(G.spectators);
   sc.textContent = t("game.spectators", { n: G.spectators });
   $("copy-link").hidden = G.status === null;
+  const rt = $("game-rated");
+  rt.hidden = !G.rated;
+  rt.textContent = G.rated ? t("game.rated", { cat: categoryName(categoryOf(G.state?.variant, G.timeControl) ?? "untimed") }) : "";
   const err = $("error");
   err.hidden = !G.error;
   err.textContent = errorText(G.error);
@@ -158,7 +162,7 @@ export function renderGame(G) {
   renderChat(G);
   const turnText = G.result ? t("meta.played", { n: st.turns_played }) : t("meta.turn", { n: st.turns_played + 1 });
   $("meta").textContent = [turnText, t("meta.quiet", { q: st.quiet_turns, of: st.variant.quiet }), t("meta.trunks", { n: st.trunks.length }),
-    variantText(st.variant), tcText(G.timeControl)].join(" · ");
+    variantText(st.variant), tcText(G.timeControl), G.rated ? rt.textContent : t("game.casual")].join(" · ");
 }
 
 function statusText(G, phase, dr, st) {

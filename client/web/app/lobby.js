@@ -6,6 +6,8 @@ import { $, h, other, variantText, tcText, scoreText, sideName, errorText } from
 import { t, fmtDate } from "./i18n.js";
 import { S, app, send, mySide } from "./state.js";
 import { listGames } from "./api.js";
+import { ratedVariant, categoryOf, categoryName, ratingSpan } from "./ratings.js";
+import { openSignIn } from "./account.js";
 
 const NAME_KEY = "trunkfield.name";
 export const storedName = () => localStorage.getItem(NAME_KEY) ?? "";
@@ -86,21 +88,60 @@ function livePlayers(g) {
   const one = (s) => h("span", { class: `lp ${s}${away?.[s] ? " away" : ""}`, "data-side": s },
     h("span", { class: `presence ${away ? (away[s] ? "away" : "here") : "unknown"}` }, h("span", { class: "dot", "aria-hidden": "true" })),
     h("span", { class: "lp-name", text: p[s]?.name ?? "?" }),
+    g.rated ? ratingSpan(g.ratings?.[s]) : null,
     away?.[s] ? h("span", { class: "lp-away", text: ` (${t("live.away")})` }) : null);
   return h("span", { class: "who" }, one("silver"), " – ", one("bronze"));
+}
+
+// "Rated" or "Casual" for a listed game (its board and clock follow).
+const ratedWord = (g) => t(g.rated ? "game.ratedShort" : "game.casual");
+
+// The "Rated" switches: for accounts, for a game with a person on a rated board; otherwise off,
+// with the reason next to it.
+function renderRatedToggles() {
+  const acct = !!S.me?.account;
+  const createVariant = { size: Number($("cv-size").value), elephants: Number($("cv-elephants").value),
+    burnt: Number($("cv-burnt").value), quiet: Number($("cv-quiet").value) };
+  const bot = !!$("cv-opponent").value;
+  const cvOk = acct && !bot && ratedVariant(createVariant);
+  const cv = $("cv-rated");
+  cv.disabled = !cvOk;
+  if (!cvOk) cv.checked = false;
+  const cvHint = !acct ? "guest" : bot ? "bot" : !ratedVariant(createVariant) ? "variant" : null;
+  ratedHint($("cv-rated-hint"), cvHint, createVariant, timeControl($("cv-time").value));
+  const qmVariant = QUICK_VARIANTS[$("qm-variant").value] ?? QUICK_VARIANTS.standard;
+  const qmOk = acct && ratedVariant(qmVariant);
+  const qm = $("qm-rated");
+  qm.disabled = !qmOk;
+  if (!qmOk) qm.checked = false;
+  ratedHint($("qm-rated-hint"), !acct ? "guest" : !ratedVariant(qmVariant) ? "variant" : null, qmVariant, timeControl($("qm-time").value));
+}
+
+function ratedHint(el, why, variant, tc) {
+  el.replaceChildren();
+  el.dataset.why = why ?? "";
+  if (why === "guest") {
+    el.append(h("button", { type: "button", class: "linkish", text: t("rated.signIn"), onclick: () => openSignIn("login") }),
+      ` ${t("rated.toPlayRated")}`);
+  } else if (why === "bot") el.textContent = t("rated.noBot");
+  else if (why === "variant") el.textContent = t("rated.noVariant");
+  else el.textContent = t("rated.category", { cat: categoryName(categoryOf(variant, tc)) });
 }
 
 // ------------------------------------------------------------------ rendering
 export function renderLobby() {
   $("name-input").placeholder = S.me?.name ?? t("name.placeholder");
+  // An account's name is its username: no display name to choose.
+  $("name-form").hidden = !!S.me?.account;
+  renderRatedToggles();
 
   const open = $("open-games");
   open.replaceChildren(...S.lobby.map((g) => {
     const mine = S.me && g.creator?.id === S.me.player_id;
     const side = g.creator_side ? t("open.creatorPlays", { side: sideName(g.creator_side) }) : t("open.random");
-    return h("li", { "data-code": g.code },
-      h("span", { class: "who", text: g.creator?.name ?? "?" }),
-      h("span", { class: "what", text: `${variantText(g.variant)} · ${tcText(g.time_control)} · ${side}` }),
+    return h("li", { "data-code": g.code, "data-rated": g.rated ? "1" : "0" },
+      h("span", { class: "who" }, h("span", { class: "creator", text: g.creator?.name ?? "?" }), g.rated ? ratingSpan(g.creator_rating) : null),
+      h("span", { class: "what", text: [ratedWord(g), variantText(g.variant), tcText(g.time_control), side].join(" · ") }),
       mine
         ? h("button", { type: "button", class: "cancel small", text: t("open.cancel"), onclick: () => send({ type: "cancel_game", code: g.code }) })
         : h("button", { type: "button", class: "primary join small", text: t("open.join"), onclick: () => app.joinGame(g.code) }));
@@ -109,9 +150,9 @@ export function renderLobby() {
 
   // Games whose two players both left are not worth watching (the server drops them too).
   const live = S.live.filter((g) => !(g.away?.silver && g.away?.bronze));
-  $("live-games").replaceChildren(...live.map((g) => h("li", { "data-code": g.code },
+  $("live-games").replaceChildren(...live.map((g) => h("li", { "data-code": g.code, "data-rated": g.rated ? "1" : "0" },
     livePlayers(g),
-    h("span", { class: "what", text: [variantText(g.variant), tcText(g.time_control),
+    h("span", { class: "what", text: [ratedWord(g), variantText(g.variant), tcText(g.time_control),
       t("live.turn", { n: (g.turns ?? 0) + 1, side: g.to_move ? sideName(g.to_move) : "" }), scoreText(g.score),
       t("game.spectators", { n: g.spectators ?? 0 }), g.status === "suspended" ? t("live.suspended") : null].filter(Boolean).join(" · ") }),
     h("button", { type: "button", class: "watch small", text: t("live.watch"), onclick: () => app.navigate(`/g/${g.code}`) }))));
@@ -134,7 +175,7 @@ export function renderLobby() {
   $("qm-form").hidden = !!q;
   $("qm-wait").hidden = !q;
   if (q) $("qm-wait-text").textContent = q.state === "waiting"
-    ? t("qm.looking", { variant: variantText(q.variant), tc: tcText(q.time_control) })
+    ? t(q.rated ? "qm.lookingRated" : "qm.looking", { variant: variantText(q.variant), tc: tcText(q.time_control) })
     : t("qm.asking");
   $("create-btn").textContent = $("cv-opponent").value ? t("create.playBot") : t("create.create");
   renderRecent();
@@ -211,6 +252,7 @@ export function setupLobby() {
       public: $("cv-public").checked,
     };
     const bot = Number($("cv-opponent").value);
+    if ($("cv-rated").checked && !$("cv-rated").disabled) msg.rated = true;
     if (bot >= 1 && bot <= 5) {
       msg.bot = bot;
       S.bot = { level: bot, at: Date.now() };
@@ -219,6 +261,9 @@ export function setupLobby() {
     send(msg);
   });
   $("cv-opponent").addEventListener("change", () => renderLobby());
+  for (const id of ["cv-size", "cv-elephants", "cv-burnt", "cv-quiet", "cv-time", "qm-variant", "qm-time"])
+    $(id).addEventListener("change", () => renderRatedToggles());
+  $("cv-quiet").addEventListener("input", () => renderRatedToggles());
 
   $("join-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -236,8 +281,11 @@ export function setupLobby() {
     ev.preventDefault();
     const variant = QUICK_VARIANTS[$("qm-variant").value] ?? QUICK_VARIANTS.standard;
     const time_control = timeControl($("qm-time").value);
-    S.quick = { state: "asking", variant, time_control };
-    send({ type: "quick_match", time_control, variant });
+    const rated = $("qm-rated").checked && !$("qm-rated").disabled;
+    S.quick = { state: "asking", variant, time_control, rated };
+    const msg = { type: "quick_match", time_control, variant };
+    if (rated) msg.rated = true;
+    send(msg);
     app.render();
   });
   $("qm-cancel").addEventListener("click", () => {

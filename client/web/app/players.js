@@ -1,11 +1,14 @@
 // The two player cards of a game screen, directly above and below the board: name, presence
 // (connected, or away with the time left before the opponent may claim the win), clock, and the
 // counts that make the score. The opponent's card is on top, the player's own below (for a
-// spectator: bronze on top, silver, who starts from the south, below).
+// spectator: bronze on top, silver, who starts from the south, below). In a rated game the name
+// has its rating as the game began, lichess's way ("ann (1500?)"), and after it the change
+// ("+12"); an account's name links to its player page.
 import { $, h, other, SideName, fmtClock, playerName } from "./dom.js";
 import { t } from "./i18n.js";
 import { pieceIcon } from "./board.js";
 import { mySide, botLevel } from "./state.js";
+import { playerLink, ratingSpan, ratingChange, diffSpan } from "./ratings.js";
 
 export function clockMs(G, s) {
   const c = G.clocks;
@@ -38,7 +41,10 @@ function card(G, st, s) {
     h("div", { class: "pc-top" },
       pieceIcon(s, 26, s === "silver" ? "N" : "E"),
       h("span", { class: "pc-name" },
-        h("span", { class: "name", text: playerName(G.players, s) }),
+        h("span", { class: "pc-who" },
+          G.players?.[s] ? playerLink(G.players[s], { rated: G.rated }) : h("span", { class: "name", text: playerName(G.players, s) }),
+          ratingSpan(G.players?.[s]?.rating),
+          ratingChange(G, s) ? diffSpan(ratingChange(G, s).diff) : null),
         h("span", { class: "pc-tag", text: tags })),
       h("span", { class: `presence ${pr.cls}`, "data-presence": pr.cls, title: pr.text },
         h("span", { class: "dot", "aria-hidden": "true" }), h("span", { class: `ptext${pr.cls === "bot" ? " sr-only" : ""}`, text: pr.text })),

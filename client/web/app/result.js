@@ -3,9 +3,10 @@
 // rematch offer the opponent can accept (protocol: rematch / rematch_decline, then `matched`),
 // "play again" against the computer or "new game, same settings" (a new create_game), the
 // replay, the lobby. Spectators get a link to the rematch when the players start one.
-import { $, other, SideName, sideName, playerName } from "./dom.js";
+import { $, h, other, SideName, sideName, playerName } from "./dom.js";
 import { t } from "./i18n.js";
 import { S, send, mySide, botLevel } from "./state.js";
+import { ratingChange, ratingText, diffSpan, categoryName } from "./ratings.js";
 
 // The game's result in words: {head, why, score}; null while it goes on.
 export function resultWords(G) {
@@ -55,6 +56,7 @@ export function renderResult(G) {
   $("result-head").textContent = w.head;
   $("result-why").textContent = w.why;
   $("result-score").textContent = w.score;
+  renderRatingChanges(G);
   const side = mySide(G);
   const opp = side ? G.players[other(side)] : null;
   const bot = botLevel(opp);
@@ -86,6 +88,34 @@ export function renderResult(G) {
   }
 }
 
+// A rated game's rating changes, once the server applied them: the player's own first, then the
+// opponent's (a spectator: silver, bronze): "ann 1500? → 1512? +12". Before they come: a line
+// saying they are being computed. A rated game counts once a turn was played, and not when
+// aborted (server/room_timers.cpp).
+function renderRatingChanges(G) {
+  const box = $("result-ratings");
+  const counts = G.result && G.result.reason !== "aborted" && G.status !== "aborted" && !!G.result.winner && G.turns.length > 0;
+  const rated = G.rated && (!!G.ratings || counts);
+  box.hidden = !rated;
+  if (!rated) return box.replaceChildren();
+  box.dataset.state = G.ratings ? "done" : "waiting";
+  if (!G.ratings) return box.replaceChildren(h("span", { class: "hint", text: t("result.ratingsWaiting") }));
+  const mine = mySide(G);
+  const order = mine ? [mine, other(mine)] : ["silver", "bronze"];
+  const lines = order.map((s) => {
+    const c = ratingChange(G, s);
+    if (!c) return null;
+    const before = { rating: c.before, provisional: G.players[s]?.rating?.provisional ?? c.after.provisional };
+    return h("li", { class: `rating-line ${s}`, "data-side": s },
+      h("span", { class: "rl-name", text: playerName(G.players, s) }), " ",
+      h("span", { class: "rl-before", text: ratingText(before) }), " → ",
+      h("b", { class: "rl-after", text: ratingText(c.after) }), " ",
+      diffSpan(c.diff));
+  });
+  box.replaceChildren(h("span", { class: "rl-title", text: t("result.ratingsTitle", { cat: categoryName(G.ratings.category) }) }),
+    h("ul", { class: "rating-lines" }, ...lines));
+}
+
 // Remembered per game code: how a game this page created was set up (create_game has fields a
 // snapshot does not show, such as `public`).
 const CREATED_KEY = "trunkfield.created";
@@ -115,6 +145,7 @@ export function sameSettings(G) {
     color: c?.color ?? side ?? "random", public: c?.public ?? true };
   const bot = botLevel(G.players[other(side)]);
   if (bot) msg.bot = bot;
+  else if (G.rated && S.me?.account) msg.rated = true;
   return msg;
 }
 

@@ -1,8 +1,8 @@
 // The page's shared state and the hooks app.js fills in (so screens can send, navigate and
 // redraw without importing app.js).
 export const S = {
-  me: null,            // welcome: {player_id, name, token, games}
-  route: { view: "lobby" }, // {view: "lobby" | "game" | "replay" | "how", code?}
+  me: null,            // welcome: {player_id, name, token, games, account: null | {username, ratings}}
+  route: { view: "lobby" }, // {view: "lobby" | "game" | "replay" | "how" | "profile" | "leaderboard", code?, name?, category?}
   games: new Map(),    // code -> game view (game.js)
   lobby: [],           // open games (lobby message)
   live: [],            // live games (live message)
@@ -10,6 +10,8 @@ export const S = {
   bot: null,           // a create_game with a bot in flight: {level, code?, at}
   recent: { games: [], next: null, error: null, loading: false, loadedFor: null },
   replay: null,        // replay.js
+  profile: null,       // the player page shown (profile.js)
+  board: null,         // the leaderboard shown (leaderboard.js)
   pendingJoin: null,   // the code of a join_game in flight
   refSeq: 0,
   doneRefs: new Set(), // refs of setups/turns already settled (a resent one's late error is void)
