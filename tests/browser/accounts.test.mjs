@@ -208,6 +208,9 @@ test("register, sign out, sign in again; errors in words next to their field", a
   await phone.click("#login-submit");
   await phone.waitForFunction(() => window.trunkfield.S.me?.account?.username === "Annika");
   await shot(phone, "account-signed-in-phone");
+  await openMenu(phone);
+  await shot(phone, "account-menu-phone");
+  await phone.keyboard.press("Escape");
   await openMenu(page);
   await page.click("#menu-signout-all");
   await page.waitForFunction(() => window.trunkfield.S.me && !window.trunkfield.S.me.account);
@@ -241,6 +244,13 @@ test("two accounts play a rated game to its end; both pages show the ratings and
   assert.match(await open.locator(".what").innerText(), /^Rated · 9×9, 5 elephants, 3 burnt, quiet 40 · untimed · /);
   assert.equal(await open.getAttribute("data-rated"), "1");
   await shot(bob, "rated-lobby-open-phone");
+  await watcher.locator(`#open-games li[data-code="${code}"]`).waitFor();
+  await watcher.locator("#open-games").scrollIntoViewIfNeeded();
+  await shot(watcher, "rated-lobby-open-desktop");
+  // a guest's Join on a rated game asks to sign in first
+  await watcher.locator(`#open-games li[data-code="${code}"] .join`).click();
+  await watcher.waitForSelector("#account-dialog[open]");
+  await watcher.click("#acct-close");
   await open.locator(".join").click();
   await bob.waitForURL(new RegExp(`/g/${code}$`));
 

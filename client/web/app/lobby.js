@@ -144,7 +144,9 @@ export function renderLobby() {
       h("span", { class: "what", text: [ratedWord(g), variantText(g.variant), tcText(g.time_control), side].join(" · ") }),
       mine
         ? h("button", { type: "button", class: "cancel small", text: t("open.cancel"), onclick: () => send({ type: "cancel_game", code: g.code }) })
-        : h("button", { type: "button", class: "primary join small", text: t("open.join"), onclick: () => app.joinGame(g.code) }));
+        : h("button", { type: "button", class: "primary join small", text: t("open.join"),
+          // a rated game is for accounts: a guest signs in first
+          onclick: () => (g.rated && !S.me?.account ? openSignIn("login") : app.joinGame(g.code)) }));
   }));
   $("open-empty").hidden = S.lobby.length > 0;
 
