@@ -217,6 +217,9 @@ test("register, sign out, sign in again; errors in words next to their field", a
   await phone.waitForFunction(() => window.trunkfield.S.me && !window.trunkfield.S.me.account, null, { timeout: 15000 });
   assert.ok(await phone.locator("#signin-btn").isVisible());
   await phone.waitForFunction(() => /You were signed out/.test(document.querySelector("#toast").textContent));
+  assert.ok(await phone.locator("#lobby-error").isHidden(), "the toast says it; no error about the token");
+  const after = await me(phone);
+  assert.equal(after.stored, after.token, "the new guest's token replaced the revoked one");
   await shot(phone, "account-guest-phone");
   await page.context().close();
   await phone.context().close();

@@ -80,8 +80,10 @@ export class Connection {
         for (const x of q) this.send(x);
         return;
       }
-      if (m.type === "error" && m.code === "bad_token" && !this.ready) {
-        // The server forgot us (a new database): start over as a new player.
+      if (m.type === "error" && m.code === "bad_token") {
+        // At the hello: the server forgot us (a new database). Later: this account was signed
+        // out by another connection (sign out everywhere, a new password), and the server closes
+        // this one. Either way the token is void: start over as a new player.
         localStorage.removeItem(TOKEN_KEY);
         ws.close();
         return;
