@@ -141,12 +141,15 @@ function bundle(entryAbs) {
 // Every language has exactly the keys of English, and every key the code or the page names
 // literally exists (keys built at run time, like `rule.${code}`, are covered by the first check).
 async function checkLanguages() {
-  const { pathToFileURL } = await import("node:url");
   const dir = path.join(APP, "lang");
   if (!fs.existsSync(dir)) return; // a client without translations
   const langs = {};
+  // Imported as data: URLs, which are ES modules to every Node: Debian 12's Node 18 reads a .js
+  // file outside a "type": "module" package as CommonJS (the language files import nothing).
+  const asModule = (file) =>
+    import("data:text/javascript;base64," + fs.readFileSync(file).toString("base64"));
   for (const f of fs.readdirSync(dir).filter((x) => x.endsWith(".js")))
-    langs[f.replace(/\.js$/, "")] = Object.values(await import(pathToFileURL(path.join(dir, f)).href))[0];
+    langs[f.replace(/\.js$/, "")] = Object.values(await asModule(path.join(dir, f)))[0];
   const en = langs.en;
   if (!en) fail("lang/en.js is missing");
   for (const [l, strings] of Object.entries(langs)) {
