@@ -5,10 +5,10 @@
 // both pages show the ratings and their change; the player page and the leaderboard.
 // Screenshots (TF_ARTIFACTS): account-*.png, rated-*.png, profile-*.png, leaderboard-*.png, on
 // a desktop and a phone-width viewport.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { ART, DESKTOP, PHONE, startServer, launchBrowser, PageProblems, TcpPlayer, newPlayer, cell, cellName, clickTurn,
+import { ART, DESKTOP, PHONE, serverAndBrowser, PageProblems, TcpPlayer, newPlayer, cell, cellName, clickTurn,
   waitMyTurn, gameOf, EXAMPLE, sleep } from "./lib.mjs";
 
 let server, browser;
@@ -18,15 +18,7 @@ const shot = async (page, name) => {
   await page.screenshot({ path: path.join(ART, `${name}.png`) });
 };
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-  assert.deepEqual(problems.list, [], "no uncaught errors and no CSP violation in the pages");
-});
+serverAndBrowser(problems, (s, b) => ([server, browser] = [s, b]));
 
 const me = (page) => page.evaluate(() => {
   const m = window.trunkfield.S.me;

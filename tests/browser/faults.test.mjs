@@ -2,24 +2,16 @@
 // Each test failed on the client before its fix (see the commit that fixed it); they observe
 // the page as a player does (what is drawn where, what the lists say), not how it is built.
 // The opponent is a scripted TCP client playing the example game of docs/RULES.md.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { ART, PHONE, DESKTOP, startServer, launchBrowser, PageProblems, TcpPlayer, newPlayer, exampleGame, tcpTurn,
+import { ART, PHONE, DESKTOP, serverAndBrowser, PageProblems, TcpPlayer, newPlayer, exampleGame, tcpTurn,
   clickTurn, waitMyTurn, gameOf, cell, EXAMPLE, sleep } from "./lib.mjs";
 
 let server, browser;
 const problems = new PageProblems();
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-  assert.deepEqual(problems.list, [], "no uncaught errors and no CSP violation in the pages");
-});
+serverAndBrowser(problems, (s, b) => ([server, browser] = [s, b]));
 
 // Ann (silver, browser) against Bob (bronze, TCP) in the example game, after its first two turns:
 // b1-d1:N (c1 jumped: it faces south now) and a3-b3. Ann is to move.

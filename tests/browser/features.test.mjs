@@ -4,10 +4,10 @@
 // again", French, the phone layout, How to play and its practice, chat, the security headers
 // and the loading order (the lobby before the rules). Tests that need a server feature not
 // there yet were skipped; the server has them all now.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { ART, PHONE, DESKTOP, startServer, launchBrowser, PageProblems, TcpPlayer, newPlayer, exampleGame, tcpTurn,
+import { ART, PHONE, DESKTOP, serverAndBrowser, PageProblems, TcpPlayer, newPlayer, exampleGame, tcpTurn,
   clickTurn, waitMyTurn, gameOf, cell, EXAMPLE, sleep } from "./lib.mjs";
 
 let server, browser;
@@ -15,15 +15,7 @@ const problems = new PageProblems();
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; style-src 'self'; img-src 'self'; " +
   "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-  assert.deepEqual(problems.list, [], "no uncaught errors and no CSP violation in the pages");
-});
+serverAndBrowser(problems, (s, b) => ([server, browser] = [s, b]));
 
 const hooks = (page) => page.evaluate(() => ({ motion: window.trunkfield.motion.map((m) => m.kind),
   sounds: window.trunkfield.sounds.map((s) => s.kind), muted: window.trunkfield.sounds.map((s) => s.muted) }));

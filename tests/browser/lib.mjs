@@ -9,6 +9,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import assert from "node:assert/strict";
+import { after, before } from "node:test";
 import { chromium } from "playwright-core";
 
 export const SERVER = process.env.TF_SERVER_BIN;
@@ -62,6 +64,23 @@ export function launchBrowser() {
 
 // Collects what must fail a test: uncaught page errors and CSP violations (Chromium reports
 // them on the console as errors mentioning the Content Security Policy).
+// A test file's server and browser, started before its tests and stopped after them; the file's
+// pages must have raised no uncaught error and no CSP violation (collected in `problems`).
+// `set` receives both once they run.
+export function serverAndBrowser(problems, set) {
+  let server, browser;
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+    set(server, browser);
+  });
+  after(async () => {
+    await browser?.close();
+    server?.stop();
+    assert.deepEqual(problems.list, [], "no uncaught errors and no CSP violation in the pages");
+  });
+}
+
 export class PageProblems {
   constructor() {
     this.list = [];
