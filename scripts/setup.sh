@@ -10,23 +10,25 @@ mode=${1:-all}
 
 # Building the server, the web client's WebAssembly rules (emscripten, which brings Node.js) and
 # the Debian package (dpkg-dev, in build-essential; CPack finds the executables for
-# dpkg-shlibdeps with `file`).
+# dpkg-shlibdeps with `file`); libpq for the PostgreSQL store.
 packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libboost-dev libboost-system-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
-  libsqlite3-dev libsodium-dev
+  libsqlite3-dev libsodium-dev libpq-dev
   emscripten file
 )
 if [[ $mode == all ]]; then
   # The tests: doctest, the fuzzers' clang, the browser test's chromium, Python for the
   # integration scripts, debootstrap for the package test, systemd-analyze for the unit's check,
-  # nginx and openssl for the reverse proxy test.
+  # nginx and openssl for the reverse proxy test, PostgreSQL's server for the tests that start
+  # their own (scripts/pg-test-cluster.sh; no system service is started).
   packages+=(
     doctest-dev
     clang libclang-rt-14-dev
     chromium
     python3 python3-jsonschema tmux procps
     debootstrap systemd nginx openssl
+    postgresql-15
   )
   # Node.js and npm: Debian's, unless a node is already there (e.g. from NodeSource).
   command -v node >/dev/null 2>&1 || packages+=(nodejs)

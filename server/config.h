@@ -14,8 +14,10 @@ struct Config {
     std::uint16_t tcp_port = 8081;
     std::string web_root;  // the web client's files, served at "/" (empty: none)
     std::string data_dir = "trunkfield-data";  // the store: DIR/trunkfield.db (created)
-    std::string store = "sqlite";              // sqlite, or memory (nothing kept: benchmarks)
-    std::string sync = "full";                 // full, normal or off (docs/ARCHITECTURE.md)
+    std::string store = "sqlite";         // sqlite, postgres, or memory (nothing kept: benchmarks)
+    std::string database_url;             // --store postgres: the libpq connection string
+    bool accept_unsafe_database = false;  // start on a PostgreSQL with fsync/sync commit off
+    std::string sync = "full";            // full, normal or off (docs/ARCHITECTURE.md)
     std::string fault_file;         // tests only: the store injects the faults this file names
     int workers = 2;                // threads for store reads (history API) and computer opponents
     double drain_seconds = 5;       // SIGTERM: longest wait for in-flight writes

@@ -20,6 +20,7 @@
 #include "server/hub.h"
 #include "server/io_thread.h"
 #include "server/listener.h"
+#include "server/pg_store.h"
 #include "server/sqlite_store.h"
 #include "server/static_files.h"
 #include "server/systemd.h"
@@ -120,6 +121,22 @@ int run_backup(const std::string& data, const std::string& to) {
     }
 }
 
+int run_migrate(const std::string& data, const tf::server::PgOptions& to) {
+    if (to.url.empty()) {
+        std::cerr << "migrate-from-sqlite: --database-url (or TRUNKFIELD_DATABASE_URL) is "
+                     "required\n";
+        return 2;
+    }
+    spdlog::set_level(spdlog::level::warn);
+    try {
+        std::cout << "migrate-from-sqlite: " << tf::server::migrate_sqlite_to_pg(data, to) << "\n";
+        return 0;
+    } catch (const std::exception& e) {
+        std::cerr << "migrate-from-sqlite: " << e.what() << "\n";
+        return 1;
+    }
+}
+
 int run_restore(const std::string& from, const std::string& data, bool force) {
     try {
         std::string aside;
@@ -150,10 +167,17 @@ int main(int argc, char** argv) {
                    "data directory holding the game store trunkfield.db (created when missing)")
         ->capture_default_str();
     app.add_option("--store", cfg.store,
-                   "sqlite (durable, in --data) or memory (nothing survives a restart and the "
-                   "history API sees no game: benchmarks and throwaway servers only)")
-        ->check(CLI::IsMember({"sqlite", "memory"}))
+                   "sqlite (durable, in --data), postgres (durable, shared by several servers: "
+                   "--database-url) or memory (nothing survives a restart and the history API "
+                   "sees no game: benchmarks and throwaway servers only)")
+        ->check(CLI::IsMember({"sqlite", "postgres", "memory"}))
         ->capture_default_str();
+    app.add_option("--database-url", cfg.database_url,
+                   "--store postgres: the database, as a libpq connection string "
+                   "(postgresql://user:password@host:port/dbname, or \"host=... dbname=...\")");
+    app.add_flag("--accept-unsafe-database", cfg.accept_unsafe_database,
+                 "--store postgres: start even if the database runs with fsync or "
+                 "synchronous_commit off (an acknowledged turn could then be lost in a crash)");
     app.add_option("--sync", cfg.sync,
                    "store durability: full (survives power loss), normal (survives a crash of "
                    "the server), off (benchmarks only)")
@@ -279,6 +303,15 @@ int main(int argc, char** argv) {
     restore->add_flag("--force", restore_force,
                       "replace a store the folder already holds (its files are kept beside it "
                       "as trunkfield.db.replaced-DATE)");
+    std::string migrate_data;
+    CLI::App* migrate = app.add_subcommand(
+        "migrate-from-sqlite",
+        "copy the SQLite store of a data folder no server is running on into an empty "
+        "PostgreSQL database (--database-url, given before or after the subcommand), verify "
+        "every copied game by reading it back and replaying its record, and exit");
+    CLI::Option* migrate_data_opt =
+        migrate->add_option("--data", migrate_data, "data folder (default: as for backup)");
+    migrate->add_option("--database-url", cfg.database_url, "the PostgreSQL database");
     app.require_subcommand(0, 1);
     try {
         app.parse(argc, argv);
@@ -301,6 +334,9 @@ int main(int argc, char** argv) {
     if (*restore)
         return run_restore(restore_from, restore_data_opt->count() ? restore_data : cfg.data_dir,
                            restore_force);
+    if (*migrate)
+        return run_migrate(migrate_data_opt->count() ? migrate_data : cfg.data_dir,
+                           {cfg.database_url, cfg.accept_unsafe_database});
 
     auto lvl = spdlog::level::from_str(level);
     if (lvl == spdlog::level::off && level != "off") {
@@ -322,6 +358,12 @@ int main(int argc, char** argv) {
         if (cfg.store == "memory") {
             store = std::make_unique<tf::server::NullStore>();
             spdlog::warn("store: memory only, games do not survive a restart (--store memory)");
+        } else if (cfg.store == "postgres") {
+            if (cfg.database_url.empty())
+                throw tf::server::StoreError(
+                    "--store postgres needs --database-url (or TRUNKFIELD_DATABASE_URL)");
+            store = tf::server::open_pg_store({cfg.database_url, cfg.accept_unsafe_database});
+            spdlog::info("store: PostgreSQL ({})", tf::server::redact_url(cfg.database_url));
         } else {
             store = tf::server::open_sqlite_store(cfg.data_dir, cfg.sync == "full" ? SyncLevel::Full
                                                                 : cfg.sync == "normal"

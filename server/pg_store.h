@@ -28,6 +28,9 @@ struct PgOptions {
 // Throws StoreError when the database is unreachable, unsafe, or has a newer schema.
 std::unique_ptr<Store> open_pg_store(const PgOptions& options);
 
+// The connection string for logs: host, port, database and user, never a password.
+std::string redact_url(const std::string& url);
+
 // `trunkfield-server migrate-from-sqlite`: copies every player, token, account, rating, game and
 // journal row of the SQLite store in `dir` into the (empty) PostgreSQL store at `options.url`,
 // then reads every copied game back and compares it row by row. Returns a summary line; throws
