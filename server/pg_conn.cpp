@@ -268,8 +268,20 @@ void Conn::complete() {
     if (done) done(std::move(answer_));
 }
 
+// libpq's messages span lines ("...\n\tThis probably means..."): one line for our logs.
+std::string one_line(std::string why) {
+    std::string out;
+    for (char c : why) {
+        if (c == '\n' || c == '\t') c = ' ';
+        if (c == ' ' && (out.empty() || out.back() == ' ')) continue;
+        out += c;
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
 void Conn::fail(std::string why) {
-    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+    why = one_line(std::move(why));
     if (why.empty()) why = "the connection to the database failed";
     close();
     auto connected = std::move(connected_);

@@ -65,6 +65,9 @@ struct Answer {
 // opposed to the database's trouble (down, disk full, shutting down, out of resources).
 bool request_error(const std::string& sqlstate);
 
+// A libpq message on one line.
+std::string one_line(std::string why);
+
 class Conn {
   public:
     using Statements = std::vector<std::pair<std::string, std::string>>;  // name, SQL

@@ -5,6 +5,7 @@
 
 #include <iterator>
 
+#include "server/pg_conn.h"
 #include "server/pg_store.h"
 
 namespace tf::server::pg {
@@ -127,8 +128,7 @@ Blocking::Blocking(const std::string& conninfo) {
     const char* values[] = {"trunkfield-server", conninfo.c_str(), nullptr};
     conn_ = PQconnectdbParams(keys, values, 1);
     if (!conn_ || PQstatus(conn_) != CONNECTION_OK) {
-        std::string why = conn_ ? PQerrorMessage(conn_) : "out of memory";
-        while (!why.empty() && why.back() == '\n') why.pop_back();
+        std::string why = one_line(conn_ ? PQerrorMessage(conn_) : "out of memory");
         PQfinish(conn_);
         conn_ = nullptr;
         throw StoreError("cannot connect to the database: " + why);
@@ -155,7 +155,7 @@ Blocking::Rows Blocking::exec(const std::string& sql,
         std::string why = r ? PQresultErrorMessage(r) : PQerrorMessage(conn_);
         const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
         PQclear(r);
-        while (!why.empty() && why.back() == '\n') why.pop_back();
+        why = one_line(why);
         const bool fault =
             !state || PQstatus(conn_) != CONNECTION_OK || std::string(state).rfind("08", 0) == 0;
         throw StoreError("postgresql: " + why, fault);
