@@ -153,6 +153,8 @@ void Conn::prepared(Answer a) {
             why = "preparing " + statements_[*f].first + ": " + a.results[*f].error();
     if (!why.empty()) return fail(why);
     state_ = State::Ready;
+    lost_.clear();
+    arm(false);
     auto done = std::move(connected_);
     connected_ = nullptr;
     if (done) done("");
@@ -254,8 +256,21 @@ void Conn::arm(bool write) {
             if (gen != gen_) return;
             (write ? write_armed_ : read_armed_) = false;
             if (ec) return fail(ec.message());
-            if (state_ == State::Running) pump();
+            if (state_ == State::Running) return pump();
+            if (state_ == State::Ready && !write) idle_input();
         });
+}
+
+// Between batches the socket stays watched: a database that went away (restarted, the
+// connection terminated by an administrator) is noticed now, not by the next batch, which
+// would otherwise fail for a connection that was dead before it was sent.
+void Conn::idle_input() {
+    if (!PQconsumeInput(conn_) || PQstatus(conn_) == CONNECTION_BAD) {
+        lost_ = one_line(PQerrorMessage(conn_));
+        close();
+        return;
+    }
+    arm(false);
 }
 
 void Conn::complete() {
@@ -263,6 +278,7 @@ void Conn::complete() {
     // A batch that ended early (the server closed in the middle) leaves results missing.
     while (answer_.results.size() < expected_) answer_.results.emplace_back(nullptr);
     state_ = State::Ready;
+    arm(false);
     auto done = std::move(done_);
     done_ = nullptr;
     if (done) done(std::move(answer_));

@@ -85,6 +85,8 @@ class Conn {
     // database stopped answering) ends with the connection closed and an error.
     void run(std::vector<Query> queries, std::function<void(Answer)> done);
     void close();
+    // Why the connection closed while idle ("" if it did not): the database went away.
+    const std::string& lost() const { return lost_; }
 
     static constexpr std::chrono::seconds kTimeout{15};
 
@@ -98,6 +100,7 @@ class Conn {
     void fail(std::string why);
     void complete();
     void take_socket();
+    void idle_input();
 
     boost::asio::io_context& io_;
     std::string conninfo_;
@@ -114,6 +117,7 @@ class Conn {
     std::size_t expected_ = 0, cur_ = 0;
     bool have_cur_ = false;
     Answer answer_;
+    std::string lost_;
 };
 
 }  // namespace tf::server::pg

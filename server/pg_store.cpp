@@ -6,7 +6,7 @@
 //    fails for the request's own reason (a broken key, a tf_check) rolls the group back: that
 //    operation fails alone and the others go again at once. Anything else (the database down,
 //    disk full, a timeout) fails the group as the store's fault: the store turns unhealthy,
-//    reconnects with backoff (100 ms doubling to 5 s) and probes until a write commits.
+//    reconnects with backoff (100 ms doubling to 2 s) and probes until a write commits.
 //  - the reader answers lookups and the history API, one pipeline segment per read.
 // A rated game's end reads both ratings first (one more round trip, outside the group), then
 // writes the update guarded by the game count it read, so that a rating changed meanwhile (by
@@ -47,7 +47,7 @@ using pg::Query;
 using Results = std::vector<pg::Result>;
 
 constexpr std::size_t kMaxGroup = 512;
-constexpr std::chrono::milliseconds kFirstBackoff{100}, kMaxBackoff{5000};
+constexpr std::chrono::milliseconds kFirstBackoff{100}, kMaxBackoff{2000};
 constexpr int kMaxRateAttempts = 5;
 
 std::int64_t now_ms() {
@@ -360,6 +360,7 @@ class PgStore : public Store {
     struct ReadJob {
         std::vector<Query> queries;
         std::function<void(pg::Answer)> done;
+        bool retried = false;
     };
 
     void stop() {
@@ -571,11 +572,18 @@ class PgStore : public Store {
             return;
         }
         reading_ = true;
-        auto job = std::move(rq_.front());
+        auto job = std::make_shared<ReadJob>(std::move(rq_.front()));
         rq_.pop_front();
-        rd_.run(std::move(job.queries), [this, done = std::move(job.done)](pg::Answer a) {
+        rd_.run(job->queries, [this, job](pg::Answer a) {
             reading_ = false;
-            done(std::move(a));
+            // A read lost with its connection is tried once more on a new one (reads change
+            // nothing; a database that restarted is usually back by then).
+            if (!a.error.empty() && !job->retried) {
+                job->retried = true;
+                rq_.push_front(std::move(*job));
+                return read_next();
+            }
+            job->done(std::move(a));
             read_next();
         });
     }
