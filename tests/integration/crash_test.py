@@ -271,6 +271,8 @@ def main():
     work = tempfile.mkdtemp(prefix="tf-crash-")
     data = os.path.join(work, "data")
     store = PgStore(args.database_url) if args.database_url else SqliteStore(data)
+    if args.database_url:
+        print(f"store: PostgreSQL database {store.name}")
     http, tcp = free_port(), free_port()
     server = Server(server_bin, data, http, tcp, os.path.join(work, "server.log"),
                     store.server_args())
