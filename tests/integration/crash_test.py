@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -202,14 +203,28 @@ def check_journal(store, logs):
 def check_replays(http, cli_bin, over):
     """Each finished game is over on the history API, and its record replays with
     `trunkfield rules replay` to the result the server stored. Returns ok."""
+    def api(path):
+        try:
+            return get(f"http://127.0.0.1:{http}/api/games/{path}")
+        except urllib.error.HTTPError as e:
+            print(f"game {code}: GET /api/games/{path} answered {e.code}: {e.read()[:300]!r}")
+            return None
+
     ok = True
     for code in over:
-        meta = json.loads(get(f"http://127.0.0.1:{http}/api/games/{code}"))
+        meta = api(code)
+        if meta is None:
+            ok = False
+            continue
+        meta = json.loads(meta)
         if meta["status"] != "over":
             print(f"game {code}: status {meta['status']}, expected over")
             ok = False
             continue
-        record = get(f"http://127.0.0.1:{http}/api/games/{code}/record")
+        record = api(f"{code}/record")
+        if record is None:
+            ok = False
+            continue
         replay = subprocess.run([cli_bin, "rules", "replay", "-"], input=record,
                                 capture_output=True)
         result = json.loads(replay.stdout)
@@ -224,12 +239,18 @@ def check_replays(http, cli_bin, over):
     return ok
 
 
-def start_clients(client_bin, tcp, work, clients, seed):
-    """crash_client processes, client i logging to work/client<i>.log; (procs, logs, stop)."""
+def start_clients(client_bin, tcp, work, clients, seed, quiet=False):
+    """crash_client processes, client i logging to work/client<i>.log (and, when quiet, its
+    messages about resynchronizations to work/client<i>.err); (procs, logs, stop)."""
     stop_file = os.path.join(work, "stop")
     logs = [os.path.join(work, f"client{i}.log") for i in range(clients)]
-    procs = [subprocess.Popen([client_bin, str(tcp), logs[i], stop_file, str(seed + i)])
-             for i in range(clients)]
+    procs = []
+    for i in range(clients):
+        err = open(os.path.join(work, f"client{i}.err"), "w") if quiet else None
+        procs.append(subprocess.Popen([client_bin, str(tcp), logs[i], stop_file, str(seed + i)],
+                                      stderr=err))
+        if err:
+            err.close()
     return procs, logs, stop_file
 
 
