@@ -135,7 +135,9 @@ def with_dbname(conninfo, dbname):
     """The conninfo with its database replaced (URI or key=value form)."""
     if re.match(r"postgres(ql)?://", conninfo):
         u = urllib.parse.urlsplit(conninfo)
-        return urllib.parse.urlunsplit(u._replace(path="/" + dbname))
+        query = [(k, v) for k, v in urllib.parse.parse_qsl(u.query) if k != "dbname"]
+        query = urllib.parse.urlencode(query, safe="/")
+        return f"{u.scheme}://{u.netloc}/{dbname}" + (f"?{query}" if query else "")
     return f"{conninfo} dbname={dbname}"  # libpq: the last of a repeated keyword wins
 
 
