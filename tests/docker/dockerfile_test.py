@@ -7,7 +7,11 @@
 - every flag in ENTRYPOINT and CMD is one `trunkfield-server --help` lists; --data is the VOLUME,
   --bind listens on all addresses, the ports are the EXPOSEd ones and the healthcheck's;
 - docker/compose.yaml builds that Dockerfile and mounts a named volume on the data directory;
-- README.md has a "Deploy with Docker" section naming those files.
+- its profile `postgres` (the default service stays without one) runs docker/postgres.Dockerfile
+  (Debian's postgresql-15, data on a named volume, a pg_isready healthcheck) and a server started
+  on it with --store postgres and a --database-url naming that service, the role and the database
+  its entrypoint creates, once the database is healthy;
+- README.md has a "Deploy with Docker" section naming those files and the profile.
 
     python3 tests/docker/dockerfile_test.py --server build/bin/trunkfield-server
 """
@@ -238,6 +242,104 @@ class RuntimeFlags(unittest.TestCase):
             self.assertRegex(compose, rf'"?\d+:{port}"?')
 
 
+def compose_services(text):
+    """{service name: its block of docker/compose.yaml} (two-space indented keys under
+    `services:`, up to the next one or the next top-level key)."""
+    body = re.search(r"(?ms)^services:[ \t]*\n(.*?)(?=^\S|\Z)", text).group(1)
+    parts = re.split(r"(?m)^  ([A-Za-z0-9_.-]+):[ \t]*\n", body)
+    return dict(zip(parts[1::2], parts[2::2]))
+
+
+def compose_command(block):
+    """The service's `command:` in flow form (a JSON list of strings), or None."""
+    m = re.search(r"(?s)command:\s*(\[.*?\])", block)
+    return exec_form(m.group(1)) if m else None
+
+
+def substitute(text):
+    """Compose's ${VAR:-default} / ${VAR} interpolation with every variable unset."""
+    return re.sub(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::?-([^}]*))?\}", lambda m: m.group(1) or "", text)
+
+
+class PostgresProfile(unittest.TestCase):
+    def setUp(self):
+        self.compose = read("docker/compose.yaml")
+        self.services = compose_services(self.compose)
+        self.db = self.services.get("postgres")
+        self.server = self.services.get("trunkfield-postgres")
+        self.assertIsNotNone(self.db, "compose.yaml has no `postgres` service")
+        self.assertIsNotNone(self.server, "compose.yaml has no `trunkfield-postgres` service")
+
+    def test_default_profile_unchanged(self):
+        self.assertNotIn("profiles:", self.services["trunkfield"])
+        for name, block in self.services.items():
+            if name != "trunkfield":
+                self.assertRegex(block, r"profiles:\s*\[\s*postgres\s*\]", name)
+        # A required variable (${X:?}) would be demanded by `docker compose up` of the default
+        # profile too: compose interpolates the whole file before it looks at profiles.
+        code = re.sub(r"(?m)^\s*#.*$", "", self.compose)
+        self.assertNotRegex(code, r"\$\{[^}]*:?\?")
+
+    def test_database_image(self):
+        self.assertRegex(self.db, r"context:\s*\.\s*\n")
+        self.assertRegex(self.db, r"dockerfile:\s*postgres\.Dockerfile")
+        ins = dockerfile_instructions(read("docker/postgres.Dockerfile"))
+        froms = [a for st, w, a in ins if w == "FROM"]
+        self.assertEqual(len(froms), 1)
+        self.assertRegex(froms[0], r"^debian:12\b")
+        runs = " ".join(a for st, w, a in ins if w == "RUN")
+        self.assertRegex(runs, r"apt-get install [^&]*\bpostgresql-15\b")
+        for st, w, a in ins:
+            if w == "COPY":  # from the build context, docker/
+                self.assertTrue(os.path.exists(os.path.join(ROOT, "docker", a.split()[0])), a)
+        env = " ".join(a for st, w, a in ins if w == "ENV")
+        pgdata = re.search(r"PGDATA=(\S+)", env).group(1)
+        volumes = [a.strip('[]" ') for st, w, a in ins if w == "VOLUME"]
+        self.assertEqual(volumes, [pgdata])
+        m = re.search(r"-\s*([A-Za-z0-9_.-]+):(/\S+)", self.db)
+        self.assertIsNotNone(m, "the database mounts no named volume")
+        self.assertEqual(m.group(2), pgdata)
+        top = re.search(r"(?ms)^volumes:[ \t]*\n(.*?)(?=^\S|\Z)", self.compose).group(1)
+        self.assertRegex(top, r"(?m)^\s+" + re.escape(m.group(1)) + r":")
+        users = [a for st, w, a in ins if w == "USER"]
+        self.assertTrue(users and users[-1] not in ("root", "0"), "PostgreSQL runs as non-root")
+        self.assertRegex(self.db, r"healthcheck:\s*\n\s+test:.*pg_isready")
+
+    def test_server_on_postgres(self):
+        self.assertRegex(self.server, r"context:\s*\.\.")
+        self.assertRegex(self.server, r"dockerfile:\s*docker/Dockerfile")
+        self.assertRegex(self.server, r"depends_on:\s*\n\s+postgres:\s*\n\s+condition:\s*"
+                                      r"service_healthy")
+        flags = flag_values(compose_command(self.server))
+        self.assertEqual(flags.get("--store"), "postgres")
+        url = re.match(r"postgresql://([^:@/]+):[^@/]*@([^:/]+)/(\w+)$",
+                       flags.get("--database-url") or "")
+        self.assertIsNotNone(url, f"--database-url {flags.get('--database-url')}")
+        user, host, db = url.groups()
+        self.assertEqual(host, "postgres")  # the database's service name on the network
+        init = read("docker/postgres-entrypoint.sh")
+        self.assertRegex(init, rf"CREATE ROLE {user} LOGIN PASSWORD")
+        self.assertRegex(init, rf"CREATE DATABASE {db} OWNER {user}")
+        self.assertRegex(init, rf"(?m)^\s*echo \"host {db} {user} all scram-sha-256\"")
+        health = re.search(r"test:\s*(\[.*?\])", self.db).group(1)
+        self.assertIn(f'"-U", "{user}"', health)
+        self.assertIn(f'"-d", "{db}"', health)
+        # The image's ports, published on other host ports than the default service's.
+        default = set(re.findall(r'"(\d+):\d+"', self.services["trunkfield"]))
+        mine = dict(re.findall(r'"(\d+):(\d+)"', self.server))
+        self.assertEqual(set(mine.values()), {flags.get("--http-port"), flags.get("--tcp-port")})
+        self.assertFalse(default & set(mine), "host ports shared with the default service")
+
+    def test_server_flags_in_help(self):
+        if not SERVER:
+            self.skipTest("no --server given")
+        ins = dockerfile_instructions(read("docker/Dockerfile"))
+        entry = [exec_form(a) for st, w, a in ins if st == 1 and w == "ENTRYPOINT"][0]
+        argv = [SERVER] + entry[1:] + [substitute(a) for a in compose_command(self.server)]
+        out = subprocess.run(argv + ["--help"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(out.returncode, 0, out.stderr)
+
+
 class Readme(unittest.TestCase):
     def test_deploy_section(self):
         text = section(read("README.md"), "Deploy with Docker")
@@ -245,6 +347,7 @@ class Readme(unittest.TestCase):
         self.assertTrue(any("docker build" in c and "-f docker/Dockerfile" in c for c in cmds), cmds)
         self.assertTrue(any("docker compose -f docker/compose.yaml" in c for c in cmds), cmds)
         self.assertIn("cannot", text.lower())  # says docker does not run on our build machines
+        self.assertTrue(any("--profile postgres" in c for c in cmds), cmds)
 
 
 if __name__ == "__main__":

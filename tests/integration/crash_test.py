@@ -10,8 +10,17 @@ and ports, and then checks that:
     `trunkfield rules replay` to the result the server stored;
   - no game was quarantined.
 
-usage: crash_test.py SERVER_BIN CLI_BIN CLIENT_BIN [KILLS] [CLIENTS]
+The store is SQLite in the data directory by default. With --database-url CONNINFO (or the
+environment's TF_TEST_DATABASE_URL), a libpq conninfo (URI or "key=value"), the server runs on
+PostgreSQL instead: a fresh database is created with psql on that server at the start and
+dropped at the end (kept, like the data directory, when the test fails), and the journal is
+read through psql. pg_kill_test.py imports the store classes and the checks from here.
+
+usage: crash_test.py SERVER_BIN CLI_BIN CLIENT_BIN [KILLS] [CLIENTS] [--database-url CONNINFO]
 """
+import argparse
+import csv
+import io
 import json
 import os
 import random
@@ -23,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 
 
@@ -33,10 +44,10 @@ def free_port():
 
 
 class Server:
-    def __init__(self, binary, data, http, tcp, log_path):
+    def __init__(self, binary, data, http, tcp, log_path, store_args=()):
         self.args = [binary, "--bind", "127.0.0.1", "--http-port", str(http), "--tcp-port",
                      str(tcp), "--data", data, "--rate", "1000000", "--burst", "1000000",
-                     "--grace-seconds", "600", "--start-timeout-seconds", "600"]
+                     "--grace-seconds", "600", "--start-timeout-seconds", "600", *store_args]
         self.log_path = log_path
         self.proc = None
 
@@ -83,76 +94,139 @@ def get(url):
         return r.read()
 
 
-def main():
-    server_bin, cli_bin, client_bin = sys.argv[1:4]
-    kills = int(sys.argv[4]) if len(sys.argv) > 4 else 20
-    clients = int(sys.argv[5]) if len(sys.argv) > 5 else 4
-    seed = int(os.environ.get("TF_CRASH_SEED", str(random.randrange(1 << 30))))
-    rnd = random.Random(seed)
-    print(f"seed {seed} (set TF_CRASH_SEED to repeat), {kills} kills, {clients} clients")
-    work = tempfile.mkdtemp(prefix="tf-crash-")
-    data = os.path.join(work, "data")
-    http, tcp = free_port(), free_port()
-    server = Server(server_bin, data, http, tcp, os.path.join(work, "server.log"))
-    server.start()
-    stop_file = os.path.join(work, "stop")
-    logs = [os.path.join(work, f"client{i}.log") for i in range(clients)]
-    procs = [subprocess.Popen([client_bin, str(tcp), logs[i], stop_file, str(seed + i)])
-             for i in range(clients)]
-    try:
-        for k in range(kills):
-            time.sleep(rnd.uniform(0.2, 1.0))
-            for p in procs:
-                if p.poll() is not None:
-                    raise SystemExit(f"a client exited early with {p.returncode}")
-            server.kill9()
-            server.start()
-        open(stop_file, "w").close()
-        for p in procs:
-            if p.wait(timeout=300) != 0:
-                raise SystemExit(f"a client failed with exit code {p.returncode}")
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-    failed = False
+class SqliteStore:
+    """The server's default store, trunkfield.db in its data directory."""
 
-    # Every acknowledged setup and turn is in the journal, exactly as sent.
-    db = sqlite3.connect(f"file:{data}/trunkfield.db?mode=ro", uri=True)
-    acks, over = 0, []
+    def __init__(self, data):
+        self.data = data
+        self.db = None
+
+    def server_args(self):
+        return []
+
+    def open(self):
+        self.db = sqlite3.connect(f"file:{self.data}/trunkfield.db?mode=ro", uri=True)
+
+    def journal_row(self, code, version):
+        """(kind, event) of the journal row, or None."""
+        return self.db.execute("SELECT kind, event FROM journal WHERE code = ? AND version = ?",
+                               (code, version)).fetchone()
+
+    def rows(self, sql):
+        return self.db.execute(sql).fetchall()
+
+    def drop(self):
+        pass
+
+    def where(self):
+        return ""
+
+
+def psql(conninfo, sql):
+    """The rows (tuples of strings; NULL reads as '') of one SQL command run by psql."""
+    out = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "--csv", "-d", conninfo,
+                          "-c", sql], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"psql failed ({sql}): {out.stderr.strip()}")
+    return [tuple(r) for r in list(csv.reader(io.StringIO(out.stdout)))[1:]]
+
+
+def with_dbname(conninfo, dbname):
+    """The conninfo with its database replaced (URI or key=value form)."""
+    if re.match(r"postgres(ql)?://", conninfo):
+        u = urllib.parse.urlsplit(conninfo)
+        query = [(k, v) for k, v in urllib.parse.parse_qsl(u.query) if k != "dbname"]
+        query = urllib.parse.urlencode(query, safe="/")
+        return f"{u.scheme}://{u.netloc}/{dbname}" + (f"?{query}" if query else "")
+    return f"{conninfo} dbname={dbname}"  # libpq: the last of a repeated keyword wins
+
+
+class PgStore:
+    """A fresh database on the PostgreSQL server of `conninfo`, created here, for one run."""
+
+    def __init__(self, conninfo):
+        self.admin = conninfo
+        self.name = f"tf_crash_{os.getpid()}_{random.randrange(1 << 30)}"
+        self.url = with_dbname(conninfo, self.name)
+        psql(self.admin, f"CREATE DATABASE {self.name}")
+        self.journal = None
+
+    def server_args(self):
+        return ["--store", "postgres", "--database-url", self.url]
+
+    def open(self):
+        # One read of the whole journal: a psql process per acknowledged turn would be slow.
+        self.journal = {(code, int(version)): (kind, event) for code, version, kind, event in
+                        psql(self.url, "SELECT code, version, kind, event FROM journal")}
+
+    def journal_row(self, code, version):
+        return self.journal.get((code, version))
+
+    def rows(self, sql):
+        return psql(self.url, sql)
+
+    def drop(self):
+        psql(self.admin, f"DROP DATABASE IF EXISTS {self.name} WITH (FORCE)")
+
+    def where(self):
+        return f" and database {self.name} (PostgreSQL)"
+
+
+def check_journal(store, logs):
+    """Every setup and turn acknowledged in the clients' logs is in the journal exactly as sent,
+    and no game is quarantined. Returns (ok, acknowledgements, codes of the finished games)."""
+    store.open()
+    ok, acks, over = True, 0, []
     for path in logs:
         for line in open(path):
             entry = json.loads(line)
             if entry.get("over"):
                 over.append(entry["code"])
                 continue
-            row = db.execute("SELECT kind, event FROM journal WHERE code = ? AND version = ?",
-                             (entry["code"], entry["version"])).fetchone()
+            row = store.journal_row(entry["code"], entry["version"])
             if row is None:
                 print(f"LOST: acknowledged {entry['kind']} v{entry['version']} of "
                       f"{entry['code']} is not in the journal")
-                failed = True
+                ok = False
                 continue
             payload = json.loads(row[1])["payload"]
             if row[0] != entry["kind"] or payload[entry["kind"]] != entry["data"]:
                 print(f"CHANGED: v{entry['version']} of {entry['code']}: journal has {row}, "
                       f"client saw {entry}")
-                failed = True
+                ok = False
             acks += 1
-    quarantined = db.execute("SELECT code, quarantine FROM games WHERE status = 'quarantined'"
-                             ).fetchall()
+    quarantined = store.rows("SELECT code, quarantine FROM games WHERE status = 'quarantined'")
     if quarantined:
         print(f"QUARANTINED: {quarantined}")
-        failed = True
+        ok = False
+    return ok, acks, over
 
-    # Finished games replay to the stored result.
+
+def check_replays(http, cli_bin, over):
+    """Each finished game is over on the history API, and its record replays with
+    `trunkfield rules replay` to the result the server stored. Returns ok."""
+    def api(path):
+        try:
+            return get(f"http://127.0.0.1:{http}/api/games/{path}")
+        except urllib.error.HTTPError as e:
+            print(f"game {code}: GET /api/games/{path} answered {e.code}: {e.read()[:300]!r}")
+            return None
+
+    ok = True
     for code in over:
-        meta = json.loads(get(f"http://127.0.0.1:{http}/api/games/{code}"))
+        meta = api(code)
+        if meta is None:
+            ok = False
+            continue
+        meta = json.loads(meta)
         if meta["status"] != "over":
             print(f"game {code}: status {meta['status']}, expected over")
-            failed = True
+            ok = False
             continue
-        record = get(f"http://127.0.0.1:{http}/api/games/{code}/record")
+        record = api(f"{code}/record")
+        if record is None:
+            ok = False
+            continue
         replay = subprocess.run([cli_bin, "rules", "replay", "-"], input=record,
                                 capture_output=True)
         result = json.loads(replay.stdout)
@@ -160,10 +234,88 @@ def main():
         for k in ("over", "winner", "reason", "score"):
             if result.get(k) != want.get(k):
                 print(f"game {code}: replay gives {k}={result.get(k)}, stored {want.get(k)}")
-                failed = True
+                ok = False
         if replay.returncode != 0:
             print(f"game {code}: replay exit {replay.returncode}: {replay.stdout!r}")
-            failed = True
+            ok = False
+    return ok
+
+
+def start_clients(client_bin, tcp, work, clients, seed, quiet=False):
+    """crash_client processes, client i logging to work/client<i>.log (and, when quiet, its
+    messages about resynchronizations to work/client<i>.err); (procs, logs, stop)."""
+    stop_file = os.path.join(work, "stop")
+    logs = [os.path.join(work, f"client{i}.log") for i in range(clients)]
+    procs = []
+    for i in range(clients):
+        err = open(os.path.join(work, f"client{i}.err"), "w") if quiet else None
+        procs.append(subprocess.Popen([client_bin, str(tcp), logs[i], stop_file, str(seed + i)],
+                                      stderr=err))
+        if err:
+            err.close()
+    return procs, logs, stop_file
+
+
+def check_clients_running(procs):
+    for p in procs:
+        if p.poll() is not None:
+            raise SystemExit(f"a client exited early with {p.returncode}")
+
+
+def finish_clients(procs, stop_file):
+    """Tells the clients to stop after their current game and waits for them."""
+    open(stop_file, "w").close()
+    for p in procs:
+        if p.wait(timeout=300) != 0:
+            raise SystemExit(f"a client failed with exit code {p.returncode}")
+
+
+def kill_clients(procs):
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+
+
+def main():
+    ap = argparse.ArgumentParser(description="kill -9 the server while clients play")
+    ap.add_argument("server_bin")
+    ap.add_argument("cli_bin")
+    ap.add_argument("client_bin")
+    ap.add_argument("kills", nargs="?", type=int, default=20)
+    ap.add_argument("clients", nargs="?", type=int, default=4)
+    ap.add_argument("--database-url", default=os.environ.get("TF_TEST_DATABASE_URL"),
+                    help="run on PostgreSQL: libpq conninfo of a server to create a database on")
+    args = ap.parse_args()
+    server_bin, cli_bin, client_bin = args.server_bin, args.cli_bin, args.client_bin
+    kills, clients = args.kills, args.clients
+    seed = int(os.environ.get("TF_CRASH_SEED", str(random.randrange(1 << 30))))
+    rnd = random.Random(seed)
+    print(f"seed {seed} (set TF_CRASH_SEED to repeat), {kills} kills, {clients} clients")
+    work = tempfile.mkdtemp(prefix="tf-crash-")
+    data = os.path.join(work, "data")
+    store = PgStore(args.database_url) if args.database_url else SqliteStore(data)
+    if args.database_url:
+        print(f"store: PostgreSQL database {store.name}")
+    http, tcp = free_port(), free_port()
+    server = Server(server_bin, data, http, tcp, os.path.join(work, "server.log"),
+                    store.server_args())
+    server.start()
+    procs, logs, stop_file = start_clients(client_bin, tcp, work, clients, seed)
+    try:
+        for k in range(kills):
+            time.sleep(rnd.uniform(0.2, 1.0))
+            check_clients_running(procs)
+            server.kill9()
+            server.start()
+        finish_clients(procs, stop_file)
+    finally:
+        kill_clients(procs)
+
+    # Every acknowledged setup and turn is in the journal, exactly as sent; finished games
+    # replay to the stored result.
+    ok, acks, over = check_journal(store, logs)
+    failed = not ok
+    failed = not check_replays(http, cli_bin, over) or failed
     server.stop()
     log = open(os.path.join(work, "server.log")).read()
     restored = sum(int(n) for n in re.findall(r"(\d+) unfinished games restored", log))
@@ -176,8 +328,9 @@ def main():
         print("FAIL: the kills hardly ever caught a game in progress")
         failed = True
     if failed:
-        print(f"data kept in {work}")
+        print(f"data kept in {work}{store.where()}")
         sys.exit(1)
+    store.drop()
     subprocess.run(["rm", "-rf", work])
 
 
