@@ -9,7 +9,7 @@
 - docker/compose.yaml builds that Dockerfile and mounts a named volume on the data directory;
 - its profile `postgres` (the default service stays without one) runs docker/postgres.Dockerfile
   (Debian's postgresql-15, data on a named volume, a pg_isready healthcheck) and a server started
-  on it with --store postgres and a --database-url naming that service, the role and the database
+  on it with --store postgres and a TRUNKFIELD_DATABASE_URL naming that service, the role and the database
   its entrypoint creates, once the database is healthy;
 - README.md has a "Deploy with Docker" section naming those files and the profile.
 
@@ -312,9 +312,12 @@ class PostgresProfile(unittest.TestCase):
                                       r"service_healthy")
         flags = flag_values(compose_command(self.server))
         self.assertEqual(flags.get("--store"), "postgres")
-        url = re.match(r"postgresql://([^:@/]+):[^@/]*@([^:/]+)/(\w+)$",
-                       flags.get("--database-url") or "")
-        self.assertIsNotNone(url, f"--database-url {flags.get('--database-url')}")
+        # The URL (with its password) comes from the environment, never the command line.
+        self.assertNotIn("--database-url", flags)
+        env = re.search(r'TRUNKFIELD_DATABASE_URL:\s*"([^"]*)"', self.server)
+        self.assertIsNotNone(env, "no TRUNKFIELD_DATABASE_URL in the server's environment")
+        url = re.match(r"postgresql://([^:@/]+):[^@/]*@([^:/]+)/(\w+)$", env.group(1))
+        self.assertIsNotNone(url, f"TRUNKFIELD_DATABASE_URL {env.group(1)}")
         user, host, db = url.groups()
         self.assertEqual(host, "postgres")  # the database's service name on the network
         init = read("docker/postgres-entrypoint.sh")
