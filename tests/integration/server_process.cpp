@@ -5,13 +5,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+
+#include "tests/support/pg_test_db.h"
 
 namespace tf::test {
 
@@ -29,6 +37,48 @@ pid_t spawn(std::vector<std::string> args, int out_fd) {
     }
     return pid;
 }
+
+namespace {
+
+// The database of a data directory: "tf_" + its base name (letters, digits and _ only, short)
+// + a hash of its absolute path (mkdtemp's names are unique, but tests also pass ".../data").
+// Stable across processes, and within PostgreSQL's 63 bytes.
+std::string database_for(const std::string& data_dir) {
+    const std::string path = std::filesystem::absolute(data_dir).lexically_normal().string();
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (unsigned char ch : path) h = (h ^ ch) * 1099511628211ull;
+    std::string base = std::filesystem::path(path).filename().string();
+    if (base.empty()) base = std::filesystem::path(path).parent_path().filename().string();
+    std::string name = "tf_";
+    for (char ch : base.substr(0, 24))
+        name += std::isalnum((unsigned char)ch) ? char(std::tolower((unsigned char)ch)) : '_';
+    char hex[20];
+    std::snprintf(hex, sizeof hex, "_%016llx", (unsigned long long)h);
+    return name + hex;
+}
+
+// Databases of data directories the tests made (so several servers may use them in turn):
+// dropped when the test program exits.
+struct LeftDatabases {
+    std::mutex mu;
+    std::string base;
+    std::set<std::string> names;
+    ~LeftDatabases() {
+        for (const auto& n : names) {
+            try {
+                pg_drop_database(base, n);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "server_process: %s\n", e.what());
+            }
+        }
+    }
+};
+LeftDatabases& left_databases() {
+    static LeftDatabases left;
+    return left;
+}
+
+}  // namespace
 
 ServerProcess::ServerProcess(std::vector<std::string> extra_args) {
     char tmpl[] = "/tmp/tf-server-log-XXXXXX";
@@ -48,6 +98,26 @@ ServerProcess::ServerProcess(std::vector<std::string> extra_args) {
         args.push_back("--data");
         args.push_back(data_dir_);
     }
+    const std::string pg = pg_test_url();
+    if (!pg.empty() && std::find(args.begin(), args.end(), "--store") == args.end()) {
+        const std::string name = database_for(data_dir_);
+        try {
+            pg_create_database(pg, name);
+        } catch (...) {
+            close(fd);
+            remove_own_files();
+            throw;
+        }
+        database_ = name;
+        if (!own_data_) {
+            auto& left = left_databases();
+            std::lock_guard lock(left.mu);
+            left.base = pg;
+            left.names.insert(database_);
+        }
+        args.insert(args.end(),
+                    {"--store", "postgres", "--database-url", pg_with_dbname(pg, name)});
+    }
     pid_ = spawn(std::move(args), fd);
     close(fd);
     // Polls the log for the listening line; the deadline only guards against a hung start.
@@ -65,8 +135,7 @@ ServerProcess::ServerProcess(std::vector<std::string> extra_args) {
     }
     std::string text = log();
     kill_hard();
-    unlink(log_path_.c_str());
-    if (own_data_) std::filesystem::remove_all(data_dir_);
+    remove_own_files();
     throw std::runtime_error("server did not start; log:\n" + text);
 }
 
@@ -107,8 +176,20 @@ ServerProcess::~ServerProcess() {
             waitpid(pid_, nullptr, 0);
         }
     }
+    remove_own_files();
+}
+
+void ServerProcess::remove_own_files() {
     unlink(log_path_.c_str());
-    if (own_data_) std::filesystem::remove_all(data_dir_);
+    if (!own_data_) return;
+    std::error_code ec;
+    std::filesystem::remove_all(data_dir_, ec);
+    if (database_.empty()) return;
+    try {
+        pg_drop_database(pg_test_url(), database_);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "server_process: %s\n", e.what());
+    }
 }
 
 std::string ServerProcess::log() const {

@@ -2,6 +2,12 @@
 // (SIGTERM, then SIGKILL) when destroyed. The log goes to a temporary file; the ports are read
 // from its "listening http=... tcp=..." line. Without a --data argument the server gets a fresh
 // temporary data directory, removed afterwards.
+//
+// With TF_TEST_DATABASE_URL set (tests/postgres.cmake) and no --store argument, the server
+// stores in PostgreSQL: in a database of that cluster named after the data directory (created
+// when missing), so that a server restarted on the same --data finds its games. The data
+// directory is still passed. The database is dropped with the data directory when this process
+// made that directory, else when the test program exits.
 #pragma once
 
 #include <sys/types.h>
@@ -33,11 +39,17 @@ class ServerProcess {
     // killed (or died of a signal).
     int terminate(int seconds = 20);
     const std::string& data_dir() const { return data_dir_; }
+    // The PostgreSQL database of the data directory, or "" when the server runs on SQLite.
+    const std::string& database() const { return database_; }
 
   private:
+    // Removes what the server was given for this test alone (log, data directory, database).
+    void remove_own_files();
+
     pid_t pid_ = -1;
     std::string log_path_;
     std::string data_dir_;
+    std::string database_;
     bool own_data_ = false;
     unsigned short http_ = 0, tcp_ = 0;
 };
