@@ -1,5 +1,6 @@
 // The store contract: what rooms, identities, the directory and the history API rely on, run
-// against every implementation of server/store.h — the SQLite store, the in-memory one, and the
+// against every implementation of server/store.h — the SQLite store, the in-memory one, the
+// PostgreSQL one (when TF_TEST_DATABASE_URL names a cluster: tests/postgres.cmake), and the
 // fault-injecting decorator over each of them (with no fault, it must be a perfect stand-in;
 // with faults, it must fail as a store does: all or nothing, and say so).
 #include <doctest/doctest.h>
@@ -7,6 +8,7 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <future>
@@ -15,23 +17,32 @@
 
 #include "server/faulty_store.h"
 #include "server/memory_store.h"
+#include "server/pg_store.h"
 #include "server/record_codec.h"
 #include "server/sqlite_store.h"
+#include "tests/support/pg_test_db.h"
 
 namespace tf::server {
 namespace {
 
 namespace fs = std::filesystem;
 
-// One store under test, with a folder of its own when it needs one.
+// One store under test, with a folder or a PostgreSQL database of its own when it needs one.
 struct Subject {
     std::string name;
     std::string dir;
+    std::string pg_base, pg_db;  // the cluster, and the database made for this subject
     std::unique_ptr<Store> store;
     FaultyStore* faulty = nullptr;  // set when the store is the decorator
     ~Subject() {
         store.reset();
         if (!dir.empty()) fs::remove_all(dir);
+        if (pg_db.empty()) return;
+        try {
+            test::pg_drop_database(pg_base, pg_db);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "store contract: %s\n", e.what());
+        }
     }
 };
 
@@ -41,9 +52,19 @@ std::string temp_dir() {
     return t;
 }
 
+// A fresh database of the test cluster for `s`, opened as a PostgreSQL store.
+std::unique_ptr<Store> open_fresh_pg(Subject& s) {
+    static int counter = 0;
+    s.pg_base = test::pg_test_url();
+    std::string db = "tf_contract_" + std::to_string(getpid()) + "_" + std::to_string(++counter);
+    test::pg_create_database(s.pg_base, db);
+    s.pg_db = db;
+    return open_pg_store(PgOptions{test::pg_with_dbname(s.pg_base, db)});
+}
+
 using Maker = std::function<void(Subject&)>;
 std::vector<std::pair<std::string, Maker>> makers() {
-    return {
+    std::vector<std::pair<std::string, Maker>> all = {
         {"sqlite",
          [](Subject& s) {
              s.dir = temp_dir();
@@ -64,6 +85,14 @@ std::vector<std::pair<std::string, Maker>> makers() {
              s.store = std::move(f);
          }},
     };
+    if (test::pg_test_url().empty()) return all;  // no cluster to run these on
+    all.emplace_back("postgres", [](Subject& s) { s.store = open_fresh_pg(s); });
+    all.emplace_back("faulty(postgres)", [](Subject& s) {
+        auto f = std::make_unique<FaultyStore>(open_fresh_pg(s));
+        s.faulty = f.get();
+        s.store = std::move(f);
+    });
+    return all;
 }
 
 // Commits and waits for the outcome (done runs on the store's thread).
