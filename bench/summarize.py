@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Summarizes bench/run's raw.jsonl into a Markdown table: medians of the runs, ratios to the
-relay, the issue's goals, and a note when a figure is noisy.
+"""Summarizes bench/run's raw.jsonl into Markdown tables: medians of the runs, ratios to the
+relay, the issue's goals, and a note when a figure is noisy; and, from the step postgres, the
+table "SQLite vs PostgreSQL" (our server on each durable store).
 
 usage: summarize.py RAW.jsonl SUMMARY.md [STORE_OFF_FLAG]
 """
@@ -29,9 +30,11 @@ def dig(r, *keys):
 class Figure:
     """The values of one figure over the runs, the median and the notes about them."""
 
-    def __init__(self, rows, *keys, scale=1.0):
+    def __init__(self, rows, *keys, scale=1.0, fn=None):
+        """The value of a row is dig(row, *keys) * scale, or fn(row) when fn is given."""
         self.rows = rows
-        self.values = [v * scale for v in (dig(r, *keys) for r in rows) if v is not None]
+        get = fn or (lambda r: dig(r, *keys))
+        self.values = [v * scale for v in map(get, rows) if v is not None]
         self.notes = []
         if not self.values:
             self.median = None
@@ -66,6 +69,112 @@ def ratio(a, b):
     if a.median is None or b.median is None or not b.median:
         return None
     return a.median / b.median
+
+
+def per_move_ms(cpu_s, r, seconds):
+    """CPU milliseconds per delivered move, over `seconds` of the generator's steady rate."""
+    rate = r.get("turns_per_s")
+    if cpu_s is None or not rate or not seconds:
+        return None
+    return 1000 * cpu_s / (rate * seconds)
+
+
+def bucket_quantile(buckets, q):
+    """Quantile q (0..1) of a Prometheus histogram's counts {le: cumulative count}, linear
+    within the bucket it falls in (the first bucket from 0)."""
+    if not buckets:
+        return None
+    edges = sorted(((float("inf") if le == "+Inf" else float(le)), n) for le, n in buckets.items())
+    total = edges[-1][1]
+    if total <= 0:
+        return None
+    want, lo, below = q * total, 0.0, 0.0
+    for le, n in edges:
+        if n >= want:
+            if le == float("inf"):
+                return lo  # beyond the last finite bucket: its edge is all we know
+            return lo + (le - lo) * (want - below) / (n - below) if n > below else le
+        lo, below = le, n
+    return lo
+
+
+def share_over(buckets, le):
+    if not buckets or not buckets.get("+Inf"):
+        return None
+    return 1 - buckets.get(le, 0) / buckets["+Inf"]
+
+
+def store_table(rows):
+    """SQLite vs PostgreSQL: bench/run's step postgres (records store-latency, store-commit and
+    max with targets store-sqlite / store-postgres)."""
+    lat = {s: pick(rows, "store-latency", s) for s in ("sqlite", "postgres")}
+    com = {s: pick(rows, "store-commit", s) for s in ("sqlite", "postgres")}
+    mx = {s: pick(rows, "max", "store-" + s) for s in ("sqlite", "postgres")}
+    if not any(lat.values()) and not any(mx.values()):
+        return []
+    cluster = next((r for r in rows if r.get("bench") == "pg-cluster"), {})
+    lines = ["", "### SQLite vs PostgreSQL", "",
+             "Our server (`--threads 1`, on SERVER_CPU) on each durable store; PostgreSQL "
+             f"pinned to CPU {cluster.get('pg_cpu', '?')} ({cluster.get('settings', '')}).", "",
+             "| figure | SQLite (`--sync full`) | PostgreSQL | PostgreSQL / SQLite | runs: SQLite; PostgreSQL | notes |",
+             "|---|---|---|---|---|---|"]
+
+    def row(name, a, b, fmt="{:,.2f}"):
+        r = ratio(b, a)
+        notes = "; ".join([f"SQLite {n}" for n in a.notes] + [f"PostgreSQL {n}" for n in b.notes])
+        lines.append("| {} | {} | {} | {} | {}; {} | {} |".format(
+            name, a.cell(fmt) if a.rows else "– (inside the server)", b.cell(fmt), f"{r:.2f}×" if r is not None else "–",
+            a.runs(fmt), b.runs(fmt), notes))
+
+    def both(*keys, **kw):
+        return [Figure(lat[s], *keys, **kw) for s in ("sqlite", "postgres")]
+
+    row("p99 sent → opponent at 2,000 moves/s, WebSocket (ms)", *both("latency_ms", "opponent", "p99"))
+    row("p50 sent → opponent at 2,000 moves/s (ms)", *both("latency_ms", "opponent", "p50"))
+    row("p99.9 sent → opponent at 2,000 moves/s (ms)", *both("latency_ms", "opponent", "p999"))
+    row("max sent → opponent at 2,000 moves/s (ms)", *both("latency_ms", "opponent", "max"))
+    row("p99 sent → own ack at 2,000 moves/s (ms)", *both("latency_ms", "ack", "p99"))
+    row("server CPU at 2,000 moves/s (% of one core)", *both("server", "cpu_pct"), fmt="{:,.1f}")
+    srv = both(fn=lambda r: per_move_ms(dig(r, "server", "cpu_s"), r, dig(r, "options", "duration_s")))
+    row("server CPU per move (ms)", *srv, fmt="{:,.3f}")
+    pg_pct = Figure(lat["postgres"], "sample", "pg_cpu_pct")
+    pg_ms = Figure(lat["postgres"], fn=lambda r: per_move_ms(
+        dig(r, "sample", "pg_cpu_s"), r, dig(r, "sample", "wall_s")))
+    none = Figure([])  # SQLite runs inside the server: its CPU is the server's
+    row("PostgreSQL's processes' CPU at 2,000 moves/s (% of one core, /proc)", none, pg_pct, "{:,.1f}")
+    row("PostgreSQL's processes' CPU per move (ms)", none, pg_ms, "{:,.3f}")
+
+    def total(r):
+        a = per_move_ms(dig(r, "server", "cpu_s"), r, dig(r, "options", "duration_s"))
+        b = per_move_ms(dig(r, "sample", "pg_cpu_s"), r, dig(r, "sample", "wall_s"))
+        return None if a is None or b is None else a + b
+    row("server + PostgreSQL CPU per move (ms)", srv[0], Figure(lat["postgres"], fn=total), "{:,.3f}")
+    row("generator CPU at 2,000 moves/s (% of one core; it shares its core with PostgreSQL)",
+        *both("loadgen_cpu_pct"), fmt="{:,.1f}")
+    def window_q(q):
+        return both(fn=lambda r: (lambda v: None if v is None else 1000 * v)(
+            bucket_quantile(dig(r, "sample", "commit_buckets"), q)))
+    row("commit latency median, queued → durable, in the window (ms; /metrics, interpolated)",
+        *window_q(0.5))
+    row("commit latency p99 in the window (ms; /metrics buckets, interpolated)", *window_q(0.99))
+    row("commit latency median (ms; server's exit line)",
+        *[Figure(com[s], "median_ms") for s in ("sqlite", "postgres")])
+    row("commit latency p99 (ms; server's exit line)",
+        *[Figure(com[s], "p99_ms") for s in ("sqlite", "postgres")])
+    for le, name in (("0.0025", "2.5"), ("0.005", "5"), ("0.01", "10")):
+        row(f"operations committed in over {name} ms, in the window (%; /metrics)",
+            *both(fn=lambda r, le=le: (lambda v: None if v is None else 100 * v)(
+                share_over(dig(r, "sample", "commit_buckets"), le))), fmt="{:,.2f}")
+    row("highest sustained validated + persisted moves/s (p99 < 50 ms, nothing lost)",
+        *[Figure(mx[s], "max_rate") for s in ("sqlite", "postgres")], fmt="{:,.0f}")
+    ops = [c.get("window_ops") for s in ("sqlite", "postgres") for c in com[s] if c.get("window_ops")]
+    if ops:
+        lines += ["", f"The exit line's median and p99 cover the last {max(ops):,} operations of "
+                  "each server: the end of the measured window and the writes of the "
+                  "connections' close after it. The /metrics figures cover the window less its "
+                  "first and last second (buckets 0.25, 0.5, 1, 2.5, 5, 10, 25, 50 ms: the "
+                  "quantile is interpolated within one)."]
+    return lines
 
 
 def main():
@@ -132,7 +241,13 @@ def main():
     row("p99 delivery to 5,000 spectators of one game at 2 moves/s (ms)", sp_o, sp_r, "< 50 ms (ours)",
         lambda v: v < 50, on="ours")
 
-    text = "\n".join(lines) + "\n"
+    main_benches = {"latency", "latency-tcp", "idle", "spectators"}
+    main_targets = {"ours", "relay", "ours-store-off", "ours-sync-off"}
+    if not any(r.get("bench") in main_benches or
+               (r.get("bench") == "max" and r.get("target") in main_targets) for r in rows):
+        lines = []  # only the step postgres ran
+    lines += store_table(rows)
+    text = "\n".join(lines).lstrip("\n") + "\n"
     with open(sys.argv[2], "w") as f:
         f.write(text)
 
