@@ -161,6 +161,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void conclude();
     // Emits game_over, frees the seats and starts the retention period.
     void finish();
+    void forget_history();
 
     // room_live.cpp: the entry of a public game in the lobby's live list, sent after `what`
     // (an event kind, "watch" or "leave") changed the room; turns are coalesced.
@@ -198,7 +199,8 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     Store& store_;
     std::string code_;
     RoomParams params_;
-    std::size_t history_limit_;
+    std::size_t history_limit_;  // events kept for reconnection (fewer once finished)
+    static constexpr std::size_t kFinishedHistory = 8;
     SteadyClock::duration grace_, award_, start_timeout_, retention_, chat_window_;
     int chat_lines_;
 

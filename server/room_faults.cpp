@@ -141,6 +141,7 @@ void Room::try_resume() {
     if (proto::finished(status_) || status_ == Status::Cancelled) {
         for (auto& s : seats_)
             if (s) env_.players.unseat(s->id, code_);
+        forget_history();
         remove_at_ = now + retention_;
     }
     const std::string for_players = proto::to_text(snapshot(false));

@@ -9,6 +9,7 @@
 // One steady_timer on the room's strand is armed for the earliest of these deadlines; every
 // deadline is also checked when a request arrives (tick), so a late turn is never accepted.
 #include <spdlog/spdlog.h>
+#include <algorithm>
 
 #include "server/directory.h"
 #include "server/room.h"
@@ -153,8 +154,20 @@ void Room::finish() {
             if (s) env_.players.unseat(s->id, code_);
     });
     chat_times_.clear();
+    forget_history();
     remove_at_ = SteadyClock::now() + retention_;
     schedule();
+}
+
+// A finished game stays in memory for its retention (late watchers, rematches) as little more
+// than its final state: the serialized events of the game go, since a watcher who missed any of
+// them gets the snapshot, which holds the whole record. Only the last few, and the few events a
+// finished game still has (rematch offers, chat), are kept for watchers a moment behind.
+void Room::forget_history() {
+    history_limit_ = std::min(history_limit_, kFinishedHistory);
+    while (history_.size() > history_limit_) history_.pop_front();
+    history_.shrink_to_fit();
+    turns_.shrink_to_fit();  // no more turns: the vector's doubling slack (up to half) goes
 }
 
 }  // namespace tf::server
