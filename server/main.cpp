@@ -177,7 +177,8 @@ int main(int argc, char** argv) {
                    "(postgresql://user:password@host:port/dbname, or \"host=... dbname=...\")");
     app.add_flag("--accept-unsafe-database", cfg.accept_unsafe_database,
                  "--store postgres: start even if the database runs with fsync or "
-                 "synchronous_commit off (an acknowledged turn could then be lost in a crash)");
+                 "synchronous_commit off (an acknowledged turn could then be lost in a crash)")
+        ->default_str("false");  // a flag has no default text of its own: --print-config
     app.add_option("--sync", cfg.sync,
                    "store durability: full (survives power loss), normal (survives a crash of "
                    "the server), off (benchmarks only)")
