@@ -55,6 +55,12 @@ remove_stale_locks() { as_pg rm -f "$DATA/postmaster.pid" "$SOCK/.s.PGSQL.$PORT.
 prepare_dir() {
     mkdir -p "$DIR"
     if [[ $(id -u) -eq 0 ]]; then
+        # A chroot unpacked into a mktemp folder has its / at mode 700: no user but root can
+        # run anything there. Debian's / is 755; give it that, or PostgreSQL cannot start.
+        if ! runuser -u postgres -- /bin/true 2>/dev/null && [[ $(stat -c %a /) == 700 ]]; then
+            echo "$0: / has mode 700 (an unpacked chroot?); setting Debian's 755 so that the postgres user can run" >&2
+            chmod 755 /
+        fi
         chown postgres:postgres "$DIR"
         chmod 700 "$DIR"
         if ! runuser -u postgres -- test -w "$DIR"; then

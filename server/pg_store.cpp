@@ -21,6 +21,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <charconv>
 #include <chrono>
 #include <deque>
@@ -333,6 +334,9 @@ class PgStore : public Store {
     }
     std::size_t pending() override { return pending_.load(); }
     bool healthy() override { return healthy_.load(); }
+    // For callers that run the blocking reads through Store's generic asynchronous path (a
+    // decorator such as FaultyStore): a thread of their own, never the caller's network thread.
+    Executor read_executor() override { return blocking_reads_.get_executor(); }
 
   private:
     struct Op {
@@ -365,6 +369,7 @@ class PgStore : public Store {
 
     void stop() {
         if (!thread_.joinable()) return;
+        blocking_reads_.join();  // their reads need the store's thread: they finish first
         // Everything queued is written first (the writer drains), then the thread ends.
         std::promise<void> p;
         auto f = p.get_future();
@@ -963,6 +968,7 @@ class PgStore : public Store {
     std::mutex sm_;
     Stats stats_;
     std::deque<double> latency_;
+    asio::thread_pool blocking_reads_{1};
 };
 
 }  // namespace
