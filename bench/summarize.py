@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Summarizes bench/run's raw.jsonl into Markdown tables: medians of the runs, ratios to the
-relay, the issue's goals, and a note when a figure is noisy; and, from the step postgres, the
-table "SQLite vs PostgreSQL" (our server on each durable store).
+relay, the issue's goals, and a note when a figure is noisy; from the step latency (and
+spectators), the table "Issue 21 goals"; and, from the step postgres, the table "SQLite vs
+PostgreSQL" (our server on each durable store).
 
 usage: summarize.py RAW.jsonl SUMMARY.md [STORE_OFF_FLAG]
 """
@@ -102,6 +103,115 @@ def share_over(buckets, le):
     if not buckets or not buckets.get("+Inf"):
         return None
     return 1 - buckets.get(le, 0) / buckets["+Inf"]
+
+
+def by_run(rows):
+    return {r.get("run"): r for r in rows}
+
+
+def issue21_table(rows):
+    """Issue 21's goals: the step latency's three servers (targets ours = durable --sync full,
+    ours-memory = --store memory, relay), the fdatasync probe of the same runs (bench fsync) and,
+    when that step ran, the step spectators."""
+    dur, mem, rel = (pick(rows, "latency", t) for t in ("ours", "ours-memory", "relay"))
+    probe = pick(rows, "fsync", "disk")
+    if not (dur or mem or rel):
+        return []
+    lines = ["", "### Issue 21 goals", "",
+             "One `bench/run`, per run: ours durable (`--sync full`), ours `--store memory` and the "
+             "relay at 2,000 moves/s over WebSocket (server on one core), and the fdatasync "
+             "probe right before the durable server. Medians of the runs; the ratio is of the "
+             "medians, the notes give it per run.", "",
+             "| figure | ours | relay | ratio | goal | met | runs: ours; relay | notes |",
+             "|---|---|---|---|---|---|---|---|"]
+
+    def per_run_ratios(ours, relay, get_o, get_r):
+        o, r = by_run(ours), by_run(relay)
+        out = []
+        for run in sorted(set(o) & set(r), key=lambda x: (x is None, x)):
+            a, b = get_o(o[run]), get_r(r[run])
+            if a is not None and b:
+                out.append(a / b)
+        return out
+
+    def row(name, ours_rows, relay_rows, get, goal, limit, fmt):
+        a, b = Figure(ours_rows, fn=get), Figure(relay_rows, fn=get)
+        q = ratio(a, b)
+        failed = a.median is None and bool(a.rows)
+        met = "**no**" if failed else "n/a" if q is None else ("yes" if q <= limit else "**no**")
+        each = per_run_ratios(ours_rows, relay_rows, get, get)
+        notes = ([("per run " + " / ".join(f"{x:.2f}×" for x in each))] if len(each) > 1 else []) \
+            + a.notes + [f"relay {n}" for n in b.notes]
+        # three decimals where two would round onto the goal's limit
+        shown = "–" if q is None else f"{q:.3f}×" if round(q, 2) == limit and q != limit else f"{q:.2f}×"
+        lines.append("| {} | {} | {} | {} | {} | {} | {}; {} | {} |".format(
+            name, a.cell(fmt), b.cell(fmt), shown, goal, met,
+            a.runs(fmt), b.runs(fmt), "; ".join(notes)))
+
+    def cpu_ms(r):
+        return per_move_ms(dig(r, "server", "cpu_s"), r, dig(r, "options", "duration_s"))
+
+    def p99(r):
+        return dig(r, "latency_ms", "opponent", "p99")
+
+    row("server CPU per delivered move, durable (`--sync full`) vs relay (ms)", dur, rel, cpu_ms,
+        "≤ 1.0×", 1.0, "{:,.3f}")
+    row("server CPU per delivered move, `--store memory` vs relay (ms)", mem, rel, cpu_ms,
+        "≤ 0.5×", 0.5, "{:,.3f}")
+    row("p99 sent → opponent, `--store memory` vs relay (ms)", mem, rel, p99, "≤ 0.8×", 0.8,
+        "{:,.2f}")
+
+    # durable p99 against relay p99 + 2 × the disk's fdatasync p99, both of the same run
+    pr, rr = by_run(probe), by_run(rel)
+    bounds = []
+    for run in sorted(set(pr) & set(rr), key=lambda x: (x is None, x)):
+        f, r = pr[run].get("p99_ms"), p99(rr[run])
+        if f is not None and r is not None:
+            bounds.append({"run": run, "bound": r + 2 * f, "loadavg": rr[run].get("loadavg", []),
+                           "ok": rr[run].get("ok", True)})
+    a = Figure(dur, fn=p99)
+    bound = Figure(bounds, "bound")
+    fs = Figure(probe, "p99_ms")
+    relay_p99 = Figure(rel, fn=p99)
+    failed = a.median is None and bool(a.rows)
+    met = "**no**" if failed else "n/a" if a.median is None or bound.median is None else (
+        "yes" if a.median <= bound.median else "**no**")
+    ours_by_run = by_run(dur)
+    each = [(b["run"], p99(ours_by_run[b["run"]]), b["bound"]) for b in bounds
+            if b["run"] in ours_by_run and p99(ours_by_run[b["run"]]) is not None]
+    notes = []
+    if each:
+        notes.append("under the bound in {} of {} runs".format(sum(o <= x for _, o, x in each), len(each)))
+    notes += a.notes + [f"bound {n}" for n in bound.notes]
+    q = ratio(a, bound)
+    lines.append("| p99 sent → opponent, durable (`--sync full`) (ms) | {} | {} (median of the runs' relay p99 + 2 × fdatasync p99; medians {} and {}) | {} | ≤ bound | {} | {}; bound {} | {} |".format(
+        a.cell(), bound.cell(), relay_p99.cell(), fs.cell(), f"{q:.2f}× the bound" if q is not None else "–",
+        met, a.runs(), bound.runs(), "; ".join(notes)))
+
+    sp_o = pick(rows, "spectators", "ours")
+    sp_r = pick(rows, "spectators", "relay")
+    if sp_o or sp_r:
+        row("p99 delivery to 5,000 spectators of one game at 2 moves/s vs relay (ms)", sp_o, sp_r,
+            lambda r: dig(r, "latency_ms", "spectator", "p99"), "≤ 0.8×", 0.8, "{:,.1f}")
+    else:
+        lines.append("| p99 delivery to 5,000 spectators vs relay | – | – | – | ≤ 0.8× | not run | – | the step spectators did not run |")
+
+    # the figures behind the goals
+    cpu_r = Figure(rel, "server", "cpu_pct")
+    for name, x in (("durable", dur), ("`--store memory`", mem)):
+        cpu_o = Figure(x, "server", "cpu_pct")
+        q = ratio(cpu_o, cpu_r)
+        lines.append("| server CPU at 2,000 moves/s, {} vs relay (% of one core) | {} | {} | {} | – | – | {}; {} | {} |".format(
+            name, cpu_o.cell("{:,.1f}"), cpu_r.cell("{:,.1f}"), f"{q:.2f}×" if q is not None else "–",
+            cpu_o.runs("{:,.1f}"), cpu_r.runs("{:,.1f}"), "; ".join(cpu_o.notes + [f"relay {n}" for n in cpu_r.notes])))
+    med = Figure(probe, "median_ms")
+    mx = Figure(probe, "max_ms")
+    fs_kind = next((r.get("fs") for r in probe if r.get("fs")), "?")
+    count = next((r.get("count") for r in probe if r.get("count")), "?")
+    lines.append("| fdatasync of 4 KiB in the data directory's folder ({}; {} calls per run): median / p99 / max (ms) | {} / {} / {} | – | – | – | – | median {}; p99 {}; max {} | {} |".format(
+        fs_kind, count, med.cell(), fs.cell(), mx.cell(), med.runs(), fs.runs(), mx.runs(),
+        "; ".join(fs.notes)))
+    return lines
 
 
 def store_table(rows):
@@ -246,6 +356,7 @@ def main():
     if not any(r.get("bench") in main_benches or
                (r.get("bench") == "max" and r.get("target") in main_targets) for r in rows):
         lines = []  # only the step postgres ran
+    lines += issue21_table(rows)
     lines += store_table(rows)
     text = "\n".join(lines).lstrip("\n") + "\n"
     with open(sys.argv[2], "w") as f:
