@@ -10,18 +10,20 @@ mode=${1:-all}
 
 # Building the server, the web client's WebAssembly rules (emscripten, which brings Node.js) and
 # the Debian package (dpkg-dev, in build-essential; CPack finds the executables for
-# dpkg-shlibdeps with `file`); libpq for the PostgreSQL store.
+# dpkg-shlibdeps with `file`); libpq for the PostgreSQL store, hiredis (its RESP codec only) for
+# the cluster's Redis bus.
 packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libboost-dev libboost-system-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
-  libsqlite3-dev libsodium-dev libpq-dev
+  libsqlite3-dev libsodium-dev libpq-dev libhiredis-dev
   emscripten file
 )
 if [[ $mode == all ]]; then
   # The tests: doctest, the fuzzers' clang, the browser test's chromium, Python for the
   # integration scripts, debootstrap for the package test, systemd-analyze for the unit's check,
   # nginx and openssl for the reverse proxy test, PostgreSQL's server for the tests that start
-  # their own (scripts/pg-test-cluster.sh; no system service is started).
+  # their own (scripts/pg-test-cluster.sh; no system service is started), Redis for the cluster
+  # tests, started by the tests themselves (scripts/redis-test-server.sh); no service is started.
   packages+=(
     doctest-dev
     clang libclang-rt-14-dev
@@ -29,6 +31,7 @@ if [[ $mode == all ]]; then
     python3 python3-jsonschema tmux procps
     debootstrap systemd nginx openssl
     postgresql-15
+    redis-server
   )
   # Node.js and npm: Debian's, unless a node is already there (e.g. from NodeSource).
   command -v node >/dev/null 2>&1 || packages+=(nodejs)
@@ -45,8 +48,9 @@ if ((${#missing[@]})); then
   [[ $(id -u) -eq 0 ]] || SUDO="sudo"
   echo "setup: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
-  # Installing starts no service: nginx's package would start a server on port 80 (in a chroot
-  # too, outliving it). A policy-rc.d already there (containers have one) is left as it is.
+  # Installing starts no service: nginx's package would start a server on port 80, PostgreSQL's
+  # and redis-server's theirs (in a chroot too, outliving it). A policy-rc.d already there
+  # (containers have one) is left as it is.
   if [[ ! -e /usr/sbin/policy-rc.d ]]; then
     $SUDO sh -c 'printf "#!/bin/sh\nexit 101\n" > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d'
     trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
