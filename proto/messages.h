@@ -143,6 +143,9 @@ using ClientMsg = std::variant<Hello, CreateGame, JoinGame, CancelGame, ListGame
                                TurnMsg, Resign, Chat, Ping, QuickMatch, QuickMatchCancel, ListLive,
                                DrawOffer, DrawAccept, DrawDecline, ClaimWin, Rematch,
                                RematchDecline, Register, Login, Logout, ChangePassword>;
+// The game a request is about (join, cancel, watch, play, chat, draw, claim, rematch), or
+// nullopt for the lobby's and the connection's own requests.
+std::optional<std::string> game_of(const ClientMsg& m);
 // Whether `s` is a well-formed username (length and characters; reserved names are the
 // server's to refuse).
 bool is_username(std::string_view s);

@@ -186,6 +186,22 @@ bool is_username(std::string_view s) {
     return true;
 }
 
+std::optional<std::string> game_of(const ClientMsg& msg) {
+    return std::visit(
+        [](const auto& m) -> std::optional<std::string> {
+            if constexpr (requires { m.game; }) {
+                if constexpr (std::is_same_v<std::decay_t<decltype(m.game)>, std::string>)
+                    return m.game;
+            }
+            if constexpr (requires { m.code; }) {
+                if constexpr (std::is_same_v<std::decay_t<decltype(m.code)>, std::string>)
+                    return m.code;
+            }
+            return std::nullopt;
+        },
+        msg);
+}
+
 std::variant<ClientMsg, Error> parse_client(const Json& j) {
     return parse_typed(j, parsers());
 }

@@ -17,7 +17,12 @@ struct Config {
     std::string store = "sqlite";         // sqlite, postgres, or memory (nothing kept: benchmarks)
     std::string database_url;             // --store postgres: the libpq connection string
     bool accept_unsafe_database = false;  // start on a PostgreSQL with fsync/sync commit off
-    std::string sync = "full";            // full, normal or off (docs/ARCHITECTURE.md)
+    // Several nodes (server/cluster.h): the Redis bus ("" = a single node), this node's id and
+    // the lease it holds on its games (renewed every third of it).
+    std::string bus;
+    std::string node_id;
+    int lease_ms = 6000;
+    std::string sync = "full";      // full, normal or off (docs/ARCHITECTURE.md)
     std::string fault_file;         // tests only: the store injects the faults this file names
     int workers = 2;                // threads for store reads (history API) and computer opponents
     double drain_seconds = 5;       // SIGTERM: longest wait for in-flight writes

@@ -133,6 +133,19 @@ bool LocalDirectory::is_suspended(const std::string& code) {
     return suspended_.count(code) > 0;
 }
 
+void LocalDirectory::add(const std::string& code, std::shared_ptr<Room> room) {
+    std::lock_guard lock(m_);
+    rooms_[code] = std::move(room);
+}
+
+std::vector<std::shared_ptr<Room>> LocalDirectory::all() {
+    std::lock_guard lock(m_);
+    std::vector<std::shared_ptr<Room>> out;
+    out.reserve(rooms_.size());
+    for (auto& [code, room] : rooms_) out.push_back(room);
+    return out;
+}
+
 std::size_t LocalDirectory::size() {
     std::lock_guard lock(m_);
     return rooms_.size();

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "server/participant.h"
 #include "server/room_services.h"
@@ -67,6 +68,9 @@ class LocalDirectory : public RoomDirectory {
     void set_suspended(const std::string& code, bool suspended) override;
     bool is_suspended(const std::string& code) override;
     std::size_t size() override;
+    // Cluster mode: a game claimed from another node, restored (server/cluster.cpp).
+    void add(const std::string& code, std::shared_ptr<Room> room);
+    std::vector<std::shared_ptr<Room>> all();
 
   private:
     void try_code(RoomParams params, Player creator, Store::Executor ex, Created done, int attempt);

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "proto/messages.h"
+#include "server/cluster.h"
 #include "server/history_api.h"
 #include "server/hub.h"
 #include "server/io_errors.h"
@@ -109,11 +110,17 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         if (beast::websocket::is_upgrade(req)) return upgrade(std::move(req));
         const bool get = req.method() == http::verb::get;
         if (get && req.target() == "/healthz") return respond(req, http::status::ok, "ok");
-        if (get && req.target() == "/readyz")
-            return !hub_.ready ? respond(req, http::status::service_unavailable, "not ready\n")
-                   : !hub_.store->healthy() ? respond(req, http::status::service_unavailable,
-                                                      "not ready: the store cannot write\n")
-                                            : respond(req, http::status::ok, "ready");
+        if (get && req.target() == "/readyz") {
+            std::string why;
+            if (!hub_.ready) return respond(req, http::status::service_unavailable, "not ready\n");
+            if (!hub_.store->healthy())
+                return respond(req, http::status::service_unavailable,
+                               "not ready: the store cannot write\n");
+            if (hub_.cluster && !hub_.cluster->healthy(&why))
+                return respond(req, http::status::service_unavailable,
+                               ("not ready: " + why + "\n").c_str());
+            return respond(req, http::status::ok, "ready");
+        }
         if (get && req.target() == "/metrics")
             return send(
                 make(req, http::status::ok, "text/plain; version=0.0.4", render_metrics(hub_)));

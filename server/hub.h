@@ -26,6 +26,8 @@
 
 namespace tf::server {
 
+class Cluster;
+
 struct Hub {
     Hub(boost::asio::io_context& io, Config c, std::unique_ptr<Store> s)
         : ioc(io),
@@ -33,7 +35,8 @@ struct Hub {
           store(std::move(s)),
           workers(std::size_t(cfg.workers)),
           directory(factory, services),  // stores references only: constructed in this order
-          services{listings, players, directory, *store, cfg, offload(), ratings},
+          services{listings, players,   directory, *store,
+                   cfg,      offload(), ratings,   cfg.bus.empty() ? std::string() : cfg.node_id},
           factory(ioc, services),
           conn_limit(conn_limiter(cfg.max_connections_per_ip)) {
         identity.attach(store.get());
@@ -65,6 +68,8 @@ struct Hub {
     RoomFactory factory;
     ConnLimiter& conn_limit;         // --max-connections-per-ip, over both listeners (process-wide)
     std::atomic<bool> ready{false};  // /readyz: store open, accepting, not shutting down
+    // Several nodes (--bus): set by main() before serving, outlived by the hub.
+    Cluster* cluster = nullptr;
 };
 
 }  // namespace tf::server

@@ -38,13 +38,28 @@ void Listings::collect(Subs& subs, std::vector<std::shared_ptr<Participant>>& to
     }
 }
 
-void Listings::set_open(const std::string& code, std::optional<proto::OpenGame> entry) {
+std::optional<proto::OpenGame> Listings::open_entry(const std::string& code) {
+    std::lock_guard lock(m_);
+    auto it = open_.find(code);
+    if (it == open_.end()) return std::nullopt;
+    return it->second;
+}
+
+std::optional<proto::LiveGame> Listings::live_entry(const std::string& code) {
+    std::lock_guard lock(m_);
+    auto it = live_.find(code);
+    if (it == live_.end()) return std::nullopt;
+    return it->second;
+}
+
+void Listings::set_open(const std::string& code, std::optional<proto::OpenGame> entry,
+                        bool notify) {
     std::vector<std::shared_ptr<Participant>> to;
     Msg msg;
     {
         std::lock_guard lock(m_);
         if (!entry) {
-            if (!open_.erase(code)) return;
+            if (!open_.erase(code)) return changed(code, notify);
         } else {
             open_.insert_or_assign(code, std::move(*entry));
         }
@@ -52,24 +67,29 @@ void Listings::set_open(const std::string& code, std::optional<proto::OpenGame> 
         collect(open_subs_, to);
     }
     for (auto& p : to) p->deliver(msg);
+    changed(code, notify);
 }
 
 std::optional<Listings::TimePoint> Listings::set_live(const std::string& code,
                                                       std::optional<proto::LiveGame> entry,
-                                                      bool urgent) {
+                                                      bool urgent, bool notify) {
     std::vector<std::shared_ptr<Participant>> to;
     Msg msg;
     std::optional<TimePoint> due;
     {
         std::lock_guard lock(m_);
         if (!entry) {
-            if (!live_.erase(code)) return std::nullopt;
+            if (!live_.erase(code)) {
+                changed(code, notify);
+                return std::nullopt;
+            }
         } else {
             live_.insert_or_assign(code, std::move(*entry));
         }
         due = live_changed_locked(urgent, to, msg);
     }
     for (auto& p : to) p->deliver(msg);
+    changed(code, notify);
     return due;
 }
 
@@ -89,6 +109,7 @@ std::optional<Listings::TimePoint> Listings::set_live_progress(const std::string
         due = live_changed_locked(false, to, msg);
     }
     for (auto& p : to) p->deliver(msg);
+    changed(code, true);
     return due;
 }
 
@@ -124,17 +145,18 @@ void Listings::publish_live_locked(TimePoint now, std::vector<std::shared_ptr<Pa
     collect(live_subs_, to);
 }
 
-void Listings::remove(const std::string& code) {
+void Listings::remove(const std::string& code, bool notify) {
     std::vector<std::shared_ptr<Participant>> to;
     Msg msg;
     {
         std::lock_guard lock(m_);
         live_.erase(code);
-        if (!open_.erase(code)) return;
+        if (!open_.erase(code)) return changed(code, notify);
         msg = open_locked();
         collect(open_subs_, to);
     }
     for (auto& p : to) p->deliver(msg);
+    changed(code, notify);
 }
 
 void Listings::subscribe_open(const std::shared_ptr<Participant>& p) {

@@ -4,12 +4,14 @@
 // every change (the wire carries whole lists). Nothing here calls a room. Thread-safe: one
 // mutex, never held while delivering (lists are serialized once under it and handed out after).
 //
-// Shared later (several nodes): the deltas are what crosses the bus, each node keeping the list
-// and its own subscribers.
+// Several nodes (server/cluster.h): each node keeps the whole lists and its own subscribers;
+// the changes of its own rooms are reported to the observer (on_change), which sends their
+// entries over the bus, and the other nodes' entries come in with `notify` false.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -28,14 +30,22 @@ class Listings {
     // Most games in one message, and the live list's coalescing interval; set before serving.
     void configure(std::size_t list_limit, std::chrono::milliseconds live_interval);
 
+    // Called (outside the lock, on the changing thread) with the code of every game whose
+    // entries changed by a call with `notify` true. Set before serving.
+    void on_change(std::function<void(const std::string& code)> f) { changed_ = std::move(f); }
+    // A game's current entries (what on_change's observer sends).
+    std::optional<proto::OpenGame> open_entry(const std::string& code);
+    std::optional<proto::LiveGame> live_entry(const std::string& code);
+
     // Open public games: `entry` is the listing, or nullopt to withdraw the game.
-    void set_open(const std::string& code, std::optional<proto::OpenGame> entry);
+    void set_open(const std::string& code, std::optional<proto::OpenGame> entry,
+                  bool notify = true);
     // Live games: `entry` is the listing, or nullopt when the game ended. `urgent` publishes at
     // once; other changes (turns) are coalesced to one broadcast per live interval: when one is
     // held back, the time by which flush_live() must be called is returned (the room's timer
     // calls it, so a list never stays behind a game that pauses).
     std::optional<TimePoint> set_live(const std::string& code, std::optional<proto::LiveGame> entry,
-                                      bool urgent);
+                                      bool urgent, bool notify = true);
     // A turn's delta of a listed live game: only its progress changes (no entry rebuilt, as a
     // turn's own event is cheaper than that). Coalesced like a non-urgent set_live.
     std::optional<TimePoint> set_live_progress(const std::string& code, int turns, Side to_move,
@@ -43,7 +53,7 @@ class Listings {
     // Publishes the live list if a change was held back and the interval is over.
     void flush_live();
     // A game leaves both lists (removed from the directory).
-    void remove(const std::string& code);
+    void remove(const std::string& code, bool notify = true);
 
     // Sends the open list now and on every change until unsubscribed.
     void subscribe_open(const std::shared_ptr<Participant>& p);
@@ -69,6 +79,10 @@ class Listings {
                                                  std::vector<std::shared_ptr<Participant>>& to,
                                                  Msg& msg);
 
+    void changed(const std::string& code, bool notify) {
+        if (notify && changed_) changed_(code);
+    }
+    std::function<void(const std::string&)> changed_;
     std::mutex m_;
     std::size_t list_limit_ = 100;
     std::map<std::string, proto::OpenGame> open_;

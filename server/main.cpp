@@ -3,9 +3,11 @@
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
+
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <cstdlib>
@@ -16,6 +18,8 @@
 
 #include "proto/messages.h"
 #include "server/backup.h"
+#include "server/bus.h"
+#include "server/cluster.h"
 #include "server/faulty_store.h"
 #include "server/hub.h"
 #include "server/io_thread.h"
@@ -179,6 +183,19 @@ int main(int argc, char** argv) {
                  "--store postgres: start even if the database runs with fsync or "
                  "synchronous_commit off (an acknowledged turn could then be lost in a crash)")
         ->default_str("false");  // a flag has no default text of its own: --print-config
+    app.add_option("--bus", cfg.bus,
+                   "several nodes: the Redis server they share (redis://host:port); needs "
+                   "--store postgres. Any node then serves any player; a node's games go on on "
+                   "the others when it dies (docs/ARCHITECTURE.md \"Several nodes\")");
+    app.add_option("--node-id", cfg.node_id,
+                   "--bus: this node's name, unique among the nodes (default: host name and "
+                   "HTTP port)");
+    app.add_option("--lease-ms", cfg.lease_ms,
+                   "--bus: how long this node's hold on its games lasts without renewal "
+                   "(renewed every third of it); its games move to other nodes this long "
+                   "after it dies")
+        ->check(CLI::Range(900, 600000))
+        ->capture_default_str();
     app.add_option("--sync", cfg.sync,
                    "store durability: full (survives power loss), normal (survives a crash of "
                    "the server), off (benchmarks only)")
@@ -382,9 +399,33 @@ int main(int argc, char** argv) {
         return 1;
     }
 
+    if (!cfg.bus.empty()) {
+        if (cfg.store != "postgres") {
+            spdlog::critical("--bus needs --store postgres (the nodes share their games there)");
+            return 1;
+        }
+        std::string host, bad;
+        unsigned short port = 0;
+        if (!tf::server::parse_redis_url(cfg.bus, host, port)) {
+            spdlog::critical("--bus {}: not a redis://host:port address", cfg.bus);
+            return 1;
+        }
+        if (cfg.node_id.empty()) {
+            char name[256] = {};
+            gethostname(name, sizeof name - 1);
+            cfg.node_id = std::string(name) + "-" + std::to_string(cfg.http_port);
+        }
+    }
     net::io_context ioc(cfg.threads);
     auto hub = std::make_unique<tf::server::Hub>(ioc, cfg, std::move(store));
-    if (!hub->directory.recover()) return 1;
+    std::unique_ptr<tf::server::Cluster> cluster;
+    if (!cfg.bus.empty()) {
+        cluster = std::make_unique<tf::server::Cluster>(*hub);
+        hub->cluster = cluster.get();
+        if (!cluster->start()) return 1;
+    } else if (!hub->directory.recover()) {
+        return 1;
+    }
     std::shared_ptr<tf::server::Listener> http, tcp;
     try {
         auto addr = net::ip::make_address(cfg.bind);
@@ -416,6 +457,7 @@ int main(int argc, char** argv) {
         if ((idle && quiet >= 3) || std::chrono::steady_clock::now() >= drain_deadline) {
             if (!idle)
                 spdlog::warn("shutdown: {} store writes still queued", hub->store->pending());
+            if (cluster) cluster->hand_over();  // the other nodes take the games at once
             spdlog::info("shutdown: stopping");
             return ioc.stop();
         }
@@ -466,6 +508,10 @@ int main(int argc, char** argv) {
     for (auto& t : threads) t.join();
     http.reset();
     tcp.reset();
+    if (cluster) {
+        cluster->stop();
+        hub->cluster = nullptr;
+    }
     auto st = hub->store->stats();
     if (!st.latency_ms.empty()) {
         std::sort(st.latency_ms.begin(), st.latency_ms.end());
@@ -477,6 +523,7 @@ int main(int argc, char** argv) {
             "ms, p99 {:.2f} ms (last {} operations)",
             st.commits, st.operations, st.failures, at(0.5), at(0.99), st.latency_ms.size());
     }
+    cluster.reset();
     hub.reset();  // rooms and their owners go before the io_context and its pending handlers
     return 0;
 }

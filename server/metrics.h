@@ -37,9 +37,11 @@ struct Metrics {
     std::atomic<std::uint64_t> store_failures{0};  // store operations that failed
     std::atomic<std::uint64_t> store_episodes{0};  // times the store started failing
     std::atomic<std::uint64_t> games_resumed{0};   // suspended rooms that resumed
+    std::atomic<std::uint64_t> games_fenced{0};    // cluster: rooms dropped, another node owns them
     std::array<std::atomic<std::uint64_t>, proto::kErrCount> rejected{};  // by proto::Err
     Histogram turn_latency;    // a turn read from its connection -> ack delivered
     Histogram commit_latency;  // an operation queued in the store -> durable
+    Histogram lease_renew;     // cluster: a renewal of this node's lease in PostgreSQL
 
     void reject(proto::Err e) { ++rejected[std::size_t(e)]; }
 };

@@ -15,6 +15,10 @@ class Participant {
     virtual ~Participant() = default;
     // Thread-safe; never blocks. A participant whose queue is full disconnects itself.
     virtual void deliver(Msg m) = 0;
+    // Thread-safe: the game `code` this participant watches moved to another node, whose
+    // events this one can no longer pass on (cluster mode, server/cluster.h): a connection
+    // closes (the client reconnects and watches again, reaching the new owner).
+    virtual void moved(const std::string& code) { (void)code; }
 };
 
 struct Player {

@@ -58,9 +58,10 @@ std::optional<std::size_t> Answer::failed() const {
 
 bool request_error(const std::string& s) {
     // 22 data exception, 23 integrity constraint, 42 syntax or access rule, P0 raised by a
-    // check of ours (tf_check), 40001 a serialization failure (a rating written meanwhile).
+    // check of ours (tf_check), 40001 a serialization failure (a rating written meanwhile),
+    // TF our own class (TF001: a write of a game this node no longer owns, fenced).
     return s.rfind("22", 0) == 0 || s.rfind("23", 0) == 0 || s.rfind("42", 0) == 0 ||
-           s.rfind("P0", 0) == 0 || s == "40001";
+           s.rfind("P0", 0) == 0 || s == "40001" || s.rfind("TF", 0) == 0;
 }
 
 Conn::Conn(asio::io_context& io, std::string conninfo, Statements prepared)

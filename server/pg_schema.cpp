@@ -109,6 +109,28 @@ BEGIN
 END
 $$;
 )sql",
+    // 2: several nodes (server/cluster.h): each game's owner and the epoch of its ownership
+    // (every write of a game is fenced by them), the nodes' leases, quick-match requests.
+    R"sql(
+ALTER TABLE games ADD COLUMN owner text, ADD COLUMN epoch bigint NOT NULL DEFAULT 0;
+CREATE INDEX games_unfinished_by_owner ON games (owner) WHERE status IN ('open', 'playing');
+CREATE TABLE nodes (
+  id          text PRIMARY KEY,
+  lease_until timestamptz NOT NULL,
+  started_at  timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE seeks (
+  player_id   text PRIMARY KEY,
+  pool        text NOT NULL,
+  node        text NOT NULL,
+  conn        bigint NOT NULL,
+  player_name text NOT NULL,
+  account     boolean NOT NULL,
+  rating      integer,
+  since       timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX seeks_by_pool ON seeks (pool, since);
+)sql",
 };
 static_assert(std::size(kMigrations) == kPgSchemaVersion);
 

@@ -86,8 +86,17 @@ const pg::Conn::Statements& statements() {
         {"ins_game",
          "INSERT INTO games (code, variant, time_control, is_public, quick_match, creator_side, "
          "bot_level, silver_id, silver_name, bronze_id, bronze_name, status, result, turns, "
-         "version, created_at, finished_at, rated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-         "$10, $11, $12, $13, $14, $15, $16, $17, $18)"},
+         "version, created_at, finished_at, rated, owner, epoch) VALUES ($1, $2, $3, $4, $5, $6, "
+         "$7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)"},
+        // Fencing (cluster mode): the game's row is share-locked while this node still owns it
+        // at this epoch, so a takeover (an UPDATE of owner and epoch) waits for this write's
+        // transaction and a write after the takeover fails (TF001) instead of forking the game.
+        {"fence",
+         "WITH g AS (SELECT 1 FROM games WHERE code = $1 AND owner = $2 AND epoch = $3 FOR SHARE) "
+         "SELECT tf_check((SELECT count(*) FROM g) = 1, '" +
+             std::string(kFenced) +
+             "game ' || $1::text || ' is no longer owned by node ' || $2::text || ' at epoch ' || "
+             "$3::text, 'TF001')"},
         {"upd_game",
          "WITH u AS (UPDATE games SET silver_id = $2, silver_name = $3, bronze_id = $4, "
          "bronze_name = $5, status = $6, result = $7, turns = $8, version = $9, "
@@ -736,12 +745,28 @@ class PgStore : public Store {
         const GameWrite& w = op.write;
         if (w.create) {
             const StoredGame& g = *w.create;
-            add(prepared("ins_game", {g.code, g.variant, g.time_control, boolean(g.is_public),
-                                      boolean(g.quick_match), g.creator_side,
-                                      g.bot_level ? num(*g.bot_level) : Param{}, opt(g.seat_id[0]),
-                                      opt(g.seat_name[0]), opt(g.seat_id[1]), opt(g.seat_name[1]),
-                                      g.status, g.result, num(g.turns), num(g.version),
-                                      num(g.created_ms), num(g.finished_ms), boolean(g.rated)}));
+            add(prepared("ins_game", {g.code,
+                                      g.variant,
+                                      g.time_control,
+                                      boolean(g.is_public),
+                                      boolean(g.quick_match),
+                                      g.creator_side,
+                                      g.bot_level ? num(*g.bot_level) : Param{},
+                                      opt(g.seat_id[0]),
+                                      opt(g.seat_name[0]),
+                                      opt(g.seat_id[1]),
+                                      opt(g.seat_name[1]),
+                                      g.status,
+                                      g.result,
+                                      num(g.turns),
+                                      num(g.version),
+                                      num(g.created_ms),
+                                      num(g.finished_ms),
+                                      boolean(g.rated),
+                                      opt(w.owner),
+                                      num(w.epoch)}));
+        } else if (w.epoch > 0) {
+            add(prepared("fence", {w.code, w.owner, num(w.epoch)}));
         }
         for (const auto& r : w.rows)
             add(prepared("ins_row",
@@ -800,7 +825,9 @@ class PgStore : public Store {
             const bool again = tag.rating && (r.sqlstate() == "40001" || r.sqlstate() == "23505") &&
                                ++bad.attempts < kMaxRateAttempts;
             if (!again) {
-                report(bad, "postgresql: " + r.error(), false);
+                // A fenced write says so first (kFenced): the room drops the game.
+                report(bad, (r.sqlstate() == "TF001" ? kFenced : "postgresql: ") + r.error(),
+                       false);
                 group.erase(group.begin() + tag.op);
             }
             for (auto it = group.rbegin(); it != group.rend(); ++it) q_.push_front(std::move(*it));

@@ -45,9 +45,20 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
     note_rating(params_.creator_side);
     if (params_.time_control) clock_.emplace(*params_.time_control);
     created_ms_ = epoch_ms(SteadyClock::now(), SteadyClock::now());
+    if (!env.node.empty()) ops_.fence(env.node, 1);  // a new game: its first ownership
 }
 
 Room::~Room() = default;
+
+void Room::claimed(std::int64_t epoch) {
+    ops_.fence(env_.node, epoch);
+}
+
+void Room::lost(std::string why) {
+    boost::asio::post(ex_, [self = shared_from_this(), why = std::move(why)] {
+        if (!self->lost_) self->fenced(why);
+    });
+}
 
 void Room::count_spectators() {
     if (auto n = watchers_.changed(SteadyClock::now()))

@@ -73,6 +73,11 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
                                          std::string& error);
     // After restore(): registers the room's seats and listings again and restarts its timers.
     void resume();
+    // Cluster mode, between restore() and resume(): this node owns the game from `epoch` on
+    // (it claimed it, server/cluster.h); every write carries it.
+    void claimed(std::int64_t epoch);
+    // Cluster mode: another node owns the game now (`why` starts with kFenced): dropped here.
+    void lost(std::string why);
     // `joined` (if any) is sent to `who` once the join is stored, before the snapshot.
     void join(Player p, Who who, Msg joined = nullptr);
     void watch(Player p, Who who, std::optional<std::int64_t> since);
@@ -100,6 +105,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     StoredGame stored_row() const override;
     void saved() override { saved_version_ = version_; }
     void failed(const std::string& why, const std::vector<Out>& out, bool creating) override {
+        if (why.rfind(kFenced, 0) == 0) return fenced(why);
         suspend(why, out, creating);
     }
     void idle() override { maybe_bot(); }
@@ -113,6 +119,10 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // stays paused, clocks stopped, until the store is healthy again; then it resumes where it
     // was saved and sends everyone a fresh snapshot. A game whose creation failed is dropped.
     void suspend(const std::string& why, const std::vector<Out>& out, bool creating);
+    // Cluster mode: another node took the game over (this one stalled past its lease); the
+    // write was refused, nothing of it is sent, and this node drops the game: its watchers
+    // are told it moved (Participant::moved) and it leaves the directory.
+    void fenced(const std::string& why);
     void reload();
     void reloaded(Read<std::optional<GameRows>> read);
     void try_resume();  // the recovery timer: resumes once the store is healthy

@@ -74,6 +74,23 @@ void Room::suspend(const std::string& why, const std::vector<Out>& out, bool cre
     reload();
 }
 
+void Room::fenced(const std::string& why) {
+    spdlog::warn("room {}: {}; this node drops the game", code_, why);
+    ++metrics().games_fenced;
+    timer_.cancel();
+    start_deadline_.reset();
+    remove_at_.reset();
+    lost_ = true;
+    for (auto& s : seats_)
+        if (s) env_.players.unseat(s->id, code_);
+    std::vector<std::shared_ptr<Participant>> told;
+    for (auto& [p, sub] : watchers_.subs())
+        if (auto who = sub.who.lock()) told.push_back(std::move(who));
+    watchers_.clear();
+    env_.directory.remove(code_);
+    for (auto& who : told) who->moved(code_);
+}
+
 // Reads the game back from the store (off the strand); requests wait until it is back.
 void Room::reload() {
     ops_.hold();

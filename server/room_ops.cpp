@@ -43,6 +43,8 @@ void RoomOps::end() {
     }
     GameWrite w{code_, std::move(create_), std::move(rows_), host_.stored_row(), std::move(rate_)};
     if (w.create) w.update.reset();  // the insert already holds the row as it is
+    w.owner = owner_;
+    w.epoch = epoch_;
     creating_ = w.create.has_value();
     create_.reset();
     rows_.clear();

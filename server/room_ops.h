@@ -66,6 +66,12 @@ class RoomOps {
     void create(StoredGame row) { create_ = std::move(row); }
     void rate(RateGame r) { rate_ = std::move(r); }
     void later(std::function<void()> f) { after_.push_back(std::move(f)); }
+    // Cluster mode: every write carries the game's owner and ownership epoch (GameWrite).
+    void fence(std::string owner, std::int64_t epoch) {
+        owner_ = std::move(owner);
+        epoch_ = epoch;
+    }
+    std::int64_t epoch() const { return epoch_; }
     // True while a commit (or a hold) is in flight: operations wait.
     bool busy() const { return busy_; }
     // Holds every operation back (a failed room reading itself back), until release().
@@ -95,6 +101,8 @@ class RoomOps {
     std::vector<Out> outbox_;
     std::vector<std::function<void()>> after_;
     int crowd_pending_ = 0;  // crowd deliveries posted and not yet run
+    std::string owner_;
+    std::int64_t epoch_ = 0;
 };
 
 }  // namespace tf::server

@@ -26,6 +26,9 @@ struct RoomServices {
     std::function<void(std::function<void()>)> offload;
     // Ratings as last seen, for seats and listings; a rated game's end updates them.
     RatingBook& ratings;
+    // Cluster mode: this node's id, which owns the rooms it makes (epoch 1) and the ones it
+    // claims (server/cluster.h); empty for a single node.
+    std::string node = {};
 };
 
 }  // namespace tf::server

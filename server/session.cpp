@@ -5,6 +5,7 @@
 #include <atomic>
 #include <random>
 
+#include "server/cluster.h"
 #include "server/metrics.h"
 #include "server/room.h"
 
@@ -95,10 +96,27 @@ void Session::dispatch(std::string_view text) {
     if (!player_ && !std::holds_alternative<proto::Hello>(msg) &&
         !std::holds_alternative<proto::Ping>(msg))
         return send_error(Err::HelloRequired, "send hello first");
+    // Cluster mode: a request about a game another node holds goes to that node as it came.
+    if (hub_.cluster && may_forward())
+        if (auto code = proto::game_of(msg); code && !hub_.directory.find(*code))
+            return hub_.cluster->forward(self(), *player_, *code, std::string(text));
     std::visit([this](auto& m) { handle(m); }, msg);
 }
 
+void Session::handle_here(std::vector<std::string> texts) {
+    boost::asio::post(executor(), [self = self(), texts = std::move(texts)] {
+        for (const auto& t : texts) self->dispatch(t);
+    });
+}
+
+void Session::moved(const std::string& code) {
+    spdlog::info("{}#{}: game {} moved to another node; closing so the client reconnects",
+                 transport(), conn_id_, code);
+    close("moved", false);
+}
+
 void Session::on_closed() {
+    if (hub_.cluster) hub_.cluster->closed(*this, player_ ? player_->id : std::string());
     if (match_timer_) match_timer_->cancel();
     if (lobby_sub_) hub_.listings.unsubscribe(this);
     if (player_) {
@@ -202,7 +220,7 @@ void Session::send_welcome(const std::optional<proto::AccountInfo>& account,
 std::shared_ptr<Room> Session::find_room(const std::string& code,
                                          const std::optional<std::string>& ref) {
     auto room = hub_.directory.find(code);
-    if (!room) send_error(Err::NoSuchGame, "no game with code " + code, ref);
+    if (!room && !missing(code)) send_error(Err::NoSuchGame, "no game with code " + code, ref);
     return room;
 }
 

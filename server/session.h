@@ -32,6 +32,18 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     // Thread-safe: remembers a room this connection was seated in by quick match.
     void adopt(const std::shared_ptr<Room>& room) override;
     void end(std::string reason) override;
+    // Cluster mode: a game this connection watched moved to another node; the connection
+    // closes so that the client reconnects and watches it there (Participant::moved).
+    void moved(const std::string& code) override;
+    std::uint64_t conn_id() const { return conn_id_; }
+    // Cluster mode: requests that were forwarded for a game that turned out to live here after
+    // all (this node claimed it meanwhile): handled here, in order, on this connection's strand.
+    void handle_here(std::vector<std::string> texts);
+    // Cluster mode: a quick-match pairing or a waiting request, as the shared pool answered.
+    void match_found(const proto::QuickMatch& m, Seek opponent);
+    void match_waiting(const proto::QuickMatch& m);
+    void match_waiting_again(const proto::QuickMatch& m);  // a retry found nobody yet
+    void match_done();  // matched by another node: no longer waiting
 
   protected:
     // This connection's strand: where asynchronous answers (store reads) come back to.
@@ -43,6 +55,18 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
                     std::optional<std::string> ref = std::nullopt,
                     std::optional<std::string> rule = std::nullopt);
     virtual const char* transport() const = 0;
+    // A connection of another node, through the cluster's bus (server/cluster.cpp): the
+    // player is the origin's, requests come already paid for and parsed once there.
+    void assume(const Player& p) { player_ = p; }
+    void forwarded(std::string_view text) { dispatch(text); }
+    // A request about a game this node does not hold: true when the connection handled it
+    // (a forwarded request tells its origin), false to answer no_such_game.
+    virtual bool missing(const std::string& code) {
+        (void)code;
+        return false;
+    }
+    // False for connections of other nodes: their requests are never forwarded again.
+    virtual bool may_forward() const { return true; }
     Hub& hub_;
     const std::uint64_t conn_id_;  // in log lines as transport#id
 
@@ -101,6 +125,8 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     // session_match.cpp: a rated request's range widens; it is tried again every second.
     void retry_match();
     void make_match(const proto::QuickMatch& m, const Seek& opponent);
+    // The player's rating in a rated request's category (nullopt for a casual one).
+    std::optional<int> match_rating(const proto::QuickMatch& m);
 
     std::optional<Player> player_;
     std::string token_;  // the token player_ was welcomed with

@@ -4,6 +4,7 @@
 #include <boost/asio/strand.hpp>
 #include <random>
 
+#include "server/cluster.h"
 #include "server/room.h"
 #include "server/session.h"
 
@@ -28,9 +29,10 @@ void Session::handle(proto::QuickMatch& m) {
             return send_error(Err::NotRatable,
                               "only the standard and the small board are rated; play this "
                               "variant casual");
-        rating = hub_.ratings.view(player_->id, *category).rating;
+        rating = match_rating(m);
     }
     std::string pool = proto::to_json(m).dump();  // canonical variant, time control, rated
+    if (hub_.cluster) return hub_.cluster->seek(self(), *player_, m, pool, rating);
     auto opponent = hub_.matchmaker.pair(*player_, pool, self(), rating);
     if (!opponent) {
         send(proto::to_text(proto::QuickMatchWaiting{m.variant, m.time_control, m.rated}));
@@ -41,6 +43,45 @@ void Session::handle(proto::QuickMatch& m) {
         return;
     }
     make_match(m, *opponent);
+}
+
+std::optional<int> Session::match_rating(const proto::QuickMatch& m) {
+    auto category = proto::rating_category(m.variant, m.time_control);
+    if (!m.rated || !category) return std::nullopt;
+    return hub_.ratings.view(player_->id, *category).rating;
+}
+
+// Cluster mode: the shared pool's answers (server/cluster.h), on any thread.
+void Session::match_found(const proto::QuickMatch& m, Seek opponent) {
+    boost::asio::post(executor(), [self = self(), m, opponent = std::move(opponent)] {
+        self->match_req_.reset();
+        if (self->match_timer_) self->match_timer_->cancel();
+        self->make_match(m, opponent);
+    });
+}
+
+void Session::match_waiting(const proto::QuickMatch& m) {
+    boost::asio::post(executor(), [self = self(), m] {
+        self->send(proto::to_text(proto::QuickMatchWaiting{m.variant, m.time_control, m.rated}));
+        if (m.rated) {
+            self->match_req_ = m;
+            self->retry_match();
+        }
+    });
+}
+
+void Session::match_waiting_again(const proto::QuickMatch& m) {
+    boost::asio::post(executor(), [self = self(), m] {
+        if (self->match_req_ && proto::to_json(*self->match_req_) == proto::to_json(m))
+            self->retry_match();
+    });
+}
+
+void Session::match_done() {
+    boost::asio::post(executor(), [self = self()] {
+        self->match_req_.reset();
+        if (self->match_timer_) self->match_timer_->cancel();
+    });
 }
 
 void Session::make_match(const proto::QuickMatch& m, const Seek& opponent) {
@@ -58,6 +99,10 @@ void Session::retry_match() {
     match_timer_->async_wait([w = weak_from_this()](boost::system::error_code ec) {
         auto s = std::static_pointer_cast<Session>(w.lock());
         if (ec || !s || !s->player_ || !s->match_req_) return;
+        if (s->hub_.cluster)
+            return s->hub_.cluster->retry_seek(s, *s->player_, *s->match_req_,
+                                               proto::to_json(*s->match_req_).dump(),
+                                               s->match_rating(*s->match_req_));
         if (auto opponent = s->hub_.matchmaker.retry(s->player_->id))
             return s->make_match(*std::exchange(s->match_req_, std::nullopt), *opponent);
         if (s->hub_.matchmaker.waiting_for(s->player_->id)) s->retry_match();
@@ -87,7 +132,10 @@ void Session::start_match(const std::shared_ptr<Room>& room, const Seek& opponen
 }
 
 void Session::handle(proto::QuickMatchCancel&) {
-    hub_.matchmaker.withdraw(player_->id);
+    if (hub_.cluster)
+        hub_.cluster->withdraw(player_->id);
+    else
+        hub_.matchmaker.withdraw(player_->id);
     match_req_.reset();
     if (match_timer_) match_timer_->cancel();
     send(proto::to_text(proto::QuickMatchCancelled{}));

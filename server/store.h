@@ -163,7 +163,16 @@ struct GameWrite {
     // The game row after the operation (seats, status, result, turns, version, finished).
     std::optional<StoredGame> update;
     std::optional<RateGame> rate = std::nullopt;  // the operation ends a rated game
+    // Cluster mode (server/cluster.h): the node that owns the game and the epoch of its
+    // ownership. A store shared by nodes applies the write only while the game is still owned
+    // so (fencing): a node that lost the game fails with an error starting with kFenced. Empty
+    // and 0 for a single node (SQLite, memory: nothing to check).
+    std::string owner = {};
+    std::int64_t epoch = 0;
 };
+
+// The start of a write's error when the game belongs to another node now (see GameWrite).
+inline constexpr const char* kFenced = "fenced: ";
 
 struct GameQuery {
     std::string status;     // "", "live" (playing), "finished" (over/aborted), or a status

@@ -1,0 +1,1215 @@
+#include "server/cluster.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "server/bus.h"
+#include "server/hub.h"
+#include "server/metrics.h"
+#include "server/pg_schema.h"
+#include "server/room.h"
+#include "server/session.h"
+
+namespace tf::server {
+
+namespace asio = boost::asio;
+using nlohmann::json;
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+namespace {
+
+const std::string kAll = "tf:all";  // every node: lobby entries, moves, hand-overs
+std::string channel_of(const std::string& node) {
+    return "tf:node:" + node;
+}
+
+// A bus message: a JSON header, a newline, then the body untouched (a client's request or a
+// server message: never parsed or escaped again on the way).
+std::string envelope(const json& header, std::string_view body = {}) {
+    std::string s = header.dump();
+    s += '\n';
+    s.append(body);
+    return s;
+}
+
+// The game and version of an event or a snapshot, read off the text as serialize_server.cpp
+// writes it (keys sorted: "game" is the first such key, "type" and "version" the last two).
+struct Versioned {
+    std::string game;
+    std::int64_t version = 0;
+    bool snapshot = false;
+};
+std::optional<Versioned> versioned(std::string_view m) {
+    Versioned v;
+    auto t = m.rfind(",\"type\":\"");
+    if (t == std::string_view::npos) return std::nullopt;
+    std::string_view tail = m.substr(t + 9);
+    if (tail.rfind("event\",\"version\":", 0) == 0)
+        tail.remove_prefix(17);
+    else if (tail.rfind("snapshot\",\"version\":", 0) == 0) {
+        tail.remove_prefix(20);
+        v.snapshot = true;
+    } else
+        return std::nullopt;
+    std::int64_t n = 0;
+    std::size_t i = 0;
+    for (; i < tail.size() && tail[i] >= '0' && tail[i] <= '9'; ++i) n = n * 10 + (tail[i] - '0');
+    if (i == 0) return std::nullopt;
+    v.version = n;
+    auto g = m.find("\"game\":\"");
+    if (g == std::string_view::npos) return std::nullopt;
+    auto e = m.find('"', g + 8);
+    if (e == std::string_view::npos) return std::nullopt;
+    v.game = std::string(m.substr(g + 8, e - g - 8));
+    return v;
+}
+
+double ms_since(SteadyTime t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+std::string watch_text(const std::string& code, std::int64_t since) {
+    json j{{"type", "watch"}, {"code", code}};
+    if (since >= 0) j["since_version"] = since;
+    return j.dump();
+}
+
+// The database thread: blocking libpq on one connection, jobs in order, reconnecting after a
+// fault (the next job connects again).
+class DbThread {
+  public:
+    using Job = std::function<void(pg::Blocking&)>;
+    explicit DbThread(std::string url) : url_(std::move(url)) {}
+    ~DbThread() { stop(); }
+    void start(std::function<void(pg::Blocking&)> tick, std::chrono::milliseconds every) {
+        tick_ = std::move(tick);
+        every_ = every;
+        thread_ = std::thread([this] { run(); });
+    }
+    void post(Job j) {
+        {
+            std::lock_guard lock(m_);
+            jobs_.push_back(std::move(j));
+        }
+        cv_.notify_one();
+    }
+    // Runs `j` now on the caller's thread with the thread's connection (before start()).
+    void now(const Job& j) { j(conn()); }
+    void stop() {
+        {
+            std::lock_guard lock(m_);
+            if (stopped_) return;
+            stopped_ = true;
+        }
+        cv_.notify_one();
+        if (thread_.joinable()) thread_.join();
+    }
+
+  private:
+    pg::Blocking& conn() {
+        if (!db_) db_ = std::make_unique<pg::Blocking>(url_);
+        return *db_;
+    }
+    void run() {
+        auto next_tick = std::chrono::steady_clock::now();
+        for (;;) {
+            Job job;
+            bool tick = false;
+            {
+                std::unique_lock lock(m_);
+                cv_.wait_until(lock, next_tick, [&] { return stopped_ || !jobs_.empty(); });
+                if (stopped_) return;
+                if (!jobs_.empty()) {
+                    job = std::move(jobs_.front());
+                    jobs_.pop_front();
+                } else {
+                    tick = true;
+                }
+            }
+            if (tick) {
+                next_tick = std::chrono::steady_clock::now() + every_;
+                job = tick_;
+            }
+            try {
+                job(conn());
+            } catch (const StoreError& e) {
+                spdlog::warn("cluster: {}", e.what());
+                if (e.fault) db_.reset();
+            } catch (const std::exception& e) {
+                spdlog::error("cluster: {}", e.what());
+                db_.reset();
+            }
+        }
+    }
+    std::string url_;
+    std::unique_ptr<pg::Blocking> db_;
+    std::thread thread_;
+    std::mutex m_;
+    std::condition_variable cv_;
+    std::deque<Job> jobs_;
+    bool stopped_ = false;
+    std::function<void(pg::Blocking&)> tick_;
+    std::chrono::milliseconds every_{1000};
+};
+
+std::string num(std::int64_t v) {
+    return std::to_string(v);
+}
+
+}  // namespace
+
+// A connection of another node, standing in for it here: requests come from the bus already
+// parsed once and paid for; what the rooms send it goes back to the origin node.
+class BusSession : public Session {
+  public:
+    BusSession(Hub& hub, Cluster::Impl& c, std::string origin, std::uint64_t conn, Player p)
+        : Session(hub, "bus:" + origin),
+          cluster_(c),
+          ex_(asio::make_strand(hub.ioc)),
+          origin_(std::move(origin)),
+          conn_(conn) {
+        assume(p);
+    }
+    void deliver(Msg m) override;
+    void close(std::string reason, bool now) override;
+    void moved(const std::string& code) override;
+    void request(std::string text) {
+        asio::post(ex_, [self = std::static_pointer_cast<BusSession>(shared_from_this()),
+                         text = std::move(text)] { self->forwarded(text); });
+    }
+    void gone() {
+        asio::post(ex_, [self = std::static_pointer_cast<BusSession>(shared_from_this())] {
+            self->on_closed();
+        });
+    }
+    const std::string& origin() const { return origin_; }
+    SteadyTime since = std::chrono::steady_clock::now();
+
+  protected:
+    Store::Executor executor() override { return ex_; }
+    const char* transport() const override { return "bus"; }
+    bool missing(const std::string& code) override;
+    bool may_forward() const override { return false; }
+
+  private:
+    Cluster::Impl& cluster_;
+    asio::strand<asio::io_context::executor_type> ex_;
+    std::string origin_;
+    std::uint64_t conn_;
+};
+
+class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
+  public:
+    explicit Impl(Hub& hub)
+        : hub_(hub),
+          node_(hub.cfg.node_id),
+          lease_ms_(hub.cfg.lease_ms),
+          db_(hub.cfg.database_url),
+          strand_(asio::make_strand(hub.ioc)),
+          timer_(strand_) {}
+
+    Hub& hub_;
+    const std::string node_;
+    const int lease_ms_;
+    DbThread db_;
+    std::unique_ptr<Bus> bus_;
+    asio::strand<asio::io_context::executor_type> strand_;
+    asio::steady_timer timer_;
+    std::atomic<std::int64_t> lease_until_ms_{0};  // steady clock, ms: the lease surely holds
+    std::atomic<bool> stopping_{false};
+
+    mutable std::mutex m_;
+    // ---- the origin's side: connections of ours with requests forwarded to other nodes ----
+    struct Route {
+        std::string owner;  // the node serving the game, "" while not known
+        bool resolving = false;
+        bool watching = false;             // events came: on a move, ask the new owner to replay
+        std::int64_t last = -1;            // the highest version passed on
+        std::deque<std::string> queue;     // requests waiting for the owner
+        std::deque<std::string> inflight;  // published, not yet confirmed received
+        std::uint64_t gen = 0;             // bumped when the in-flight ones are taken back
+        int attempts = 0;                  // lookups in a row without a live owner
+    };
+    struct Link {
+        std::weak_ptr<Session> session;
+        Player player;
+        std::map<std::string, Route> routes;
+    };
+    std::map<std::uint64_t, Link> links_;
+    // ---- the owner's side: connections of other nodes ----
+    std::map<std::pair<std::string, std::uint64_t>, std::shared_ptr<BusSession>> remotes_;
+    std::map<std::string, SteadyTime> heard_;  // the last `alive` of each origin node
+    // ---- the lobby ----
+    std::set<std::string> dirty_;                     // our games whose entries changed
+    std::set<std::string> listed_;                    // our games with entries published
+    std::map<std::string, std::string> lobby_owner_;  // other nodes' listed games: their node
+    std::set<std::string> alive_nodes_;
+    Stats stats_;
+    SteadyTime last_alive_sent_{};
+
+    // ---------------------------------------------------------------- startup and shutdown
+    bool start() {
+        try {
+            db_.now([&](pg::Blocking& db) { renew(db); });
+            db_.now([&](pg::Blocking& db) { claim(db, true); });
+        } catch (const std::exception& e) {
+            spdlog::critical("cluster: cannot take this node's lease: {}", e.what());
+            return false;
+        }
+        hub_.listings.on_change([w = weak_from_this()](const std::string& code) {
+            if (auto self = w.lock()) self->listing_changed(code);
+        });
+        Bus::Handlers h;
+        h.message = [w = weak_from_this()](const std::string& ch, std::string payload) {
+            if (auto self = w.lock()) self->on_message(ch, std::move(payload));
+        };
+        h.up = [w = weak_from_this()] {
+            if (auto self = w.lock()) self->on_bus_up();
+        };
+        h.down = [w = weak_from_this()] {
+            if (auto self = w.lock()) spdlog::warn("cluster: the bus is down");
+        };
+        bus_ = std::make_unique<Bus>(hub_.ioc, hub_.cfg.bus,
+                                     std::vector<std::string>{channel_of(node_), kAll}, h);
+        bus_->start();
+        const auto every = std::chrono::milliseconds(std::max(300, std::min(1000, lease_ms_ / 3)));
+        db_.start([this](pg::Blocking& db) { tick_db(db); }, every);
+        asio::post(strand_, [self = shared_from_this()] { self->tick(); });
+        spdlog::info("cluster: node {} on bus {}, lease {} ms", node_, hub_.cfg.bus, lease_ms_);
+        return true;
+    }
+
+    void hand_over() {
+        stopping_ = true;
+        std::promise<void> done;
+        auto fut = done.get_future();
+        db_.post([&, this](pg::Blocking& db) {
+            try {
+                auto r = db.exec(
+                    "UPDATE games SET owner = NULL, epoch = epoch + 1 WHERE owner = $1 AND "
+                    "status IN ('open', 'playing')",
+                    {node_});
+                db.exec("DELETE FROM nodes WHERE id = $1", {node_});
+                db.exec("DELETE FROM seeks WHERE node = $1", {node_});
+                spdlog::info("cluster: handed {} games over to the other nodes", r.cmd_tuples);
+            } catch (const std::exception& e) {
+                spdlog::warn(
+                    "cluster: hand-over failed ({}); the games move when the lease "
+                    "expires",
+                    e.what());
+            }
+            done.set_value();
+        });
+        if (fut.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+            spdlog::warn("cluster: hand-over did not finish in 5 s");
+            return;
+        }
+        if (bus_) bus_->publish(kAll, envelope({{"k", "handover"}, {"from", node_}}));
+    }
+
+    // After the io_context stopped: nothing runs on the strand any more.
+    void stop() {
+        stopping_ = true;
+        db_.stop();
+        timer_.cancel();
+        if (bus_) bus_->stop();
+        hub_.listings.on_change({});
+        std::lock_guard lock(m_);
+        remotes_.clear();
+        links_.clear();
+    }
+
+    bool healthy(std::string* why) const {
+        if (!bus_ || !bus_->healthy()) {
+            if (why) *why = "the bus (Redis) is down";
+            return false;
+        }
+        if (now_ms() >= lease_until_ms_.load()) {
+            if (why) *why = "this node's lease in PostgreSQL is not renewed";
+            return false;
+        }
+        return true;
+    }
+
+    static std::int64_t now_ms() {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    }
+
+    // ---------------------------------------------------------------- the database thread
+    void renew(pg::Blocking& db) {
+        const auto t0 = std::chrono::steady_clock::now();
+        try {
+            db.exec(
+                "INSERT INTO nodes (id, lease_until) VALUES ($1, now() + $2 * interval '1 "
+                "millisecond') ON CONFLICT (id) DO UPDATE SET lease_until = EXCLUDED.lease_until",
+                {node_, num(lease_ms_)});
+        } catch (...) {
+            std::lock_guard lock(m_);
+            ++stats_.lease_failures;
+            throw;
+        }
+        const double ms = ms_since(t0);
+        // The lease surely holds until lease_ms after the request left, on our clock.
+        lease_until_ms_ =
+            std::chrono::duration_cast<std::chrono::milliseconds>(t0.time_since_epoch()).count() +
+            lease_ms_;
+        metrics().lease_renew.observe(ms);
+        std::lock_guard lock(m_);
+        ++stats_.lease_renewals;
+        stats_.lease_renew_ms_last = ms;
+        stats_.lease_renew_ms_max = std::max(stats_.lease_renew_ms_max, ms);
+    }
+
+    SteadyTime last_renew_{};
+    void tick_db(pg::Blocking& db) {
+        if (stopping_) return;
+        if (std::chrono::steady_clock::now() - last_renew_ >=
+            std::chrono::milliseconds(lease_ms_ / 3)) {
+            last_renew_ = std::chrono::steady_clock::now();
+            renew(db);
+        }
+        claim(db, false);
+        check_owned(db);
+        // Who is alive: other nodes' lobby entries and connections go with a dead node.
+        auto rows = db.exec("SELECT id FROM nodes WHERE lease_until > now()").rows;
+        std::set<std::string> alive;
+        for (auto& r : rows) alive.insert(r[0].value_or(""));
+        db.exec(
+            "DELETE FROM seeks WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = seeks.node "
+            "AND n.lease_until > now())");
+        asio::post(strand_, [self = shared_from_this(), alive = std::move(alive)]() mutable {
+            self->nodes_alive(std::move(alive));
+        });
+    }
+
+    // Claims unfinished games nobody holds: of nodes whose lease expired, given up (NULL), or
+    // at start this node's own from before.
+    void claim(pg::Blocking& db, bool at_start) {
+        for (;;) {
+            auto rows =
+                db.exec(
+                      "UPDATE games g SET owner = $1, epoch = g.epoch + 1 FROM (SELECT code FROM "
+                      "games WHERE status IN ('open', 'playing') AND quarantine IS NULL AND "
+                      "(owner IS NULL OR (owner = $1 AND $2::boolean) OR (owner <> $1 AND NOT "
+                      "EXISTS (SELECT 1 FROM nodes n WHERE n.id = games.owner AND n.lease_until "
+                      "> now()))) ORDER BY id LIMIT 32 FOR UPDATE SKIP LOCKED) c WHERE g.code = "
+                      "c.code RETURNING g.code, g.epoch",
+                      {node_, at_start ? "true" : "false"})
+                    .rows;
+            if (rows.empty()) return;
+            for (auto& r : rows) take(*r[0], std::stoll(*r[1]), at_start);
+            if (rows.size() < 32) return;
+        }
+    }
+
+    // A claimed game: replayed from its journal and served here.
+    void take(const std::string& code, std::int64_t epoch, bool at_start) {
+        std::string error;
+        std::shared_ptr<Room> room;
+        try {
+            auto row = hub_.store->game(code);
+            if (!row) return;
+            room = hub_.factory.restore(*row, hub_.store->journal(code), error);
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        if (!room) {
+            spdlog::critical("cluster: game {} does not replay and is quarantined: {}", code,
+                             error);
+            try {
+                hub_.store->quarantine(code, error);
+            } catch (const std::exception& e) {
+                spdlog::critical("cluster: cannot quarantine game {}: {}", code, e.what());
+            }
+            return;
+        }
+        room->claimed(epoch);
+        hub_.directory.add(code, room);
+        room->resume();
+        {
+            std::lock_guard lock(m_);
+            ++stats_.takeovers;
+        }
+        spdlog::info("cluster: game {} {} at epoch {}", code, at_start ? "restored" : "taken over",
+                     epoch);
+        if (bus_) bus_->publish(kAll, envelope({{"k", "moved"}, {"code", code}, {"owner", node_}}));
+    }
+
+    // Rooms this node holds whose game another node owns now (this one stalled past its lease):
+    // dropped, as a refused write would.
+    void check_owned(pg::Blocking& db) {
+        std::string codes = "{";
+        bool any = false;
+        for (const auto& room : hub_.directory.all()) {
+            if (any) codes += ',';
+            codes += room->code();
+            any = true;
+        }
+        if (!any) return;
+        codes += '}';
+        auto rows = db.exec(
+                          "SELECT code, owner FROM games WHERE code = ANY($1::text[]) AND owner "
+                          "IS DISTINCT FROM $2 AND status IN ('open', 'playing')",
+                          {codes, node_})
+                        .rows;
+        for (auto& r : rows)
+            if (auto room = hub_.directory.find(*r[0]))
+                room->lost(std::string(kFenced) + "game " + *r[0] + " is owned by node " +
+                           r[1].value_or("(none)") + " now");
+    }
+
+    // ---------------------------------------------------------------- timers (strand)
+    void tick() {
+        if (stopping_) return;
+        publish_lobby();
+        hub_.listings.flush_live();
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last_alive_sent_ >= std::chrono::seconds(2)) {
+            last_alive_sent_ = now;
+            send_alive();
+            drop_silent(now);
+        }
+        timer_.expires_after(std::chrono::milliseconds(200));
+        timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+            if (!ec) self->tick();
+        });
+    }
+
+    // Tells each node serving games to our connections which of them are still open.
+    void send_alive() {
+        std::map<std::string, json> by_node;
+        {
+            std::lock_guard lock(m_);
+            for (auto& [conn, link] : links_)
+                for (auto& [code, r] : link.routes)
+                    if (!r.owner.empty()) by_node[r.owner].push_back(conn);
+        }
+        for (auto& [n, conns] : by_node)
+            bus_->publish(channel_of(n),
+                          envelope({{"k", "alive"}, {"from", node_}, {"conns", conns}}));
+    }
+
+    // Connections of nodes that stopped saying they are alive (dead, or cut off from us).
+    void drop_silent(SteadyTime now) {
+        std::vector<std::shared_ptr<BusSession>> gone;
+        {
+            std::lock_guard lock(m_);
+            for (auto it = remotes_.begin(); it != remotes_.end();) {
+                auto h = heard_.find(it->first.first);
+                const auto last =
+                    h == heard_.end() ? it->second->since : std::max(h->second, it->second->since);
+                if (now - last > std::chrono::seconds(10)) {
+                    gone.push_back(it->second);
+                    it = remotes_.erase(it);
+                } else {
+                    ++it;
+                }
+            }
+        }
+        for (auto& s : gone) s->gone();
+    }
+
+    void nodes_alive(std::set<std::string> alive) {
+        std::vector<std::string> unlisted;
+        std::vector<std::shared_ptr<BusSession>> gone;
+        {
+            std::lock_guard lock(m_);
+            alive_nodes_ = alive;
+            for (auto it = lobby_owner_.begin(); it != lobby_owner_.end();) {
+                if (!alive.count(it->second)) {
+                    unlisted.push_back(it->first);
+                    it = lobby_owner_.erase(it);
+                } else {
+                    ++it;
+                }
+            }
+            for (auto it = remotes_.begin(); it != remotes_.end();) {
+                if (!alive.count(it->first.first)) {
+                    gone.push_back(it->second);
+                    it = remotes_.erase(it);
+                } else {
+                    ++it;
+                }
+            }
+        }
+        for (auto& code : unlisted)
+            if (!hub_.directory.find(code)) hub_.listings.remove(code, false);
+        for (auto& s : gone) s->gone();
+    }
+
+    // ---------------------------------------------------------------- the lobby
+    void listing_changed(const std::string& code) {
+        std::lock_guard lock(m_);
+        if (listed_.count(code) || hub_.directory.find(code)) dirty_.insert(code);
+    }
+
+    void publish_lobby() {
+        std::set<std::string> dirty;
+        {
+            std::lock_guard lock(m_);
+            dirty.swap(dirty_);
+        }
+        for (const auto& code : dirty) {
+            json h{{"k", "lobby"}, {"from", node_}, {"code", code}};
+            std::optional<proto::OpenGame> open;
+            std::optional<proto::LiveGame> live;
+            if (hub_.directory.find(code)) {
+                open = hub_.listings.open_entry(code);
+                live = hub_.listings.live_entry(code);
+            }
+            h["open"] = open ? json::parse(proto::to_text(proto::Lobby{{*open}})) : json();
+            h["live"] = live ? json::parse(proto::to_text(proto::Live{{*live}})) : json();
+            {
+                std::lock_guard lock(m_);
+                if (open || live)
+                    listed_.insert(code);
+                else if (!listed_.erase(code))
+                    continue;  // never published: nothing to withdraw
+            }
+            bus_->publish(kAll, envelope(h));
+        }
+    }
+
+    void on_lobby(const json& h) {
+        const std::string code = h.value("code", ""), from = h.value("from", "");
+        if (code.empty() || hub_.directory.find(code)) return;  // ours: we know better
+        std::optional<proto::OpenGame> open;
+        std::optional<proto::LiveGame> live;
+        auto read = [](const json& j) { return proto::parse_server(j); };
+        if (h.contains("open") && h["open"].is_object())
+            if (auto m = read(h["open"]); auto* l = std::get_if<proto::ServerMsg>(&m))
+                if (auto* lobby = std::get_if<proto::Lobby>(l); lobby && !lobby->games.empty())
+                    open = lobby->games[0];
+        if (h.contains("live") && h["live"].is_object())
+            if (auto m = read(h["live"]); auto* l = std::get_if<proto::ServerMsg>(&m))
+                if (auto* lv = std::get_if<proto::Live>(l); lv && !lv->games.empty())
+                    live = lv->games[0];
+        {
+            std::lock_guard lock(m_);
+            auto it = lobby_owner_.find(code);
+            if (!open && !live) {
+                // A withdrawal counts only from the node whose entry we hold.
+                if (it == lobby_owner_.end() || it->second != from) return;
+                lobby_owner_.erase(it);
+            } else {
+                lobby_owner_[code] = from;
+            }
+        }
+        hub_.listings.set_open(code, open, false);
+        hub_.listings.set_live(code, live, false, false);
+    }
+
+    // ---------------------------------------------------------------- forwarding (origin)
+    void forward(const std::shared_ptr<Session>& from, const Player& p, const std::string& code,
+                 std::string text) {
+        std::lock_guard lock(m_);
+        Link& link = links_[from->conn_id()];
+        link.session = from;
+        link.player = p;
+        Route& r = link.routes[code];
+        r.queue.push_back(std::move(text));
+        pump(from->conn_id(), code, r);
+    }
+
+    // Sends what waits, or looks the owner up (m_ held).
+    void pump(std::uint64_t conn, const std::string& code, Route& r) {
+        if (r.resolving) return;
+        if (r.owner.empty()) return resolve(conn, code, r, std::chrono::milliseconds(0));
+        while (!r.queue.empty()) {
+            std::string text = std::move(r.queue.front());
+            r.queue.pop_front();
+            const Link& link = links_[conn];
+            json h{{"k", "req"},
+                   {"from", node_},
+                   {"conn", conn},
+                   {"code", code},
+                   {"pid", link.player.id},
+                   {"pname", link.player.name},
+                   {"acct", link.player.account}};
+            ++stats_.forwarded_out;
+            bus_->publish(channel_of(r.owner), envelope(h, text),
+                          [self = shared_from_this(), conn, code, gen = r.gen](long n) {
+                              self->sent(conn, code, gen, n);
+                          });
+            r.inflight.push_back(std::move(text));
+        }
+    }
+
+    void sent(std::uint64_t conn, const std::string& code, std::uint64_t gen, long receivers) {
+        std::lock_guard lock(m_);
+        auto l = links_.find(conn);
+        if (l == links_.end()) return;
+        auto it = l->second.routes.find(code);
+        if (it == l->second.routes.end() || it->second.gen != gen) return;
+        Route& r = it->second;
+        if (receivers > 0) {
+            if (!r.inflight.empty()) r.inflight.pop_front();
+            return;
+        }
+        // Nobody listens on the owner's channel (it died, or the bus is down): the requests go
+        // again, in order, once the owner is known again.
+        ++r.gen;
+        while (!r.inflight.empty()) {
+            r.queue.push_front(std::move(r.inflight.back()));
+            r.inflight.pop_back();
+        }
+        r.owner.clear();
+        resolve(conn, code, r, std::chrono::milliseconds(250));
+    }
+
+    // Looks the game's owner up in PostgreSQL after `delay` (m_ held).
+    void resolve(std::uint64_t conn, const std::string& code, Route& r,
+                 std::chrono::milliseconds delay) {
+        r.resolving = true;
+        auto job = [self = shared_from_this(), conn, code](pg::Blocking& db) {
+            std::optional<std::string> owner;
+            bool live = false, found = false, unfinished = false;
+            try {
+                auto rows = db.exec(
+                                  "SELECT g.owner, g.status IN ('open', 'playing'), EXISTS "
+                                  "(SELECT 1 FROM nodes n WHERE n.id = g.owner AND "
+                                  "n.lease_until > now()) FROM games g WHERE g.code = $1",
+                                  {code})
+                                .rows;
+                if (!rows.empty()) {
+                    found = true;
+                    owner = rows[0][0];
+                    unfinished = rows[0][1] == std::optional<std::string>("t");
+                    live = rows[0][2] == std::optional<std::string>("t");
+                }
+                if (found && unfinished && !live) self->claim(db, false);  // nobody serves it
+            } catch (const std::exception& e) {
+                spdlog::warn("cluster: looking up game {}: {}", code, e.what());
+                asio::post(self->strand_, [self, conn, code] { self->resolved(conn, code, {}); });
+                throw;
+            }
+            Lookup res{found, unfinished, live, owner.value_or("")};
+            asio::post(self->strand_, [self, conn, code, res] { self->resolved(conn, code, res); });
+        };
+        if (delay.count() == 0) return db_.post(std::move(job));
+        auto t = std::make_shared<asio::steady_timer>(strand_, delay);
+        t->async_wait([self = shared_from_this(), t, job](boost::system::error_code) mutable {
+            self->db_.post(std::move(job));
+        });
+    }
+
+    struct Lookup {
+        bool found = false, unfinished = false, live = false;
+        std::string owner;
+        bool failed = false;
+    };
+
+    void resolved(std::uint64_t conn, const std::string& code, std::optional<Lookup> res) {
+        std::shared_ptr<Session> session;
+        std::vector<std::string> here;
+        std::string error;
+        proto::Err code_err = proto::Err::NoSuchGame;
+        {
+            std::lock_guard lock(m_);
+            auto l = links_.find(conn);
+            if (l == links_.end()) return;
+            auto it = l->second.routes.find(code);
+            if (it == l->second.routes.end()) return;
+            Route& r = it->second;
+            r.resolving = false;
+            session = l->second.session.lock();
+            if (!session) return;
+            const bool mine = res && res->owner == node_;
+            if (res && res->found && !mine && res->live && !res->owner.empty()) {
+                r.owner = res->owner;
+                r.attempts = 0;
+                if (r.watching) {
+                    r.queue.push_front(watch_text(code, r.last));
+                    ++stats_.catchups;
+                }
+                pump(conn, code, r);
+                return;
+            }
+            if (mine && hub_.directory.find(code)) {  // claimed here meanwhile
+                here.assign(std::make_move_iterator(r.queue.begin()),
+                            std::make_move_iterator(r.queue.end()));
+                if (r.watching) here.insert(here.begin(), watch_text(code, r.last));
+                l->second.routes.erase(it);
+            } else if (res && (!res->found || (!res->unfinished && !res->live) ||
+                               (mine && !res->unfinished))) {
+                error = "no game with code " + code;
+                l->second.routes.erase(it);
+            } else if (++r.attempts < 120) {  // ~30 s: the owner's lease runs out meanwhile
+                resolve(conn, code, r, std::chrono::milliseconds(250));
+                return;
+            } else {
+                code_err = proto::Err::StoreUnavailable;
+                error = "the server holding game " + code +
+                        " cannot be reached right now; try again in a moment";
+                l->second.routes.erase(it);
+            }
+        }
+        if (!here.empty()) return session->handle_here(std::move(here));
+        if (!error.empty())
+            session->deliver(std::make_shared<const std::string>(proto::to_text(
+                proto::ErrorMsg{code_err, error, std::nullopt, std::nullopt, std::nullopt})));
+    }
+
+    void closed(Session& s, const std::string& player_id) {
+        std::set<std::string> owners;
+        {
+            std::lock_guard lock(m_);
+            auto l = links_.find(s.conn_id());
+            if (l != links_.end()) {
+                for (auto& [code, r] : l->second.routes)
+                    if (!r.owner.empty()) owners.insert(r.owner);
+                links_.erase(l);
+            }
+        }
+        for (const auto& n : owners)
+            bus_->publish(channel_of(n),
+                          envelope({{"k", "gone"}, {"from", node_}, {"conn", s.conn_id()}}));
+        bool sought = false;
+        {
+            std::lock_guard lock(m_);
+            sought = seekers_.erase(s.conn_id()) > 0;
+        }
+        if (sought && !player_id.empty())
+            db_.post([node = node_, conn = s.conn_id(), player_id](pg::Blocking& db) {
+                db.exec("DELETE FROM seeks WHERE player_id = $1 AND node = $2 AND conn = $3",
+                        {player_id, node, num(std::int64_t(conn))});
+            });
+    }
+
+    // ---------------------------------------------------------------- bus messages
+    void on_message(const std::string& channel, std::string payload) {
+        (void)channel;
+        auto nl = payload.find('\n');
+        if (nl == std::string::npos) return;
+        json h = json::parse(std::string_view(payload).substr(0, nl), nullptr, false);
+        if (!h.is_object()) return;
+        std::string_view body = std::string_view(payload).substr(nl + 1);
+        const std::string k = h.value("k", "");
+        try {
+            if (k == "req") return on_request(h, body);
+            if (k == "out") return on_out(h, body);
+            if (k == "gone") return on_gone(h.value("from", ""), h.value("conn", std::uint64_t(0)));
+            if (k == "alive") return on_alive(h);
+            if (k == "notmine") return on_notmine(h);
+            if (k == "close") return on_close(h);
+            if (h.value("from", "") == node_ || h.value("owner", "") == node_) return;
+            if (k == "lobby") return on_lobby(h);
+            if (k == "moved") return on_moved(h.value("code", ""), h.value("owner", ""));
+            if (k == "sync") return resync_lobby();
+            if (k == "handover")
+                return db_.post(
+                    [self = shared_from_this()](pg::Blocking& db) { self->claim(db, false); });
+        } catch (const std::exception& e) {
+            spdlog::warn("cluster: a bus message ({}) could not be handled: {}", k, e.what());
+        }
+    }
+
+    void on_request(const json& h, std::string_view body) {
+        const std::string from = h.value("from", "");
+        const auto conn = h.value("conn", std::uint64_t(0));
+        std::shared_ptr<BusSession> s;
+        {
+            std::lock_guard lock(m_);
+            ++stats_.forwarded_in;
+            s = remote_locked(
+                from, conn,
+                Player{h.value("pid", ""), h.value("pname", ""), h.value("acct", false)});
+        }
+        s->request(std::string(body));
+    }
+
+    std::shared_ptr<BusSession> remote_locked(const std::string& origin, std::uint64_t conn,
+                                              const Player& p) {
+        auto& s = remotes_[{origin, conn}];
+        if (!s) s = std::make_shared<BusSession>(hub_, *this, origin, conn, p);
+        return s;
+    }
+
+    void on_out(const json& h, std::string_view body) {
+        const auto conn = h.value("conn", std::uint64_t(0));
+        const std::string from = h.value("from", "");
+        std::shared_ptr<Session> session;
+        bool matched = false;
+        {
+            std::lock_guard lock(m_);
+            auto l = links_.find(conn);
+            if (l != links_.end()) session = l->second.session.lock();
+            if (!session) session = seekers_lookup_locked(conn);
+            if (session) {
+                if (auto v = versioned(body)) {
+                    Link& link = links_[conn];
+                    link.session = session;
+                    Route& r = link.routes[v->game];
+                    if (r.owner.empty() && !r.resolving) r.owner = from;
+                    r.watching = true;
+                    if (v->snapshot)
+                        r.last = v->version;
+                    else if (v->version > r.last)
+                        r.last = v->version;
+                }
+                matched = body.rfind("{\"code\":", 0) == 0 &&
+                          body.find("\"type\":\"matched\"") != std::string_view::npos;
+            }
+        }
+        if (!session) {  // closed meanwhile: the owner forgets it
+            bus_->publish(channel_of(from),
+                          envelope({{"k", "gone"}, {"from", node_}, {"conn", conn}}));
+            return;
+        }
+        if (matched) session->match_done();
+        session->deliver(std::make_shared<const std::string>(body));
+    }
+
+    void on_gone(const std::string& from, std::uint64_t conn) {
+        std::shared_ptr<BusSession> s;
+        {
+            std::lock_guard lock(m_);
+            auto it = remotes_.find({from, conn});
+            if (it == remotes_.end()) return;
+            s = it->second;
+            remotes_.erase(it);
+        }
+        s->gone();
+    }
+
+    void on_alive(const json& h) {
+        const std::string from = h.value("from", "");
+        std::set<std::uint64_t> conns;
+        if (h.contains("conns"))
+            for (auto& c : h["conns"]) conns.insert(c.get<std::uint64_t>());
+        std::vector<std::shared_ptr<BusSession>> gone;
+        const auto now = std::chrono::steady_clock::now();
+        {
+            std::lock_guard lock(m_);
+            heard_[from] = now;
+            for (auto it = remotes_.lower_bound({from, 0});
+                 it != remotes_.end() && it->first.first == from;) {
+                if (!conns.count(it->first.second) &&
+                    now - it->second->since > std::chrono::seconds(10)) {
+                    gone.push_back(it->second);
+                    it = remotes_.erase(it);
+                } else {
+                    ++it;
+                }
+            }
+        }
+        for (auto& s : gone) s->gone();
+    }
+
+    // The owner does not hold the game (any more): look it up again.
+    void on_notmine(const json& h) {
+        const auto conn = h.value("conn", std::uint64_t(0));
+        const std::string code = h.value("code", ""), from = h.value("from", "");
+        std::lock_guard lock(m_);
+        auto l = links_.find(conn);
+        if (l == links_.end()) return;
+        auto it = l->second.routes.find(code);
+        if (it == l->second.routes.end()) return;
+        Route& r = it->second;
+        if (r.owner != from || r.resolving) return;
+        ++r.gen;
+        while (!r.inflight.empty()) {
+            r.queue.push_front(std::move(r.inflight.back()));
+            r.inflight.pop_back();
+        }
+        r.owner.clear();
+        resolve(conn, code, r, std::chrono::milliseconds(100));
+    }
+
+    void on_close(const json& h) {
+        std::shared_ptr<Session> s;
+        {
+            std::lock_guard lock(m_);
+            auto l = links_.find(h.value("conn", std::uint64_t(0)));
+            if (l != links_.end()) s = l->second.session.lock();
+        }
+        if (s) s->close(h.value("reason", "closed"), false);
+    }
+
+    // A game changed hands: requests go to the new owner, which replays what we missed.
+    void on_moved(const std::string& code, const std::string& owner) {
+        if (auto room = hub_.directory.find(code))  // we held it: we stalled, it is not ours
+            room->lost(std::string(kFenced) + "game " + code + " was taken over by node " + owner);
+        std::lock_guard lock(m_);
+        for (auto& [conn, link] : links_) {
+            auto it = link.routes.find(code);
+            if (it == link.routes.end()) continue;
+            Route& r = it->second;
+            if (r.resolving || r.owner == owner) continue;
+            ++r.gen;
+            while (!r.inflight.empty()) {
+                r.queue.push_front(std::move(r.inflight.back()));
+                r.inflight.pop_back();
+            }
+            r.owner = owner;
+            r.attempts = 0;
+            if (r.watching) {
+                r.queue.push_front(watch_text(code, r.last));
+                ++stats_.catchups;
+            }
+            pump(conn, code, r);
+        }
+    }
+
+    // The bus is back (or up for the first time): whatever was published meanwhile is lost,
+    // so every forwarded game is looked up again and replayed from its last version, and the
+    // lobby is exchanged whole.
+    void on_bus_up() {
+        spdlog::info("cluster: the bus is up");
+        {
+            std::lock_guard lock(m_);
+            for (auto& [conn, link] : links_)
+                for (auto& [code, r] : link.routes) {
+                    if (r.resolving) continue;
+                    ++r.gen;
+                    while (!r.inflight.empty()) {
+                        r.queue.push_front(std::move(r.inflight.back()));
+                        r.inflight.pop_back();
+                    }
+                    r.owner.clear();
+                    resolve(conn, code, r, std::chrono::milliseconds(0));
+                }
+        }
+        resync_lobby();
+        bus_->publish(kAll, envelope({{"k", "sync"}, {"from", node_}}));
+    }
+
+    void resync_lobby() {
+        std::lock_guard lock(m_);
+        for (const auto& room : hub_.directory.all()) dirty_.insert(room->code());
+    }
+
+    // ---------------------------------------------------------------- quick match
+    std::map<std::uint64_t, std::weak_ptr<Session>> seekers_;
+    std::shared_ptr<Session> seekers_lookup_locked(std::uint64_t conn) {
+        auto it = seekers_.find(conn);
+        if (it == seekers_.end()) return nullptr;
+        auto s = it->second.lock();
+        if (!s) seekers_.erase(it);
+        return s;
+    }
+
+    struct Found {
+        std::string player_id, name, node;
+        bool account = false;
+        std::uint64_t conn = 0;
+        std::optional<int> rating;
+    };
+
+    // The SQL range of a waiting request, as Matchmaker::range.
+    static constexpr const char* kRange =
+        "(100 + 25 * LEAST(3600, GREATEST(0, floor(extract(epoch FROM clock_timestamp() - "
+        "since)))))";
+
+    void seek(const std::shared_ptr<Session>& s, const Player& p, const proto::QuickMatch& m,
+              const std::string& pool, std::optional<int> rating, bool retry) {
+        {
+            std::lock_guard lock(m_);
+            seekers_[s->conn_id()] = s;
+        }
+        db_.post([self = shared_from_this(), w = std::weak_ptr<Session>(s), p, m, pool, rating,
+                  retry, conn = s->conn_id()](pg::Blocking& db) {
+            std::optional<Found> found;
+            bool waiting = false;
+            db.exec("BEGIN");
+            try {
+                db.exec("SELECT pg_advisory_xact_lock(hashtext($1))", {pool});
+                std::string mine_range = "100";
+                if (retry) {
+                    auto me = db.exec(std::string("SELECT ") + kRange +
+                                          " FROM seeks WHERE player_id = $1 AND node = $2 AND "
+                                          "conn = $3",
+                                      {p.id, self->node_, num(std::int64_t(conn))})
+                                  .rows;
+                    if (me.empty()) {  // withdrawn or paired meanwhile
+                        db.exec("COMMIT");
+                        return;
+                    }
+                    mine_range = me[0][0].value_or("100");
+                } else {
+                    db.exec("DELETE FROM seeks WHERE player_id = $1", {p.id});
+                }
+                const std::string r = rating ? std::to_string(*rating) : std::string();
+                auto rows =
+                    db.exec(std::string("SELECT player_id, player_name, account, node, conn, "
+                                        "rating FROM seeks WHERE pool = $1 AND player_id <> $2 "
+                                        "AND EXISTS (SELECT 1 FROM nodes n WHERE n.id = "
+                                        "seeks.node AND n.lease_until > now()) AND ") +
+                                (rating ? std::string("rating IS NOT NULL AND abs(rating - ") + r +
+                                              ") <= GREATEST(" + kRange + ", " + mine_range + ")"
+                                        : std::string("rating IS NULL")) +
+                                " ORDER BY since LIMIT 1",
+                            {pool, p.id})
+                        .rows;
+                if (!rows.empty()) {
+                    Found f;
+                    f.player_id = *rows[0][0];
+                    f.name = rows[0][1].value_or("");
+                    f.account = rows[0][2] == std::optional<std::string>("t");
+                    f.node = rows[0][3].value_or("");
+                    f.conn = std::stoull(rows[0][4].value_or("0"));
+                    if (rows[0][5]) f.rating = std::stoi(*rows[0][5]);
+                    db.exec("DELETE FROM seeks WHERE player_id = $1 OR player_id = $2",
+                            {f.player_id, p.id});
+                    found = f;
+                } else if (!retry) {
+                    db.exec(
+                        "INSERT INTO seeks (player_id, pool, node, conn, player_name, account, "
+                        "rating) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                        {p.id, pool, self->node_, num(std::int64_t(conn)), p.name,
+                         p.account ? "true" : "false",
+                         rating ? std::optional<std::string>(r) : std::nullopt});
+                    waiting = true;
+                } else {
+                    waiting = true;
+                }
+                db.exec("COMMIT");
+            } catch (...) {
+                try {
+                    db.exec("ROLLBACK");
+                } catch (...) {
+                }
+                if (auto s = w.lock())
+                    s->deliver(std::make_shared<const std::string>(proto::to_text(proto::ErrorMsg{
+                        proto::Err::StoreUnavailable,
+                        "the quick-match pool cannot be reached right now; ask again", std::nullopt,
+                        std::nullopt, std::nullopt})));
+                throw;
+            }
+            auto s = w.lock();
+            if (!s) return;
+            if (found) {
+                Seek opp;
+                opp.player = Player{found->player_id, found->name, found->account};
+                opp.key = pool;
+                opp.rating = found->rating;
+                std::shared_ptr<Member> who;
+                {
+                    std::lock_guard lock(self->m_);
+                    if (found->node == self->node_)
+                        who = self->seekers_lookup_locked(found->conn);
+                    else
+                        who = self->remote_locked(found->node, found->conn, opp.player);
+                }
+                opp.who = who;
+                if (!who)  // its connection closed meanwhile: nobody to play; ask again
+                    return s->match_waiting(m);
+                s->match_found(m, opp);
+            } else if (waiting && !retry) {
+                s->match_waiting(m);
+            } else if (waiting) {
+                s->match_waiting_again(m);
+            }
+        });
+    }
+
+    void withdraw(const std::string& player_id) {
+        db_.post([player_id](pg::Blocking& db) {
+            db.exec("DELETE FROM seeks WHERE player_id = $1", {player_id});
+        });
+    }
+
+    Stats stats() const {
+        std::lock_guard lock(m_);
+        Stats s = stats_;
+        s.remote_connections = remotes_.size();
+        for (auto& [c, l] : links_) s.routes += l.routes.size();
+        s.nodes_alive = alive_nodes_.size();
+        if (bus_) {
+            auto b = bus_->stats();
+            s.bus_published = b.published;
+            s.bus_received = b.received;
+            s.bus_dropped = b.dropped;
+            s.bus_reconnects = b.reconnects;
+            s.bus_up = bus_->healthy();
+        }
+        return s;
+    }
+
+    // ---------------------------------------------------------------- the owner's replies
+    void send_out(const std::string& origin, std::uint64_t conn, const Msg& m) {
+        bus_->publish(channel_of(origin),
+                      envelope({{"k", "out"}, {"from", node_}, {"conn", conn}}, *m));
+    }
+    void send_close(const std::string& origin, std::uint64_t conn, const std::string& reason) {
+        bus_->publish(
+            channel_of(origin),
+            envelope({{"k", "close"}, {"from", node_}, {"conn", conn}, {"reason", reason}}));
+    }
+    void send_notmine(const std::string& origin, std::uint64_t conn, const std::string& code) {
+        bus_->publish(
+            channel_of(origin),
+            envelope({{"k", "notmine"}, {"from", node_}, {"conn", conn}, {"code", code}}));
+    }
+};
+
+void BusSession::deliver(Msg m) {
+    cluster_.send_out(origin_, conn_, m);
+}
+void BusSession::close(std::string reason, bool) {
+    cluster_.send_close(origin_, conn_, reason);
+}
+void BusSession::moved(const std::string& code) {
+    cluster_.send_notmine(origin_, conn_, code);
+}
+bool BusSession::missing(const std::string& code) {
+    cluster_.send_notmine(origin_, conn_, code);
+    return true;
+}
+
+Cluster::Cluster(Hub& hub) : impl_(std::make_shared<Impl>(hub)) {}
+Cluster::~Cluster() {
+    impl_->stop();
+}
+bool Cluster::start() {
+    return impl_->start();
+}
+void Cluster::hand_over() {
+    impl_->hand_over();
+}
+void Cluster::stop() {
+    impl_->stop();
+}
+const std::string& Cluster::node() const {
+    return impl_->node_;
+}
+bool Cluster::healthy(std::string* why) const {
+    return impl_->healthy(why);
+}
+void Cluster::forward(const std::shared_ptr<Session>& from, const Player& p,
+                      const std::string& code, std::string text) {
+    impl_->forward(from, p, code, std::move(text));
+}
+void Cluster::closed(Session& s, const std::string& player_id) {
+    impl_->closed(s, player_id);
+}
+void Cluster::seek(const std::shared_ptr<Session>& s, const Player& p, const proto::QuickMatch& m,
+                   const std::string& pool, std::optional<int> rating) {
+    impl_->seek(s, p, m, pool, rating, false);
+}
+void Cluster::retry_seek(const std::shared_ptr<Session>& s, const Player& p,
+                         const proto::QuickMatch& m, const std::string& pool,
+                         std::optional<int> rating) {
+    impl_->seek(s, p, m, pool, rating, true);
+}
+void Cluster::withdraw(const std::string& player_id) {
+    impl_->withdraw(player_id);
+}
+Cluster::Stats Cluster::stats() const {
+    return impl_->stats();
+}
+
+}  // namespace tf::server

@@ -1,0 +1,92 @@
+// Several server nodes on one PostgreSQL and one Redis (docs/ARCHITECTURE.md "Several nodes"):
+// any node serves any player, and a dead node's games go on on the others.
+//
+// PostgreSQL is the only truth. Each node holds a lease (table `nodes`, renewed every third of
+// --lease-ms); each game has an owner node and an epoch (table `games`), and every write of a
+// game carries both, so the store refuses it once another node took the game over (fencing,
+// GameWrite::epoch). Survivors claim the unfinished games of a node whose lease expired
+// (FOR UPDATE SKIP LOCKED, epoch + 1), replay their journals through the rules and serve them,
+// as a restart would. Quick-match requests wait in table `seeks`, paired under a lock per pool.
+//
+// Redis is a fast path that may be lost (server/bus.h): a request about a game held by another
+// node is forwarded to its owner as the client sent it, on the owner's channel; the owner runs
+// it through a stand-in connection (BusSession) whose messages come back on the origin's
+// channel. The origin remembers the last version it passed on per game, so when the game moves
+// (a takeover, announced on the common channel) or Redis comes back after an outage, it asks
+// the owner to replay from there: the client sees contiguous versions. The lobby's entries
+// cross the common channel too, each node keeping the whole lists.
+//
+// Threads: the public methods are thread-safe; PostgreSQL work runs on a thread of its own
+// (blocking libpq, never on a network thread), bus messages arrive on the bus's strand.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "proto/messages.h"
+#include "server/matchmaker.h"
+#include "server/participant.h"
+
+namespace tf::server {
+
+struct Hub;
+class Session;
+
+class Cluster {
+  public:
+    Cluster(Hub& hub);
+    ~Cluster();
+    Cluster(const Cluster&) = delete;
+    Cluster& operator=(const Cluster&) = delete;
+
+    // At start, before serving (blocking): takes the lease, claims the unfinished games this
+    // node id owned before and those nobody owns, starts the bus. False when PostgreSQL cannot
+    // be used (the server must not start).
+    bool start();
+    // SIGTERM, once the rooms' writes are committed (blocking, at most a few seconds): gives
+    // the games up (owner NULL, epoch + 1) and the lease, and tells the other nodes, which
+    // claim them at once.
+    void hand_over();
+    // Stops the bus, the timers and the database thread; no callbacks after it returns.
+    void stop();
+
+    const std::string& node() const;
+    // The bus is up and the lease is held (for /readyz); `why` says what is wrong.
+    bool healthy(std::string* why = nullptr) const;
+
+    // A connection's request about `code`, a game this node does not hold: sent to its owner
+    // (looked up in PostgreSQL), in order with the connection's other requests about it.
+    void forward(const std::shared_ptr<Session>& from, const Player& p, const std::string& code,
+                 std::string text);
+    // The connection closed (every node serving it a game is told; its seek is withdrawn).
+    void closed(Session& s, const std::string& player_id);
+
+    // Quick match in the shared pool (PROTOCOL.md "Quick match"): pairs `s`'s player with the
+    // oldest compatible request of another player, or files its request; the answer goes to
+    // Session::match_found or match_waiting on the connection's strand.
+    void seek(const std::shared_ptr<Session>& s, const Player& p, const proto::QuickMatch& m,
+              const std::string& pool, std::optional<int> rating);
+    // A waiting rated request tried again with its wider range (every second).
+    void retry_seek(const std::shared_ptr<Session>& s, const Player& p, const proto::QuickMatch& m,
+                    const std::string& pool, std::optional<int> rating);
+    void withdraw(const std::string& player_id);
+
+    struct Stats {
+        std::uint64_t forwarded_out = 0, forwarded_in = 0, catchups = 0, takeovers = 0;
+        std::uint64_t bus_published = 0, bus_received = 0, bus_dropped = 0, bus_reconnects = 0;
+        std::uint64_t lease_renewals = 0, lease_failures = 0;
+        double lease_renew_ms_last = 0, lease_renew_ms_max = 0;
+        std::size_t remote_connections = 0, routes = 0, nodes_alive = 0;
+        bool bus_up = false;
+    };
+    Stats stats() const;
+
+    class Impl;
+
+  private:
+    std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace tf::server
