@@ -174,12 +174,17 @@ class PgStore:
 
 def check_journal(store, logs):
     """Every setup and turn acknowledged in the clients' logs is in the journal exactly as sent,
-    and no game is quarantined. Returns (ok, acknowledgements, codes of the finished games)."""
+    no client saw a gap in a game's versions, and no game is quarantined. Returns (ok,
+    acknowledgements, codes of the finished games)."""
     store.open()
     ok, acks, over = True, 0, []
     for path in logs:
         for line in open(path):
             entry = json.loads(line)
+            if "gap" in entry:
+                print(f"GAP: a client missed events: {entry['gap']}")
+                ok = False
+                continue
             if entry.get("over"):
                 over.append(entry["code"])
                 continue
@@ -243,13 +248,15 @@ def check_replays(http, cli_bin, over):
 
 def start_clients(client_bin, tcp, work, clients, seed, quiet=False):
     """crash_client processes, client i logging to work/client<i>.log (and, when quiet, its
-    messages about resynchronizations to work/client<i>.err); (procs, logs, stop)."""
+    messages about resynchronizations to work/client<i>.err); (procs, logs, stop). `tcp` is a
+    port or a list of them (the nodes of a cluster: each client spreads its seats over them)."""
+    ports = ",".join(map(str, tcp)) if isinstance(tcp, (list, tuple)) else str(tcp)
     stop_file = os.path.join(work, "stop")
     logs = [os.path.join(work, f"client{i}.log") for i in range(clients)]
     procs = []
     for i in range(clients):
         err = open(os.path.join(work, f"client{i}.err"), "w") if quiet else None
-        procs.append(subprocess.Popen([client_bin, str(tcp), logs[i], stop_file, str(seed + i)],
+        procs.append(subprocess.Popen([client_bin, ports, logs[i], stop_file, str(seed + i)],
                                       stderr=err))
         if err:
             err.close()

@@ -1,0 +1,735 @@
+#!/usr/bin/env python3
+"""Cluster mode (issue 18): three server nodes on one PostgreSQL database and one Redis bus.
+
+Starts its own redis-server (in a temporary folder, no persistence), a fresh database in the
+PostgreSQL of TF_TEST_DATABASE_URL (the "postgres" test fixture; exit 77 without it) and three
+nodes `--store postgres --database-url … --bus redis://127.0.0.1:P --node-id nK --lease-ms 3000`,
+then runs the scenarios, each printing ok/FAIL lines:
+  a  one game across three nodes: the creator on node 1, the joiner on node 2, a spectator on
+     node 3; setups, players' chat and a resignation. Everyone gets every versioned event with
+     contiguous versions and the same game_over; the spectator count reaches both players.
+  b  lists and quick match across nodes: a public game created on node 1 shows in the lobby of
+     nodes 2 and 3 within 5 s and leaves it when joined or cancelled; two players on nodes 1
+     and 2 are matched into one game; a player seeking from two nodes with one token is never
+     paired with itself; 12 players over the three nodes seeking at once are each matched
+     exactly once, in 6 disjoint pairs.
+  c  kill -9 of a node that owns unfinished games, KILLS times, restarted at once with the same
+     node id, while crash_client processes play on all three ports: every unfinished game is
+     owned by a live node (nodes.lease_until > now()) within lease + 10 s, acks keep coming;
+     afterwards every acknowledged setup/turn is in the journal, no client saw a gap, finished
+     games replay, nothing is quarantined, every node still runs. Prints the failover time (the
+     kill to the first ack of a game the killed node owned, a version it had not stored).
+  d  SIGSTOP of an owner for lease + 3 s: its games get new owners (owner changed, epoch
+     higher); after SIGCONT it logs `fenced` or holds none of them, every game's journal is
+     versions 1..N without a hole, clients still get acks.
+  e  Redis killed -9 and restarted on its port mid-game: clients go on (each acks again within
+     15 s), no gaps, nothing lost.
+The journal and replay checks are crash_test.py's. A binary whose --help has no --bus prints
+"cluster mode not in this binary: skipped" and exits 77.
+
+--single-node runs the scenarios against one node without cluster flags (the three "nodes" of a
+scenario are that one server; c kills and restarts it; d is skipped): the harness's own check
+on a binary without cluster mode.
+
+usage: cluster_test.py SERVER_BIN CLI_BIN CLIENT_BIN [KILLS] [--only a,b,...] [--single-node]
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import crash_test  # noqa: E402  (server processes, the store classes and the checks)
+
+SKIP = 77
+LEASE_MS = 3000
+LEASE = LEASE_MS / 1000
+CLIENTS = 6
+UNFINISHED = "status IN ('open', 'playing')"
+
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+    return ok
+
+
+def note(text):
+    print("     " + text, flush=True)
+
+
+# --- processes -------------------------------------------------------------------------------
+
+class Redis:
+    """A redis-server of the test's own: loopback, no persistence."""
+
+    def __init__(self, folder, port):
+        self.folder, self.port = folder, port
+        self.args = ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--save", "",
+                     "--appendonly", "no", "--dir", folder]
+        self.proc = None
+
+    def ping(self):
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(64).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def start(self):
+        with open(os.path.join(self.folder, "redis.log"), "a") as log:
+            self.proc = subprocess.Popen(self.args, cwd=self.folder, stdout=log,
+                                         stderr=subprocess.STDOUT)
+        deadline = time.time() + 15
+        while time.time() < deadline:
+            if self.ping():
+                return
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise SystemExit(f"redis-server did not start (see {self.folder}/redis.log)")
+
+    def kill9(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class Node(crash_test.Server):
+    """One trunkfield-server: its own data folder, ports and log, the shared database and bus."""
+
+    def __init__(self, env, name):
+        self.name = name
+        folder = os.path.join(env.work, name)
+        os.mkdir(folder)
+        self.http, self.tcp = crash_test.free_port(), crash_test.free_port()
+        args = env.store.server_args()
+        if env.cluster:
+            args += ["--bus", f"redis://127.0.0.1:{env.redis.port}", "--node-id", name,
+                     "--lease-ms", str(LEASE_MS)]
+        super().__init__(env.server_bin, os.path.join(folder, "data"), self.http, self.tcp,
+                         os.path.join(folder, "server.log"), args)
+
+    def running(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def log_size(self):
+        return os.path.getsize(self.log_path)
+
+    def log_since(self, offset):
+        with open(self.log_path, errors="replace") as f:
+            f.seek(offset)
+            return f.read()
+
+
+class Conn:
+    """A raw TCP connection (one JSON message a line) that keeps every message it received;
+    `wait` looks at them in order, each once."""
+
+    def __init__(self, port, name=None, token=None):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.buf = b""
+        self.got = []
+        self.next = 0
+        hello = {"type": "hello", "version": 1}
+        if name:
+            hello["name"] = name
+        if token:
+            hello["token"] = token
+        self.send(hello)
+        self.welcome = self.wait(lambda m: m["type"] == "welcome")
+        if self.welcome is None:
+            raise SystemExit(f"no welcome from port {port}")
+        self.id, self.token = self.welcome["player_id"], self.welcome["token"]
+
+    def send(self, msg):
+        self.sock.sendall((json.dumps(msg) + "\n").encode())
+
+    def _pull(self, deadline):
+        left = deadline - time.time()
+        if left <= 0:
+            return False
+        self.sock.settimeout(left)
+        try:
+            data = self.sock.recv(65536)
+        except socket.timeout:
+            return False
+        if not data:
+            raise ConnectionError("the server closed the connection")
+        self.buf += data
+        while b"\n" in self.buf:
+            line, self.buf = self.buf.split(b"\n", 1)
+            if line.strip():
+                self.got.append(json.loads(line))
+        return True
+
+    def wait(self, pred, timeout=10.0):
+        """The next message satisfying pred, or None after `timeout` seconds."""
+        deadline = time.time() + timeout
+        while True:
+            while self.next < len(self.got):
+                m = self.got[self.next]
+                self.next += 1
+                if pred(m):
+                    return m
+            if not self._pull(deadline):
+                return None
+
+    def drain(self, seconds):
+        """Reads whatever comes for `seconds` (without moving `wait`'s place)."""
+        deadline = time.time() + seconds
+        while self._pull(deadline):
+            pass
+
+    def close(self):
+        self.sock.close()
+
+
+def is_type(kind, **fields):
+    return lambda m: m.get("type") == kind and all(m.get(k) == v for k, v in fields.items())
+
+
+def is_event(code, kind):
+    return lambda m: m.get("type") == "event" and m.get("game") == code and m.get("kind") == kind
+
+
+def unversioned(m):
+    """Events that carry the game's version without adding one (PROTOCOL.md)."""
+    return m["kind"] in ("spectators", "ratings") or (
+        m["kind"] == "chat" and m["payload"].get("room") == "spectators")
+
+
+def versioned_view(msgs, code):
+    """One connection's view of a game: (problems, {version: (kind, payload)}). From its first
+    snapshot on, versioned events must come contiguously (a snapshot resets the count)."""
+    seen, events, problems = None, {}, []
+    for m in msgs:
+        if m.get("game") != code:
+            continue
+        if m["type"] == "snapshot":
+            seen = m["version"]
+        elif m["type"] == "event" and not unversioned(m) and seen is not None:
+            v = m["version"]
+            if v <= seen:
+                continue
+            if v != seen + 1:
+                problems.append(f"expected v{seen + 1}, got v{v} ({m['kind']})")
+            seen = v
+            events[v] = (m["kind"], m["payload"])
+    return problems, events
+
+
+class Tail:
+    """The lines the crash clients append to their logs from now on."""
+
+    def __init__(self, paths):
+        self.paths = paths
+        self.pos = {p: os.path.getsize(p) if os.path.exists(p) else 0 for p in paths}
+
+    def lines(self):
+        """[(client index, entry)] of the complete lines appended since the last call."""
+        out = []
+        for i, p in enumerate(self.paths):
+            if not os.path.exists(p):
+                continue
+            with open(p, "rb") as f:
+                f.seek(self.pos[p])
+                data = f.read()
+            end = data.rfind(b"\n") + 1
+            self.pos[p] += end
+            out += [(i, json.loads(line)) for line in data[:end].splitlines() if line.strip()]
+        return out
+
+
+def is_ack(entry):
+    return "version" in entry and "kind" in entry
+
+
+# --- the environment -------------------------------------------------------------------------
+
+class Env:
+    def __init__(self, args, base):
+        self.server_bin, self.cli_bin, self.client_bin = (args.server_bin, args.cli_bin,
+                                                          args.client_bin)
+        self.cluster = not args.single_node
+        self.seed = int(os.environ.get("TF_CRASH_SEED", str(random.randrange(1 << 30))))
+        self.rnd = random.Random(self.seed)
+        self.work = tempfile.mkdtemp(prefix="tf-cluster-")
+        self.redis = None
+        if shutil.which("redis-server"):
+            folder = os.path.join(self.work, "redis")
+            os.mkdir(folder)
+            self.redis = Redis(folder, crash_test.free_port())
+            self.redis.start()
+        self.store = crash_test.PgStore(base)
+        self.nodes = [Node(self, f"n{k + 1}") for k in range(3 if self.cluster else 1)]
+        for n in self.nodes:
+            n.start()
+        print(f"seed {self.seed} (set TF_CRASH_SEED to repeat); database {self.store.name}; "
+              f"{len(self.nodes)} node(s) in {self.work}"
+              + (f"; redis on port {self.redis.port}" if self.redis else ""), flush=True)
+        self.clients = 0  # crash_client sets started, for their folders and seeds
+
+    def node(self, i):
+        """Node i of a scenario (0, 1, 2): the same server for all three with --single-node."""
+        return self.nodes[i % len(self.nodes)]
+
+    def by_name(self, name):
+        return next((n for n in self.nodes if n.name == name), None)
+
+    def sql(self, query):
+        return crash_test.psql(self.store.url, query)
+
+    def owners(self):
+        """{node name: [codes of the unfinished games it owns]} (single node: all of them)."""
+        if not self.cluster:
+            return {self.nodes[0].name: [c for (c,) in self.sql(
+                f"SELECT code FROM games WHERE {UNFINISHED}")]}
+        owned = {}
+        for owner, code in self.sql(f"SELECT owner, code FROM games WHERE {UNFINISHED}"):
+            owned.setdefault(owner, []).append(code)
+        return owned
+
+    def stray_owners(self):
+        """The unfinished games whose owner is not a live node: [(code, owner)]."""
+        rows = self.sql("SELECT g.code, coalesce(g.owner, ''), "
+                        "coalesce(n.lease_until > now(), false) FROM games g "
+                        f"LEFT JOIN nodes n ON n.id = g.owner WHERE g.{UNFINISHED}")
+        return [(code, owner) for code, owner, live in rows
+                if live != "t" or not (self.by_name(owner) and self.by_name(owner).running())]
+
+    def journal_holes(self):
+        """Games whose journal is not exactly versions 1..N: [(code, count, min, max)]."""
+        rows = self.sql("SELECT code, count(*), min(version), max(version) FROM journal "
+                        "GROUP BY code")
+        return [r for r in rows if r[2] != "1" or r[1] != r[3]]
+
+    def start_clients(self, n):
+        folder = os.path.join(self.work, f"clients{self.clients}")
+        os.mkdir(folder)
+        ports = [self.node(i).tcp for i in range(3)]
+        procs, logs, stop = crash_test.start_clients(self.client_bin, ports, folder, n,
+                                                     self.seed + 1000 * self.clients, quiet=True)
+        self.clients += 1
+        return procs, logs, stop
+
+    def stop(self):
+        for n in self.nodes:
+            n.stop()
+        if self.redis:
+            self.redis.stop()
+
+
+def wait_acks(logs, count, seconds):
+    """True once the logs hold `count` acknowledgements in all."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        total = 0
+        for p in logs:
+            if os.path.exists(p):
+                total += sum(1 for line in open(p) if '"version"' in line)
+        if total >= count:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def every_client_acks(logs, procs, since_ms, seconds):
+    """The clients that acked nothing after since_ms within `seconds` (indices)."""
+    tail = Tail(logs)
+    tail.pos = dict.fromkeys(logs, 0)
+    waiting = set(range(len(logs)))
+    deadline = time.time() + seconds
+    while waiting and time.time() < deadline:
+        crash_test.check_clients_running(procs)
+        for i, entry in tail.lines():
+            if is_ack(entry) and entry["t"] > since_ms:
+                waiting.discard(i)
+        time.sleep(0.1)
+    return sorted(waiting)
+
+
+def finish_and_check(env, tag, procs, logs, stop):
+    """Stops the clients after their games, then checks the journal against their logs (no
+    loss, no gap, nothing quarantined), the finished games' replays and the journal's holes."""
+    try:
+        crash_test.finish_clients(procs, stop)
+        check(True, f"{tag}: the clients finished their games")
+    except SystemExit as e:
+        check(False, f"{tag}: the clients did not finish: {e}")
+    finally:
+        crash_test.kill_clients(procs)
+    good, acks, over = crash_test.check_journal(env.store, logs)
+    check(good, f"{tag}: all {acks} acknowledged setups/turns are in the journal, no client saw a "
+          "gap, nothing quarantined")
+    check(crash_test.check_replays(env.nodes[0].http, env.cli_bin, over),
+          f"{tag}: the {len(over)} finished games replay to their stored results")
+    holes = env.journal_holes()
+    check(not holes, f"{tag}: every game's journal is versions 1..N" +
+          (f" ({holes[:5]})" if holes else ""))
+    check(all(n.running() for n in env.nodes), f"{tag}: every node still runs")
+
+
+# --- a: one game across three nodes ----------------------------------------------------------
+
+SILVER_SETUP = {"elephants": [[2, 1], [4, 1], [5, 1], [7, 1], [9, 1]],
+                "guardians": [[0, 0], [10, 10]]}
+BRONZE_SETUP = {"elephants": [[1, 2], [1, 3], [1, 4], [1, 7], [1, 9]],
+                "guardians": [[10, 0], [10, 8]]}
+
+
+def scenario_a(env):
+    ann, bob, cy = Conn(env.node(0).tcp, "ann"), Conn(env.node(1).tcp, "bob"), \
+        Conn(env.node(2).tcp, "cy")
+    ann.send({"type": "create_game", "time_control": None, "color": "silver", "public": False})
+    created = ann.wait(is_type("game_created"))
+    if not check(created is not None, "a: ann creates a game on node 1"):
+        return
+    code = created["code"]
+    bob.send({"type": "join_game", "code": code})
+    snap = bob.wait(is_type("snapshot", game=code))
+    check(snap is not None and snap["status"] == "playing", "a: bob joins it by code on node 2")
+    check(ann.wait(is_event(code, "join")) is not None, "a: ann (node 1) gets bob's join event")
+    cy.send({"type": "watch", "code": code})
+    check(cy.wait(is_type("snapshot", game=code)) is not None,
+          "a: a spectator on node 3 gets the game's snapshot")
+    counted = [p.wait(lambda m: is_event(code, "spectators")(m) and
+                      m["payload"]["count"] >= 1, 5) for p in (ann, bob)]
+    check(all(counted), "a: the spectator count reaches both players "
+          f"(ann {counted[0] is not None}, bob {counted[1] is not None})")
+
+    ann.send({"type": "setup", "game": code, "setup": SILVER_SETUP, "ref": "s1"})
+    check(ann.wait(is_type("ack", ref="s1")) is not None, "a: ann's setup is acknowledged")
+    check(bob.wait(is_event(code, "setup")) is not None, "a: bob sees it")
+    bob.send({"type": "setup", "game": code, "setup": BRONZE_SETUP, "ref": "s2"})
+    check(bob.wait(is_type("ack", ref="s2")) is not None,
+          "a: bob's setup (through node 2) is acknowledged")
+    for i in range(3):
+        ann.send({"type": "chat", "game": code, "text": f"ann {i}"})
+        bob.send({"type": "chat", "game": code, "text": f"bob {i}"})
+    cy.send({"type": "chat", "game": code, "text": "from the stands"})
+    # Chat goes on after the end: the resignation waits for the six lines, so the versions of
+    # the game are deterministic.
+    said = [bob.wait(lambda m: is_event(code, "chat")(m) and
+                     m["payload"].get("room") != "spectators") for _ in range(6)]
+    check(all(said), "a: bob (node 2) gets the six players' chat lines")
+    bob.send({"type": "resign", "game": code})
+    ends = [p.wait(is_event(code, "game_over")) for p in (ann, bob, cy)]
+    check(all(ends), "a: both players and the spectator get game_over")
+    if not all(ends):
+        return
+    check(all(e["payload"] == ends[0]["payload"] and e["version"] == ends[0]["version"]
+              for e in ends) and ends[0]["payload"].get("winner") == "silver"
+          and ends[0]["payload"].get("reason") == "resign",
+          f"a: the same game_over everywhere ({[e['payload'] for e in ends]})")
+    for p in (ann, bob, cy):
+        p.drain(0.3)
+    views = {}
+    for who, p in (("ann", ann), ("bob", bob), ("cy", cy)):
+        problems, events = versioned_view(p.got, code)
+        views[who] = events
+        check(not problems, f"a: {who} got contiguous versions" +
+              (f": {problems}" if problems else ""))
+    last = ends[0]["version"]
+    check(sorted(views["ann"]) == list(range(1, last + 1)),
+          f"a: ann saw every version 1..{last}" +
+          ("" if sorted(views["ann"]) == list(range(1, last + 1)) else
+           f" (saw {[(v, views['ann'][v][0]) for v in sorted(views['ann'])]})"))
+    check(all(views[w][v] == views["ann"][v] for w in ("bob", "cy") for v in views[w]),
+          "a: everyone saw the same events")
+    chats = [p for k, p in views["ann"].values() if k == "chat"]
+    check(len(chats) == 6, f"a: the six players' chat lines are versioned events ({len(chats)})")
+    check(all("from the stands" != c.get("text") for c in chats),
+          "a: the spectator's chat line is not in the players' room")
+    for p in (ann, bob, cy):
+        p.close()
+
+
+# --- b: lists and quick match across nodes ---------------------------------------------------
+
+def lobby_has(code, present):
+    return lambda m: m.get("type") == "lobby" and (
+        any(g["code"] == code for g in m["games"]) == present)
+
+
+def scenario_b(env):
+    watchers = [Conn(env.node(1).tcp, "list2"), Conn(env.node(2).tcp, "list3")]
+    for w in watchers:
+        w.send({"type": "list_games"})
+    ann = Conn(env.node(0).tcp, "lister")
+    for end in ("join", "cancel"):
+        ann.send({"type": "create_game", "time_control": None, "color": "random",
+                  "public": True})
+        created = ann.wait(is_type("game_created"))
+        if not check(created is not None, f"b: a public game created on node 1 ({end})"):
+            return
+        code = created["code"]
+        shown = [w.wait(lobby_has(code, True), 5) is not None for w in watchers]
+        check(all(shown), f"b: it appears in list_games on nodes 2 and 3 within 5 s ({shown})")
+        if end == "join":
+            bob = Conn(env.node(1).tcp, "joiner")
+            bob.send({"type": "join_game", "code": code})
+            check(bob.wait(is_type("snapshot", game=code)) is not None, "b: joined from node 2")
+            bob.send({"type": "resign", "game": code})  # ends it: nothing left unfinished
+            bob.close()
+        else:
+            ann.send({"type": "cancel_game", "code": code})
+        gone = [w.wait(lobby_has(code, False), 5) is not None for w in watchers]
+        check(all(gone), f"b: it leaves both lists within 5 s once {end}ed ({gone})")
+
+    def seek(conn, increment):
+        conn.send({"type": "quick_match",
+                   "time_control": {"initial_ms": 600000, "increment_ms": increment}})
+
+    # Two players on nodes 1 and 2.
+    one, two = Conn(env.node(0).tcp, "qm1"), Conn(env.node(1).tcp, "qm2")
+    seek(one, 1000)
+    check(one.wait(is_type("quick_match_waiting")) is not None, "b: a quick match waits on node 1")
+    seek(two, 1000)
+    m1, m2 = one.wait(is_type("matched"), 5), two.wait(is_type("matched"), 5)
+    check(m1 is not None and m2 is not None and m1["code"] == m2["code"]
+          and m1["side"] != m2["side"],
+          f"b: a seeker on node 2 is matched with it into one game ({m1}, {m2})")
+    if m1:
+        one.send({"type": "resign", "game": m1["code"]})
+
+    # One player seeking from two nodes with one token is not paired with itself.
+    me = Conn(env.node(0).tcp, "selfish")
+    me2 = Conn(env.node(1).tcp, token=me.token)
+    seek(me, 3000)
+    me.wait(is_type("quick_match_waiting"))
+    seek(me2, 3000)
+    me2.wait(is_type("quick_match_waiting"))
+    me.drain(2)
+    me2.drain(2)
+    check(not any(m["type"] == "matched" for m in me.got + me2.got),
+          "b: one player seeking on nodes 1 and 2 at once is not matched with itself")
+    me2.send({"type": "quick_match_cancel"})
+    me2.wait(is_type("quick_match_cancelled"))
+
+    # Twelve players over the three nodes seeking at once.
+    players = [Conn(env.node(i).tcp, f"qm-{i}") for i in range(12)]
+    for p in players:
+        seek(p, 2000)
+    got = [p.wait(is_type("matched"), 10) for p in players]
+    check(all(got), f"b: all 12 seekers are matched ({sum(1 for g in got if g)} of 12)")
+    for p in players:
+        p.drain(0.1)
+    time.sleep(1)
+    for p in players:
+        p.drain(0.2)
+    counts = [sum(1 for m in p.got if m["type"] == "matched") for p in players]
+    check(counts == [1] * 12, f"b: each exactly once ({counts})")
+    pairs = {}
+    for p, m in zip(players, got):
+        if m:
+            pairs.setdefault(m["code"], []).append((p.id, m["side"]))
+    check(len(pairs) == 6 and all(len(v) == 2 and v[0][0] != v[1][0] and v[0][1] != v[1][1]
+                                  for v in pairs.values()),
+          f"b: 6 disjoint pairs of two different players on opposite sides ({pairs})")
+    for code, seats in pairs.items():
+        owner = next(p for p in players if p.id == seats[0][0])
+        owner.send({"type": "resign", "game": code})
+    for p in players + [one, two, me, me2, ann] + watchers:
+        p.drain(0.05)
+        p.close()
+
+
+# --- c: kill -9 of an owner, repeated --------------------------------------------------------
+
+def scenario_c(env, kills):
+    procs, logs, stop = env.start_clients(CLIENTS)
+    times = []
+    try:
+        check(wait_acks(logs, 20, 30), "c: the crash clients play on all three ports")
+        for k in range(kills):
+            time.sleep(env.rnd.uniform(1.0, 4.0))
+            crash_test.check_clients_running(procs)
+            owned = env.owners()
+            candidates = [n for n in env.nodes if owned.get(n.name)]
+            victim = env.rnd.choice(candidates or env.nodes)
+            codes = set(owned.get(victim.name, []))
+            tail = Tail(logs)
+            t_kill = time.time() * 1000
+            victim.kill9()
+            # What the dead node stored is final: an ack of a later version is its successor's.
+            stored = {c: 0 for c in codes}
+            if codes:
+                listed = ",".join(f"'{c}'" for c in codes)
+                for code, v in env.sql(f"SELECT code, max(version) FROM journal "
+                                       f"WHERE code IN ({listed}) GROUP BY code"):
+                    stored[code] = int(v)
+            victim.start()
+            deadline = t_kill / 1000 + LEASE + 10
+            first, grew, strays = None, False, None
+            while time.time() < deadline:
+                for _, entry in tail.lines():
+                    grew = grew or is_ack(entry)
+                    if (first is None and is_ack(entry) and entry["code"] in codes
+                            and entry["version"] > stored[entry["code"]]):
+                        first = entry["t"] - t_kill
+                if env.cluster and strays != []:
+                    strays = env.stray_owners()
+                if grew and (first is not None or not codes) and strays in (None, []):
+                    break
+                time.sleep(0.1)
+            label = f"c: kill {k + 1}: {victim.name} ({len(codes)} unfinished games)"
+            if env.cluster:
+                check(strays == [], f"{label}: every unfinished game is owned by a live node "
+                      f"within lease + 10 s" + (f" ({strays[:5]})" if strays else ""))
+            check(grew, f"{label}: acks keep coming")
+            if first is not None:
+                times.append(first)
+                note(f"kill {k + 1}: first ack of a game {victim.name} owned "
+                     f"{first:.0f} ms after the kill")
+            elif codes:
+                left = env.sql(f"SELECT code FROM games WHERE {UNFINISHED} AND code IN "
+                               f"({','.join(repr(c) for c in codes)})")
+                check(not left, f"{label}: its games resume within lease + 10 s "
+                      f"(still unfinished and never acked: {left})")
+    finally:
+        if times:
+            print(f"failover: median {statistics.median(times):.0f} ms, max {max(times):.0f} ms "
+                  f"over {len(times)} kills", flush=True)
+        finish_and_check(env, "c", procs, logs, stop)
+
+
+# --- d: SIGSTOP of an owner ------------------------------------------------------------------
+
+def scenario_d(env):
+    if not env.cluster:
+        note("d: skipped (fencing needs the cluster)")
+        return
+    procs, logs, stop = env.start_clients(CLIENTS)
+    try:
+        check(wait_acks(logs, 20, 30), "d: the crash clients play")
+        owned = env.owners()
+        victim = max(env.nodes, key=lambda n: len(owned.get(n.name, [])))
+        before = {code: int(epoch) for code, epoch in env.sql(
+            f"SELECT code, epoch FROM games WHERE owner = '{victim.name}' AND {UNFINISHED}")}
+        if not check(before, f"d: {victim.name} owns unfinished games ({len(before)})"):
+            return
+        mark = victim.log_size()
+        victim.proc.send_signal(signal.SIGSTOP)
+        try:
+            time.sleep(LEASE + 3)
+            listed = ",".join(f"'{c}'" for c in before)
+            after = env.sql(f"SELECT code, owner, epoch, status FROM games "
+                            f"WHERE code IN ({listed})")
+            unmoved = [(c, o, e, s) for c, o, e, s in after
+                       if s in ("open", "playing") and (o == victim.name or int(e) <= before[c])]
+            check(not unmoved, f"d: {victim.name} stopped for lease + 3 s: its games have new "
+                  "owners with higher epochs" + (f" (not: {unmoved[:5]})" if unmoved else ""))
+        finally:
+            victim.proc.send_signal(signal.SIGCONT)
+        t_cont = time.time() * 1000
+        time.sleep(3)
+        text = victim.log_since(mark)
+        held = [c for (c,) in env.sql(f"SELECT code FROM games WHERE code IN ({listed}) "
+                                      f"AND owner = '{victim.name}'")]
+        check("fenced" in text or not held,
+              f"d: after SIGCONT {victim.name} logs `fenced` or holds none of its old games "
+              f"(fenced logged: {'fenced' in text}; holds {held})")
+        holes = env.journal_holes()
+        check(not holes, "d: every game's journal is versions 1..N, no hole, no duplicate" +
+              (f" ({holes[:5]})" if holes else ""))
+        silent = every_client_acks(logs, procs, t_cont, 15)
+        check(not silent, f"d: every client acks again within 15 s of SIGCONT"
+              + (f" (not: {silent})" if silent else ""))
+        check(victim.running(), f"d: {victim.name} runs on after SIGCONT")
+    finally:
+        finish_and_check(env, "d", procs, logs, stop)
+
+
+# --- e: Redis restart ------------------------------------------------------------------------
+
+def scenario_e(env):
+    if env.redis is None:
+        check(False, "e: redis-server is not installed")
+        return
+    procs, logs, stop = env.start_clients(CLIENTS)
+    try:
+        check(wait_acks(logs, 20, 30), "e: the crash clients play")
+        time.sleep(env.rnd.uniform(0.5, 2.0))
+        env.redis.kill9()
+        time.sleep(1)
+        env.redis.start()
+        t_back = time.time() * 1000
+        silent = every_client_acks(logs, procs, t_back, 15)
+        check(not silent, "e: after Redis was killed and restarted every client acks again "
+              "within 15 s" + (f" (not: {silent})" if silent else ""))
+        check(all(n.running() for n in env.nodes), "e: every node survived the Redis restart")
+    finally:
+        finish_and_check(env, "e", procs, logs, stop)
+
+
+def main():
+    ap = argparse.ArgumentParser(description="three nodes on one database and one Redis")
+    ap.add_argument("server_bin")
+    ap.add_argument("cli_bin")
+    ap.add_argument("client_bin")
+    ap.add_argument("kills", nargs="?", type=int, default=10)
+    ap.add_argument("--only", default="a,b,c,d,e", help="scenarios to run, e.g. a,b")
+    ap.add_argument("--single-node", action="store_true",
+                    help="one node without cluster flags (checks the harness on any binary)")
+    args = ap.parse_args()
+    base = os.environ.get("TF_TEST_DATABASE_URL", "")
+    if not base:
+        print("TF_TEST_DATABASE_URL is not set (the postgres test fixture): skipped")
+        return SKIP
+    helptext = subprocess.run([args.server_bin, "--help"], capture_output=True, text=True).stdout
+    if not args.single_node and "--bus" not in helptext:
+        print("cluster mode not in this binary: skipped")
+        return SKIP
+    if not args.single_node and not shutil.which("redis-server"):
+        print("redis-server is not installed: skipped")
+        return SKIP
+    only = set(args.only.split(","))
+    unknown = only - set("abcde")
+    if unknown:
+        ap.error(f"unknown scenarios {sorted(unknown)}")
+    # A seat whose node hangs (SIGSTOP), or whose request waits on a dead owner, gives up after a
+    # lease and reconnects to the next node.
+    os.environ.setdefault("TF_CRASH_RECV_TIMEOUT_MS", str(LEASE_MS))
+    env = Env(args, base)
+    t0 = time.time()
+    try:
+        for name, run in (("a", scenario_a), ("b", scenario_b),
+                          ("c", lambda e: scenario_c(e, args.kills)), ("d", scenario_d),
+                          ("e", scenario_e)):
+            if name in only:
+                t = time.time()
+                run(env)
+                note(f"scenario {name}: {time.time() - t:.1f} s")
+    finally:
+        env.stop()
+    print(f"{time.time() - t0:.0f} s")
+    if failures:
+        print(f"{len(failures)} check(s) failed; data kept in {env.work} and database "
+              f"{env.store.name}")
+        return 1
+    env.store.drop()
+    shutil.rmtree(env.work, ignore_errors=True)
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
