@@ -23,7 +23,9 @@ if [[ $mode == all ]]; then
   # integration scripts, debootstrap for the package test, systemd-analyze for the unit's check,
   # nginx and openssl for the reverse proxy test, PostgreSQL's server for the tests that start
   # their own (scripts/pg-test-cluster.sh; no system service is started), Redis for the cluster
-  # tests, started by the tests themselves (scripts/redis-test-server.sh); no service is started.
+  # tests, started by the tests themselves (scripts/redis-test-server.sh; no service is started),
+  # haproxy to check the cluster profile's load balancer config (tests/docker/dockerfile_test.py
+  # runs haproxy -c).
   packages+=(
     doctest-dev
     clang libclang-rt-14-dev
@@ -31,7 +33,7 @@ if [[ $mode == all ]]; then
     python3 python3-jsonschema tmux procps
     debootstrap systemd nginx openssl
     postgresql-15
-    redis-server
+    redis-server haproxy
   )
   # Node.js and npm: Debian's, unless a node is already there (e.g. from NodeSource).
   command -v node >/dev/null 2>&1 || packages+=(nodejs)

@@ -11,7 +11,15 @@
   (Debian's postgresql-15, data on a named volume, a pg_isready healthcheck) and a server started
   on it with --store postgres and a TRUNKFIELD_DATABASE_URL naming that service, the role and the database
   its entrypoint creates, once the database is healthy;
-- README.md has a "Deploy with Docker" section naming those files and the profile.
+- its profile `cluster` runs that database too, Redis (docker/redis.Dockerfile: Debian's
+  redis-server, nothing saved), at least three server nodes with distinct --node-id, each with
+  --store postgres, the bus on that Redis, the database URL from the environment and no published
+  port, and HAProxy in front (docker/haproxy.Dockerfile, Debian's haproxy and openssl), depending
+  on every node, whose docker/haproxy.cfg lists exactly those nodes and passes `haproxy -c`
+  (with the certificate docker/haproxy-entrypoint.sh makes, run for real) without warnings;
+- the entrypoints' shell syntax (bash -n);
+- README.md has a "Deploy with Docker" section naming those files and the profiles, and
+  docs/OPERATING.md a "Several nodes" section.
 
     python3 tests/docker/dockerfile_test.py --server build/bin/trunkfield-server
 """
@@ -20,8 +28,10 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -37,7 +47,7 @@ def section(markdown, title):
     """The text of the '## title' section (up to the next '## ')."""
     m = re.search(r"^## " + re.escape(title) + r"[^\n]*\n(.*?)(?=^## |\Z)", markdown, re.M | re.S)
     if not m:
-        raise AssertionError(f"README.md has no '## {title}' section")
+        raise AssertionError(f"no '## {title}' section")
     return m.group(1)
 
 
@@ -256,6 +266,44 @@ def compose_command(block):
     return exec_form(m.group(1)) if m else None
 
 
+def profiles(block):
+    """The service's `profiles: [a, b]`."""
+    m = re.search(r"(?m)^    profiles:\s*\[([^\]]*)\]", block)
+    return [p.strip() for p in m.group(1).split(",")] if m else []
+
+
+def depends_on(block):
+    """{service: condition} of the service's `depends_on:`, in list or map form."""
+    m = re.search(r"(?ms)^    depends_on:[ \t]*\n(.*?)(?=^    \S|\Z)", block)
+    out, last = {}, None
+    for line in (m.group(1).splitlines() if m else []):
+        item = re.match(r"      (?:- )?([A-Za-z0-9_.-]+):?\s*$", line)
+        cond = re.match(r"        condition:\s*(\S+)\s*$", line)
+        if item:
+            last = item.group(1)
+            out[last] = "service_started"
+        elif cond and last:
+            out[last] = cond.group(1)
+    return out
+
+
+def database_url(block):
+    """The service's TRUNKFIELD_DATABASE_URL as (user, host, database), or None."""
+    env = re.search(r'TRUNKFIELD_DATABASE_URL:\s*"([^"]*)"', block)
+    if not env:
+        return None
+    url = re.match(r"postgresql://([^:@/]+):[^@/]*@([^:/]+)/(\w+)$", env.group(1))
+    return url.groups() if url else None
+
+
+def single_from(rel):
+    """The one FROM image of a Dockerfile under docker/, and its instructions."""
+    ins = dockerfile_instructions(read(rel))
+    froms = [a for st, w, a in ins if w == "FROM"]
+    assert len(froms) == 1, f"{rel}: {froms}"
+    return froms[0], ins
+
+
 def substitute(text):
     """Compose's ${VAR:-default} / ${VAR} interpolation with every variable unset."""
     return re.sub(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::?-([^}]*))?\}", lambda m: m.group(1) or "", text)
@@ -273,8 +321,8 @@ class PostgresProfile(unittest.TestCase):
     def test_default_profile_unchanged(self):
         self.assertNotIn("profiles:", self.services["trunkfield"])
         for name, block in self.services.items():
-            if name != "trunkfield":
-                self.assertRegex(block, r"profiles:\s*\[\s*postgres\s*\]", name)
+            if name != "trunkfield":  # every other service is in a profile
+                self.assertTrue(set(profiles(block)) & {"postgres", "cluster"}, name)
         # A required variable (${X:?}) would be demanded by `docker compose up` of the default
         # profile too: compose interpolates the whole file before it looks at profiles.
         code = re.sub(r"(?m)^\s*#.*$", "", self.compose)
@@ -343,6 +391,306 @@ class PostgresProfile(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
 
 
+# Server flags of the cluster's nodes that are being added to the server: checked against --help
+# once it lists them, reported as skipped until then.
+PENDING_FLAGS = ("--bus", "--node-id")
+
+
+def haproxy_sections(cfg):
+    """{(keyword, name): [lines]} of an HAProxy configuration, comments and blank lines dropped
+    (name "" for global and an unnamed defaults)."""
+    out, cur = {}, None
+    for line in cfg.splitlines():
+        s = re.sub(r"(^|\s)#.*$", "", line).strip()
+        if not s:
+            continue
+        if not line[0].isspace():
+            words = s.split()
+            cur = (words[0], words[1] if len(words) > 1 else "")
+            out[cur] = []
+        elif cur:
+            out[cur].append(" ".join(s.split()))
+    return out
+
+
+def haproxy_binary():
+    return shutil.which("haproxy") or next(
+        (p for p in ("/usr/sbin/haproxy",) if os.access(p, os.X_OK)), None)
+
+
+class ClusterProfile(unittest.TestCase):
+    def setUp(self):
+        self.compose = read("docker/compose.yaml")
+        self.services = compose_services(self.compose)
+        for name in ("postgres", "redis", "lb"):
+            self.assertIn(name, self.services, f"compose.yaml has no `{name}` service")
+        # The nodes: the cluster's services running the server's image.
+        self.nodes = {n: b for n, b in self.services.items()
+                      if "cluster" in profiles(b) and re.search(r"dockerfile:\s*docker/Dockerfile\b", b)}
+        self.cfg = haproxy_sections(read("docker/haproxy.cfg"))
+
+    def node_flags(self, block):
+        return flag_values(compose_command(block) or [])
+
+    def test_services_in_the_profile(self):
+        self.assertEqual(set(profiles(self.services["postgres"])), {"postgres", "cluster"})
+        for name in ["redis", "lb"] + list(self.nodes):
+            self.assertEqual(profiles(self.services[name]), ["cluster"], name)
+        self.assertGreaterEqual(len(self.nodes), 3, sorted(self.nodes))
+        for name in self.nodes:
+            self.assertRegex(name, r"^node\d+$")
+
+    def test_nodes(self):
+        pg_url = database_url(self.services["trunkfield-postgres"])
+        ids = []
+        for name, block in sorted(self.nodes.items()):
+            flags = self.node_flags(block)
+            self.assertEqual(flags.get("--store"), "postgres", name)
+            # The password stays out of the command line (and of `ps`).
+            self.assertNotIn("--database-url", flags, name)
+            self.assertEqual(database_url(block), pg_url, name)
+            env_bus = re.search(r"TRUNKFIELD_BUS:\s*\"?([^\"\s]+)", block)
+            bus = flags.get("--bus") or (env_bus.group(1) if env_bus else None)
+            self.assertIsNotNone(bus, f"{name}: no --bus (or TRUNKFIELD_BUS)")
+            m = re.match(r"redis://([A-Za-z0-9_.-]+):(\d+)$", bus)
+            self.assertIsNotNone(m, f"{name}: bus {bus}")
+            self.assertEqual(m.group(1), "redis", name)  # the Redis service on the network
+            self.assertEqual(m.group(2), "6379", name)
+            ids.append(flags.get("--node-id"))
+            self.assertEqual(flags.get("--node-id"), name)
+            # WebSockets only from the pages of the name the certificate is for.
+            self.assertRegex(block, r'TRUNKFIELD_ALLOWED_ORIGINS:\s*"https://\$\{TRUNKFIELD_TLS_NAME:-localhost\}"', name)
+            # Every connection comes from HAProxy's address.
+            self.assertEqual(flags.get("--max-connections-per-ip"), "0", name)
+            # Listening on all addresses: the image's --bind 0.0.0.0, not replaced.
+            self.assertNotIn("--bind", flags, name)
+            self.assertNotRegex(block, r"(?m)^    ports:", f"{name} publishes ports")
+            self.assertRegex(block, r"(?m)^    stop_grace_period:\s*30s\s*$", name)
+            deps = depends_on(block)
+            self.assertEqual(deps.get("postgres"), "service_healthy", name)
+            self.assertEqual(deps.get("redis"), "service_healthy", name)
+        self.assertEqual(len(set(ids)), len(ids), f"node ids not distinct: {ids}")
+        entry = [exec_form(a) for st, w, a in dockerfile_instructions(read("docker/Dockerfile"))
+                 if st == 1 and w == "ENTRYPOINT"][0]
+        self.assertEqual(flag_values(entry[1:]).get("--bind"), "0.0.0.0")
+
+    def test_redis(self):
+        block = self.services["redis"]
+        self.assertRegex(block, r"context:\s*\.\s*\n")
+        self.assertRegex(block, r"dockerfile:\s*redis\.Dockerfile")
+        image, ins = single_from("docker/redis.Dockerfile")
+        self.assertRegex(image, r"^debian:12\b")
+        runs = " ".join(a for st, w, a in ins if w == "RUN")
+        self.assertRegex(runs, r"apt-get install [^&]*\bredis-server\b")
+        entry = [exec_form(a) for st, w, a in ins if w == "ENTRYPOINT"]
+        cmd = [exec_form(a) for st, w, a in ins if w == "CMD"]
+        argv = entry[0] + (cmd[0] if cmd else [])
+        self.assertEqual(argv[0], "redis-server")
+        flags = flag_values(argv[1:])
+        self.assertEqual(flags.get("--bind"), "0.0.0.0")
+        self.assertEqual(flags.get("--protected-mode"), "no")
+        # Nothing durable: no snapshots, no append-only file, no volume.
+        self.assertEqual(flags.get("--save"), "")
+        self.assertEqual(flags.get("--appendonly"), "no")
+        self.assertFalse([a for st, w, a in ins if w == "VOLUME"])
+        self.assertNotRegex(block, r"(?m)^    (ports|volumes):")
+        self.assertRegex(block, r"healthcheck:\s*\n\s+test:.*redis-cli.*ping")
+        users = [a for st, w, a in ins if w == "USER"]
+        self.assertTrue(users and users[-1] not in ("root", "0"), "Redis runs as non-root")
+
+    def test_load_balancer_service(self):
+        block = self.services["lb"]
+        self.assertRegex(block, r"context:\s*\.\s*\n")
+        self.assertRegex(block, r"dockerfile:\s*haproxy\.Dockerfile")
+        self.assertTrue(set(self.nodes) <= set(depends_on(block)), depends_on(block))
+        image, ins = single_from("docker/haproxy.Dockerfile")
+        self.assertRegex(image, r"^debian:12\b")
+        runs = " ".join(a for st, w, a in ins if w == "RUN")
+        self.assertRegex(runs, r"apt-get install [^&]*\bhaproxy\b")
+        self.assertRegex(runs, r"apt-get install [^&]*\bopenssl\b")
+        copies = {a.split()[-1]: a.split()[0] for st, w, a in ins if w == "COPY"}
+        for src in copies.values():  # from the build context, docker/
+            self.assertTrue(os.path.exists(os.path.join(ROOT, "docker", src)), src)
+        self.assertEqual(copies.get("/etc/haproxy/haproxy.cfg"), "haproxy.cfg")
+        entry = [exec_form(a) for st, w, a in ins if w == "ENTRYPOINT"][0]
+        cmd = [exec_form(a) for st, w, a in ins if w == "CMD"][0]
+        self.assertEqual(copies.get(entry[0]), "haproxy-entrypoint.sh")
+        self.assertEqual(cmd[cmd.index("-f") + 1], "/etc/haproxy/haproxy.cfg")
+        self.assertIn("-db", cmd)  # in the foreground, as PID 1
+        # Published: exactly the ports haproxy.cfg binds.
+        binds = {int(l.split()[1].rsplit(":", 1)[1]) for k, lines in self.cfg.items()
+                 if k[0] == "frontend" for l in lines if l.startswith("bind ")}
+        published = {int(c) for h, c in re.findall(r'"(\d+):(\d+)"', block)}
+        self.assertEqual(binds, {80, 443, 8081})
+        self.assertEqual(published, binds)
+        # The certificate folder: a named volume by default, the operator's folder instead.
+        m = re.search(r"-\s*\$\{TRUNKFIELD_TLS_DIR:-([A-Za-z0-9_.-]+)\}:(/\S+)", block)
+        self.assertIsNotNone(m, "lb mounts no ${TRUNKFIELD_TLS_DIR:-volume} folder")
+        volume, folder = m.groups()
+        top = re.search(r"(?ms)^volumes:[ \t]*\n(.*?)(?=^\S|\Z)", self.compose).group(1)
+        self.assertRegex(top, r"(?m)^\s+" + re.escape(volume) + r":")
+        self.assertEqual([a.strip('[]" ') for st, w, a in ins if w == "VOLUME"], [folder])
+        default = re.search(r"TRUNKFIELD_TLS_SELF_SIGNED:-([^}]+)\}",
+                            read("docker/haproxy-entrypoint.sh")).group(1)
+        self.assertEqual(os.path.dirname(default), folder)
+        self.assertRegex(block, r"TRUNKFIELD_TLS_NAME:\s*\$\{TRUNKFIELD_TLS_NAME:-localhost\}")
+        self.assertRegex(block, r"TRUNKFIELD_TLS_PEM:\s*\$\{TRUNKFIELD_TLS_PEM:-\}")
+
+    def test_haproxy_config(self):
+        cfg = self.cfg
+        frontends = {k[1]: v for k, v in cfg.items() if k[0] == "frontend"}
+        backends = {k[1]: v for k, v in cfg.items() if k[0] == "backend"}
+        defaults = next(v for k, v in cfg.items() if k[0] == "defaults")
+        everything = [l for v in cfg.values() for l in v]
+        # Keep-alive, which passes the WebSocket Upgrade through; no closing mode anywhere.
+        self.assertFalse([l for l in everything if re.match(r"option (http-server-close|httpclose)", l)])
+        self.assertIn("mode http", defaults)
+        self.assertIn("timeout tunnel 1h", defaults)
+        self.assertTrue([l for l in defaults if l.startswith("default-server ")
+                         and re.search(r"\bcheck\b", l)
+                         and all(f in l for f in ("inter 2s", "fall 2", "rise 2"))],
+                        "default-server ... check inter 2s fall 2 rise 2")
+        tls = [f for f, v in frontends.items() if any(re.match(r'bind :443 ssl crt "\$\{TRUNKFIELD_TLS_PEM\}"', l) for l in v)]
+        self.assertEqual(len(tls), 1, "one frontend terminates TLS on 443 with $TRUNKFIELD_TLS_PEM")
+        https = frontends[tls[0]]
+        self.assertIn("option forwardfor", https)
+        self.assertIn("http-request del-header X-Forwarded-For", https)
+        self.assertIn("http-request set-header X-Forwarded-Proto https", https)
+        plain = [v for v in frontends.values() if "bind :80" in v][0]
+        self.assertIn("http-request redirect scheme https code 301", plain)
+        tcp = [v for v in frontends.values() if "bind :8081" in v][0]
+        self.assertIn("mode tcp", tcp)
+        self.assertIn("timeout client 1h", tcp)
+        # Both backends: every node, least connections, healthy while GET /readyz answers 200.
+        http_port = {self.node_flags(b).get("--http-port") for b in self.nodes.values()}
+        tcp_port = {self.node_flags(b).get("--tcp-port") for b in self.nodes.values()}
+        self.assertEqual(len(http_port), 1)
+        self.assertEqual(len(tcp_port), 1)
+        http_port, tcp_port = http_port.pop(), tcp_port.pop()
+        by_port = {}
+        for name, lines in backends.items():
+            self.assertIn("balance leastconn", lines, name)
+            self.assertIn("option httpchk", lines, name)
+            self.assertTrue([l for l in lines if l.startswith("http-check send meth GET uri /readyz")], name)
+            self.assertIn("http-check expect status 200", lines, name)
+            servers = [l.split() for l in lines if l.startswith("server ")]
+            self.assertEqual(sorted(w[1] for w in servers), sorted(self.nodes), name)
+            for w in servers:
+                host, port = w[2].rsplit(":", 1)
+                self.assertEqual(host, w[1], w)
+                by_port.setdefault(port, []).append(name)
+                if port == tcp_port:  # checked on the node's HTTP port
+                    self.assertEqual(w[w.index("port") + 1], http_port, w)
+        self.assertEqual(set(by_port), {http_port, tcp_port})
+        tcp_backend = backends[by_port[tcp_port][0]]
+        self.assertIn("mode tcp", tcp_backend)
+        self.assertIn("timeout server 1h", tcp_backend)
+        self.assertNotIn("mode tcp", backends[by_port[http_port][0]])
+
+    def run_entrypoint(self, env, *args):
+        """docker/haproxy-entrypoint.sh with haproxy -c on docker/haproxy.cfg instead of a start."""
+        full = {k: v for k, v in os.environ.items() if not k.startswith("TRUNKFIELD_")}
+        full["PATH"] = os.path.dirname(self.haproxy) + os.pathsep + full.get("PATH", "")
+        full.update(env)
+        return subprocess.run(["bash", os.path.join(ROOT, "docker/haproxy-entrypoint.sh"),
+                               "-c", "-f", os.path.join(ROOT, "docker/haproxy.cfg")] + list(args),
+                              env=full, capture_output=True, text=True, timeout=60)
+
+    def assert_valid(self, out):
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        self.assertIn("Configuration file is valid", out.stdout + out.stderr)
+        # The only warnings allowed: the nodes' names do not resolve outside compose.
+        for line in (out.stdout + out.stderr).splitlines():
+            if "[WARNING]" in line or "[ALERT]" in line:
+                self.assertRegex(line, r"could not resolve address 'node\d+'", line)
+
+    def certificate(self, pem):
+        out = subprocess.run(["openssl", "x509", "-in", pem, "-noout", "-subject", "-nameopt",
+                              "RFC2253", "-ext", "subjectAltName"],
+                             capture_output=True, text=True, timeout=30)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        return " ".join(out.stdout.split())
+
+    def test_haproxy_accepts_the_config(self):
+        self.haproxy = haproxy_binary()
+        if not self.haproxy or not shutil.which("openssl"):
+            self.skipTest("needs haproxy and openssl (bash scripts/setup.sh installs them)")
+        with tempfile.TemporaryDirectory() as tmp:
+            pem = os.path.join(tmp, "self-signed.pem")
+            # No certificate given: the entrypoint makes one, and haproxy accepts the config.
+            out = self.run_entrypoint({"TRUNKFIELD_TLS_SELF_SIGNED": pem,
+                                       "TRUNKFIELD_TLS_NAME": "play.example.org"})
+            self.assert_valid(out)
+            self.assertEqual(self.certificate(pem), "subject=CN=play.example.org "
+                             "X509v3 Subject Alternative Name: DNS:play.example.org")
+            self.assertEqual(os.stat(pem).st_mode & 0o077, 0, "the key is readable by others")
+            with open(pem) as f:
+                first = f.read()
+            self.assertRegex(first, r"-----BEGIN CERTIFICATE-----(.|\n)*-----BEGIN PRIVATE KEY-----")
+            # The next start keeps it; another name makes a new one (an address: an IP SAN).
+            self.assert_valid(self.run_entrypoint({"TRUNKFIELD_TLS_SELF_SIGNED": pem,
+                                                   "TRUNKFIELD_TLS_NAME": "play.example.org"}))
+            with open(pem) as f:
+                self.assertEqual(f.read(), first)
+            self.assert_valid(self.run_entrypoint({"TRUNKFIELD_TLS_SELF_SIGNED": pem,
+                                                   "TRUNKFIELD_TLS_NAME": "192.0.2.7"}))
+            self.assertEqual(self.certificate(pem), "subject=CN=192.0.2.7 "
+                             "X509v3 Subject Alternative Name: IP Address:192.0.2.7")
+            # The operator's certificate: used as it is, nothing made.
+            site = os.path.join(tmp, "site.pem")
+            os.rename(pem, site)
+            self.assert_valid(self.run_entrypoint({"TRUNKFIELD_TLS_SELF_SIGNED": pem,
+                                                   "TRUNKFIELD_TLS_PEM": site}))
+            self.assertFalse(os.path.exists(pem))
+            # Refused: a certificate that is not there, or without its key, or a strange name.
+            cert_only = os.path.join(tmp, "cert-only.pem")
+            with open(cert_only, "w") as f:
+                f.write(re.sub(r"(?s)-----BEGIN PRIVATE KEY-----.*", "", first))
+            for env, says in [({"TRUNKFIELD_TLS_PEM": os.path.join(tmp, "missing.pem")}, "TRUNKFIELD_TLS_PEM"),
+                              ({"TRUNKFIELD_TLS_PEM": cert_only}, "private key"),
+                              ({"TRUNKFIELD_TLS_SELF_SIGNED": pem, "TRUNKFIELD_TLS_NAME": "a b;c"}, "TRUNKFIELD_TLS_NAME")]:
+                out = self.run_entrypoint(env)
+                self.assertNotEqual(out.returncode, 0, env)
+                self.assertIn(says, out.stderr, env)
+                self.assertNotIn("Configuration file is valid", out.stdout + out.stderr, env)
+
+    def test_shell_syntax(self):
+        for name in sorted(os.listdir(os.path.join(ROOT, "docker"))):
+            if name.endswith(".sh"):
+                out = subprocess.run(["bash", "-n", os.path.join(ROOT, "docker", name)],
+                                     capture_output=True, text=True, timeout=30)
+                self.assertEqual(out.returncode, 0, f"{name}: {out.stderr}")
+
+    def test_node_flags_in_help(self):
+        if not SERVER:
+            self.skipTest("no --server given")
+        out = subprocess.run([SERVER, "--help"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        listed = set(re.findall(r"(--[a-z][a-z0-9-]*)", out.stdout))
+        pending = [f for f in PENDING_FLAGS if f not in listed]
+        entry = [exec_form(a) for st, w, a in dockerfile_instructions(read("docker/Dockerfile"))
+                 if st == 1 and w == "ENTRYPOINT"][0]
+        for name, block in sorted(self.nodes.items()):
+            cmd = [substitute(a) for a in compose_command(block)]
+            for flag in flag_values(cmd):
+                if flag not in pending:
+                    self.assertIn(flag, listed, f"{flag} ({name}) is not in --help")
+            # The values pass the server's checks too (see RuntimeFlags), without the pending flags.
+            kept, i = [], 0
+            while i < len(cmd):
+                if cmd[i] in pending:
+                    i += 2
+                    continue
+                kept.append(cmd[i])
+                i += 1
+            out = subprocess.run([SERVER] + entry[1:] + kept + ["--help"],
+                                 capture_output=True, text=True, timeout=30)
+            self.assertEqual(out.returncode, 0, f"{name}: {out.stderr}")
+        for flag in pending:
+            with self.subTest(flag=flag):
+                self.skipTest(f"{flag} is not in this server's --help yet (being added)")
+
+
 class Readme(unittest.TestCase):
     def test_deploy_section(self):
         text = section(read("README.md"), "Deploy with Docker")
@@ -351,6 +699,16 @@ class Readme(unittest.TestCase):
         self.assertTrue(any("docker compose -f docker/compose.yaml" in c for c in cmds), cmds)
         self.assertIn("cannot", text.lower())  # says docker does not run on our build machines
         self.assertTrue(any("--profile postgres" in c for c in cmds), cmds)
+        self.assertIn("--profile cluster", text)
+
+    def test_operating_cluster_section(self):
+        text = section(read("docs/OPERATING.md"), "Several nodes")
+        cmds = shell_commands(text)
+        self.assertTrue(any("docker compose -f docker/compose.yaml --profile cluster up -d" in c
+                            for c in cmds), cmds)
+        for word in ("TRUNKFIELD_DB_PASSWORD", "TRUNKFIELD_TLS_NAME", "TRUNKFIELD_TLS_DIR",
+                     "TRUNKFIELD_TLS_PEM", "wss://", "443", "8081", "node4"):
+            self.assertIn(word, text)
 
 
 if __name__ == "__main__":
