@@ -16,8 +16,8 @@
 // Lifetime: stop() (and the destructor, which calls it) waits for a handler that is running on
 // another thread to return, and no handler or `done` starts after it: a `done` still pending is
 // destroyed without being called. The Bus may be destroyed from one of its own handlers, and
-// with operations pending: those hold the implementation, which goes when the last of them
-// completes (the io_context must outlive the Bus, or be destroyed, which completes them).
+// with operations pending: those hold the implementation (sockets, buffers), which goes when
+// the io_context has run the last of them, or is destroyed. The io_context must outlive the Bus.
 // stop() must not be called while holding a lock that a handler takes (it waits for handlers).
 // A Bus starts once: start() after stop() does nothing.
 #pragma once
