@@ -19,6 +19,7 @@
 #include "server/metrics.h"
 #include "server/pg_schema.h"
 #include "server/room.h"
+#include "server/secrets.h"
 #include "server/session.h"
 
 namespace tf::server {
@@ -30,8 +31,15 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 namespace {
 
 const std::string kAll = "tf:all";  // every node: lobby entries, moves, hand-overs
-std::string channel_of(const std::string& node) {
-    return "tf:node:" + node;
+
+// A node's process is "NODE@INCARNATION" (random at each start) where connections are named:
+// connection ids restart at 1 with the process, so a node restarted with the same id must not
+// inherit the stand-ins of its previous life's connections.
+std::string node_of(const std::string& id) {
+    return id.substr(0, id.find('@'));
+}
+std::string channel_of(const std::string& id) {
+    return "tf:node:" + node_of(id);
 }
 
 // A bus message: a JSON header, a newline, then the body untouched (a client's request or a
@@ -214,6 +222,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     explicit Impl(Hub& hub)
         : hub_(hub),
           node_(hub.cfg.node_id),
+          me_(node_ + "@" + random_hex(8)),
           lease_ms_(hub.cfg.lease_ms),
           db_(hub.cfg.database_url),
           strand_(asio::make_strand(hub.ioc)),
@@ -221,6 +230,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
 
     Hub& hub_;
     const std::string node_;
+    const std::string me_;  // this process: node_@incarnation
     const int lease_ms_;
     DbThread db_;
     std::unique_ptr<Bus> bus_;
@@ -301,7 +311,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                     "status IN ('open', 'playing')",
                     {node_});
                 db.exec("DELETE FROM nodes WHERE id = $1", {node_});
-                db.exec("DELETE FROM seeks WHERE node = $1", {node_});
+                db.exec("DELETE FROM seeks WHERE node = $1", {me_});
                 spdlog::info("cluster: handed {} games over to the other nodes", r.cmd_tuples);
             } catch (const std::exception& e) {
                 spdlog::warn(
@@ -388,7 +398,8 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         std::set<std::string> alive;
         for (auto& r : rows) alive.insert(r[0].value_or(""));
         db.exec(
-            "DELETE FROM seeks WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = seeks.node "
+            "DELETE FROM seeks WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = "
+            "split_part(seeks.node, '@', 1) "
             "AND n.lease_until > now())");
         asio::post(strand_, [self = shared_from_this(), alive = std::move(alive)]() mutable {
             self->nodes_alive(std::move(alive));
@@ -499,7 +510,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         }
         for (auto& [n, conns] : by_node)
             bus_->publish(channel_of(n),
-                          envelope({{"k", "alive"}, {"from", node_}, {"conns", conns}}));
+                          envelope({{"k", "alive"}, {"from", me_}, {"conns", conns}}));
     }
 
     // Connections of nodes that stopped saying they are alive (dead, or cut off from us).
@@ -537,7 +548,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                 }
             }
             for (auto it = remotes_.begin(); it != remotes_.end();) {
-                if (!alive.count(it->first.first)) {
+                if (!alive.count(node_of(it->first.first))) {
                     gone.push_back(it->second);
                     it = remotes_.erase(it);
                 } else {
@@ -633,7 +644,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             r.queue.pop_front();
             const Link& link = links_[conn];
             json h{{"k", "req"},
-                   {"from", node_},
+                   {"from", me_},
                    {"conn", conn},
                    {"code", code},
                    {"pid", link.player.id},
@@ -776,7 +787,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         }
         for (const auto& n : owners)
             bus_->publish(channel_of(n),
-                          envelope({{"k", "gone"}, {"from", node_}, {"conn", s.conn_id()}}));
+                          envelope({{"k", "gone"}, {"from", me_}, {"conn", s.conn_id()}}));
         bool sought = false;
         {
             std::lock_guard lock(m_);
@@ -843,6 +854,11 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         const std::string from = h.value("from", "");
         std::shared_ptr<Session> session;
         bool matched = false;
+        if (const std::string to = h.value("to", ""); to != me_) {  // this node's previous life
+            bus_->publish(channel_of(from),
+                          envelope({{"k", "gone"}, {"from", to}, {"conn", conn}}));
+            return;
+        }
         {
             std::lock_guard lock(m_);
             auto l = links_.find(conn);
@@ -866,7 +882,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         }
         if (!session) {  // closed meanwhile: the owner forgets it
             bus_->publish(channel_of(from),
-                          envelope({{"k", "gone"}, {"from", node_}, {"conn", conn}}));
+                          envelope({{"k", "gone"}, {"from", me_}, {"conn", conn}}));
             return;
         }
         if (matched) session->match_done();
@@ -895,10 +911,12 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         {
             std::lock_guard lock(m_);
             heard_[from] = now;
-            for (auto it = remotes_.lower_bound({from, 0});
-                 it != remotes_.end() && it->first.first == from;) {
-                if (!conns.count(it->first.second) &&
-                    now - it->second->since > std::chrono::seconds(10)) {
+            const std::string node = node_of(from);
+            for (auto it = remotes_.begin(); it != remotes_.end();) {
+                const std::string& origin = it->first.first;
+                const bool old_life = origin != from && node_of(origin) == node;
+                if (old_life || (origin == from && !conns.count(it->first.second) &&
+                                 now - it->second->since > std::chrono::seconds(10))) {
                     gone.push_back(it->second);
                     it = remotes_.erase(it);
                 } else {
@@ -911,6 +929,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
 
     // The owner does not hold the game (any more): look it up again.
     void on_notmine(const json& h) {
+        if (h.value("to", "") != me_) return;  // for this node's previous life
         const auto conn = h.value("conn", std::uint64_t(0));
         const std::string code = h.value("code", ""), from = h.value("from", "");
         std::lock_guard lock(m_);
@@ -930,6 +949,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     }
 
     void on_close(const json& h) {
+        if (h.value("to", "") != me_) return;
         std::shared_ptr<Session> s;
         {
             std::lock_guard lock(m_);
@@ -1032,7 +1052,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                     auto me = db.exec(std::string("SELECT ") + kRange +
                                           " FROM seeks WHERE player_id = $1 AND node = $2 AND "
                                           "conn = $3",
-                                      {p.id, self->node_, num(std::int64_t(conn))})
+                                      {p.id, self->me_, num(std::int64_t(conn))})
                                   .rows;
                     if (me.empty()) {  // withdrawn or paired meanwhile
                         db.exec("COMMIT");
@@ -1047,7 +1067,8 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                     db.exec(std::string("SELECT player_id, player_name, account, node, conn, "
                                         "rating FROM seeks WHERE pool = $1 AND player_id <> $2 "
                                         "AND EXISTS (SELECT 1 FROM nodes n WHERE n.id = "
-                                        "seeks.node AND n.lease_until > now()) AND ") +
+                                        "split_part(seeks.node, '@', 1) AND n.lease_until > "
+                                        "now()) AND ") +
                                 (rating ? std::string("rating IS NOT NULL AND abs(rating - ") + r +
                                               ") <= GREATEST(" + kRange + ", " + mine_range + ")"
                                         : std::string("rating IS NULL")) +
@@ -1069,7 +1090,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                     db.exec(
                         "INSERT INTO seeks (player_id, pool, node, conn, player_name, account, "
                         "rating) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                        {p.id, pool, self->node_, num(std::int64_t(conn)), p.name,
+                        {p.id, pool, self->me_, num(std::int64_t(conn)), p.name,
                          p.account ? "true" : "false",
                          rating ? std::optional<std::string>(r) : std::nullopt});
                     waiting = true;
@@ -1099,7 +1120,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                 std::shared_ptr<Member> who;
                 {
                     std::lock_guard lock(self->m_);
-                    if (found->node == self->node_)
+                    if (found->node == self->me_)
                         who = self->seekers_lookup_locked(found->conn);
                     else
                         who = self->remote_locked(found->node, found->conn, opp.player);
@@ -1142,17 +1163,17 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     // ---------------------------------------------------------------- the owner's replies
     void send_out(const std::string& origin, std::uint64_t conn, const Msg& m) {
         bus_->publish(channel_of(origin),
-                      envelope({{"k", "out"}, {"from", node_}, {"conn", conn}}, *m));
+                      envelope({{"k", "out"}, {"from", node_}, {"to", origin}, {"conn", conn}}, *m));
     }
     void send_close(const std::string& origin, std::uint64_t conn, const std::string& reason) {
         bus_->publish(
             channel_of(origin),
-            envelope({{"k", "close"}, {"from", node_}, {"conn", conn}, {"reason", reason}}));
+            envelope({{"k", "close"}, {"from", node_}, {"to", origin}, {"conn", conn}, {"reason", reason}}));
     }
     void send_notmine(const std::string& origin, std::uint64_t conn, const std::string& code) {
         bus_->publish(
             channel_of(origin),
-            envelope({{"k", "notmine"}, {"from", node_}, {"conn", conn}, {"code", code}}));
+            envelope({{"k", "notmine"}, {"from", node_}, {"to", origin}, {"conn", conn}, {"code", code}}));
     }
 };
 
