@@ -112,6 +112,9 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"trunkfield", "relay"}));
     app.add_option("--host", opt.host, "server address");
     app.add_option("--port", opt.port, "HTTP/WebSocket port (ws) or TCP port (tcp)")->required();
+    app.add_option("--port2", opt.port2,
+                   "a second node of a cluster (same host): each game's second player and every "
+                   "other spectator connect there");
     app.add_option("--games", opt.games, "concurrent games")->check(CLI::Range(0, 1000000));
     app.add_option("--rate", opt.rate, "moves (setups and turns) per second, all games")
         ->check(CLI::NonNegativeNumber);
@@ -127,6 +130,10 @@ int main(int argc, char** argv) {
                  "idle connections stay silent (default: they say hello first)");
     app.add_flag("!--private", opt.public_games, "create private games (default: public)");
     app.add_option("--server-pid", opt.server_pid, "read the server's CPU time and memory there");
+    std::vector<int> other_pids;
+    app.add_option("--other-pid", other_pids,
+                   "also read these processes' CPU time over the window (a cluster's other "
+                   "nodes, its Redis): reported as others_cpu_s");
     app.add_option("--threads", opt.threads, "threads running the generator")
         ->check(CLI::Range(1, 64));
     app.add_option("--parallel", opt.parallel, "connection handshakes in flight")
@@ -161,6 +168,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < opt.threads; ++i) threads.emplace_back([&] { ioc.run(); });
 
     Connector connector(ep, opt.host + ":" + std::to_string(opt.port), opt.parallel);
+    if (opt.port2) connector.second(net::ip::tcp::endpoint(ep.address(), opt.port2));
     std::vector<std::unique_ptr<Slot>> slots;
     for (int i = 0; i < opt.games; ++i)
         slots.push_back(std::make_unique<Slot>(i, ioc, opt, connector));
@@ -205,10 +213,20 @@ int main(int argc, char** argv) {
         slots[i]->begin(t0 + std::chrono::duration_cast<Clock::duration>(offset), w);
     }
     std::this_thread::sleep_until(w.start);
+    auto others = [&] {
+        std::vector<double> cpu;
+        for (int pid : other_pids) {
+            auto p = read_proc(pid);
+            cpu.push_back(p ? p->cpu_s : 0.0);
+        }
+        return cpu;
+    };
     auto s0 = server();
+    const auto o0 = others();
     double self0 = self_cpu_seconds();
     std::this_thread::sleep_until(w.end);
     auto s1 = server();
+    const auto o1 = others();
     double self1 = self_cpu_seconds();
     bool drained = wait_for(
         [&] {
@@ -254,6 +272,16 @@ int main(int argc, char** argv) {
     result["error_kinds"] = all.errors;
     result["drained"] = drained;
     result["ok"] = all.lost == 0 && all.undelivered == 0 && all.out_of_order == 0 && errors == 0;
+    if (!other_pids.empty()) {
+        double total = 0;
+        nlohmann::json each = nlohmann::json::object();
+        for (std::size_t i = 0; i < other_pids.size(); ++i) {
+            total += o1[i] - o0[i];
+            each[std::to_string(other_pids[i])] = o1[i] - o0[i];
+        }
+        result["others_cpu_s"] = total;
+        result["others"] = each;
+    }
     if (s0 && s1) {
         result["server"] = {{"pid", opt.server_pid},
                             {"cpu_s", s1->cpu_s - s0->cpu_s},

@@ -29,6 +29,7 @@ struct Options {
     Proto proto = Proto::Trunkfield;
     std::string host = "127.0.0.1";
     unsigned short port = 8080;
+    unsigned short port2 = 0;  // a cluster's second node: each game's second player there
     int games = 10;
     double rate = 100;  // moves (setups and turns) per second, all games together
     double duration = 10;

@@ -188,7 +188,8 @@ void Connector::launch_locked(std::unique_lock<std::mutex>& lock) {
         waiting_.pop_front();
         ++in_flight_;
         lock.unlock();
-        c->start(ep_, host_);  // handlers run on the connection's strand, never inline
+        // Handlers run on the connection's strand, never inline.
+        c->start(ep2_ && c->tag % 2 == 1 ? *ep2_ : ep_, host_);
         lock.lock();
     }
 }

@@ -9,6 +9,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -60,6 +61,9 @@ class Connector {
   public:
     Connector(boost::asio::ip::tcp::endpoint ep, std::string host, int parallel)
         : ep_(ep), host_(std::move(host)), parallel_(parallel) {}
+    // Connections with an odd tag (each game's second player, every other spectator) go to
+    // `ep2` (another node of a cluster: --port2).
+    void second(boost::asio::ip::tcp::endpoint ep2) { ep2_ = ep2; }
     void add(std::shared_ptr<Conn> c);
 
   private:
@@ -67,6 +71,7 @@ class Connector {
     void done();
     void launch_locked(std::unique_lock<std::mutex>& lock);
     boost::asio::ip::tcp::endpoint ep_;
+    std::optional<boost::asio::ip::tcp::endpoint> ep2_;
     std::string host_;
     int parallel_;
     std::mutex m_;

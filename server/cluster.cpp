@@ -820,6 +820,11 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             if (k == "lobby") return on_lobby(h);
             if (k == "moved") return on_moved(h.value("code", ""), h.value("owner", ""));
             if (k == "sync") return resync_lobby();
+            if (k == "end") {
+                for (auto& c : hub_.players.connections(h.value("player", "")))
+                    c->end(h.value("reason", "signed out"));
+                return;
+            }
             if (k == "handover")
                 return db_.post(
                     [self = shared_from_this()](pg::Blocking& db) { self->claim(db, false); });
@@ -1162,18 +1167,23 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
 
     // ---------------------------------------------------------------- the owner's replies
     void send_out(const std::string& origin, std::uint64_t conn, const Msg& m) {
-        bus_->publish(channel_of(origin),
-                      envelope({{"k", "out"}, {"from", node_}, {"to", origin}, {"conn", conn}}, *m));
+        bus_->publish(
+            channel_of(origin),
+            envelope({{"k", "out"}, {"from", node_}, {"to", origin}, {"conn", conn}}, *m));
     }
     void send_close(const std::string& origin, std::uint64_t conn, const std::string& reason) {
-        bus_->publish(
-            channel_of(origin),
-            envelope({{"k", "close"}, {"from", node_}, {"to", origin}, {"conn", conn}, {"reason", reason}}));
+        bus_->publish(channel_of(origin), envelope({{"k", "close"},
+                                                    {"from", node_},
+                                                    {"to", origin},
+                                                    {"conn", conn},
+                                                    {"reason", reason}}));
     }
     void send_notmine(const std::string& origin, std::uint64_t conn, const std::string& code) {
-        bus_->publish(
-            channel_of(origin),
-            envelope({{"k", "notmine"}, {"from", node_}, {"to", origin}, {"conn", conn}, {"code", code}}));
+        bus_->publish(channel_of(origin), envelope({{"k", "notmine"},
+                                                    {"from", node_},
+                                                    {"to", origin},
+                                                    {"conn", conn},
+                                                    {"code", code}}));
     }
 };
 
@@ -1228,6 +1238,12 @@ void Cluster::retry_seek(const std::shared_ptr<Session>& s, const Player& p,
 }
 void Cluster::withdraw(const std::string& player_id) {
     impl_->withdraw(player_id);
+}
+void Cluster::end_player(const std::string& player_id, const std::string& reason) {
+    impl_->bus_->publish(
+        kAll,
+        envelope(
+            {{"k", "end"}, {"from", impl_->node_}, {"player", player_id}, {"reason", reason}}));
 }
 Cluster::Stats Cluster::stats() const {
     return impl_->stats();

@@ -72,6 +72,8 @@ class Cluster {
     void retry_seek(const std::shared_ptr<Session>& s, const Player& p, const proto::QuickMatch& m,
                     const std::string& pool, std::optional<int> rating);
     void withdraw(const std::string& player_id);
+    // Every connection of the player on the other nodes ends (its tokens were revoked).
+    void end_player(const std::string& player_id, const std::string& reason);
 
     struct Stats {
         std::uint64_t forwarded_out = 0, forwarded_in = 0, catchups = 0, takeovers = 0;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <random>
+#include <set>
 
 #include "server/cluster.h"
 #include "server/metrics.h"
@@ -193,8 +194,15 @@ void Session::welcome(const Player& p, const std::string& token, bool restored,
                  restored ? " (token restored)" : "");
     hub_.players.connected(player_->id, self());
     if (!p.account) {
-        send_welcome(std::nullopt, ref);
-        return resume();
+        if (!hub_.cluster) {
+            send_welcome(std::nullopt, ref, hub_.players.games_of(player_->id));
+            return resume();
+        }
+        wait();
+        return seated_games([self = self(), ref](std::vector<std::string> games) {
+            self->send_welcome(std::nullopt, ref, std::move(games));
+            self->resume();
+        });
     }
     wait();
     hub_.store->read_ratings(
@@ -203,15 +211,43 @@ void Session::welcome(const Player& p, const std::string& token, bool restored,
             if (!self->player_ || self->player_->id != id) return self->resume();
             if (r.ok()) self->hub_.ratings.set(id, *r.value);
             // Unreadable ratings: the last ones seen (the store's trouble is not the login's).
-            self->send_welcome(
-                proto::AccountInfo{self->player_->name, self->hub_.ratings.views(id)}, ref);
-            self->resume();
+            self->seated_games([self, id, ref](std::vector<std::string> games) {
+                if (!self->player_ || self->player_->id != id) return self->resume();
+                self->send_welcome(
+                    proto::AccountInfo{self->player_->name, self->hub_.ratings.views(id)}, ref,
+                    std::move(games));
+                self->resume();
+            });
+        });
+}
+
+// The unfinished games the player holds a seat in: this node's, and with several nodes also
+// those the store knows of (held by other nodes). Unreadable: this node's only.
+void Session::seated_games(std::function<void(std::vector<std::string>)> then) {
+    auto local = hub_.players.games_of(player_->id);
+    if (!hub_.cluster) return then(std::move(local));
+    auto merge = std::make_shared<std::set<std::string>>(local.begin(), local.end());
+    auto add = [merge](const Read<GamePage>& r) {
+        if (r.ok())
+            for (const auto& [cursor, g] : r.value->games) merge->insert(g.code);
+    };
+    const std::string id = player_->id;
+    hub_.store->read_page(
+        GameQuery{"playing", id, 50, 0}, executor(),
+        [self = self(), then = std::move(then), merge, add, id](Read<GamePage> playing) {
+            add(playing);
+            self->hub_.store->read_page(
+                GameQuery{"open", id, 50, 0}, self->executor(),
+                [then, merge, add](Read<GamePage> open) {
+                    add(open);
+                    then(std::vector<std::string>(merge->begin(), merge->end()));
+                });
         });
 }
 
 void Session::send_welcome(const std::optional<proto::AccountInfo>& account,
-                           const std::optional<std::string>& ref) {
-    proto::Welcome w{player_->id, token_, player_->name, hub_.players.games_of(player_->id)};
+                           const std::optional<std::string>& ref, std::vector<std::string> games) {
+    proto::Welcome w{player_->id, token_, player_->name, std::move(games)};
     w.account = account;
     w.ref = ref;
     send(proto::to_text(w));

@@ -7,6 +7,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -79,7 +80,8 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     void welcome(const Player& p, const std::string& token, bool restored,
                  std::optional<std::string> ref = std::nullopt);
     void send_welcome(const std::optional<proto::AccountInfo>& account,
-                      const std::optional<std::string>& ref);
+                      const std::optional<std::string>& ref, std::vector<std::string> games);
+    void seated_games(std::function<void(std::vector<std::string>)> then);
     // Messages wait while the connection waits (hello, account requests); this answers them.
     void wait();
     void resume();

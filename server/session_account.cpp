@@ -7,6 +7,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "server/cluster.h"
 #include "server/metrics.h"
 #include "server/ratings.h"
 #include "server/room.h"
@@ -260,6 +261,7 @@ void Session::handle(proto::ChangePassword& m) {
 void Session::end_others(const std::string& reason) {
     for (auto& c : hub_.players.connections(player_->id))
         if (c.get() != this) c->end(reason);
+    if (hub_.cluster) hub_.cluster->end_player(player_->id, reason);  // and on the other nodes
 }
 
 // This connection becomes `p`: it stops watching the rooms it watched as its previous self

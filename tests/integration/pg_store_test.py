@@ -31,6 +31,7 @@ if not BASE:
     sys.exit(77)
 
 failures = []
+SCHEMA = 2  # server/pg_store.h kPgSchemaVersion
 
 
 def check(ok, what):
@@ -122,10 +123,11 @@ url = fresh_db("tf_pgst_newer")
 s = Server("--store", "postgres", "--database-url", url)
 check(s.wait_listening(), "a fresh database: the server starts and creates its schema")
 s.stop()
-check(psql("SELECT version FROM tf_schema", "tf_pgst_newer") == "1", "schema version 1 recorded")
+check(psql("SELECT version FROM tf_schema", "tf_pgst_newer") == str(SCHEMA),
+      f"schema version {SCHEMA} recorded")
 psql("UPDATE tf_schema SET version = 99", "tf_pgst_newer")
 refused(["--store", "postgres", "--database-url", url],
-        r"schema version 99, newer than this server's 1; refusing to start", "a newer schema")
+        rf"schema version 99, newer than this server's {SCHEMA}; refusing to start", "a newer schema")
 check(psql("SELECT version FROM tf_schema", "tf_pgst_newer") == "99", "the newer schema untouched")
 
 url = fresh_db("tf_pgst_unsafe")
