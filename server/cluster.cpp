@@ -248,8 +248,11 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         std::int64_t last = -1;            // the highest version passed on
         std::deque<std::string> queue;     // requests waiting for the owner
         std::deque<std::string> inflight;  // published, not yet confirmed received
-        std::uint64_t gen = 0;             // bumped when the in-flight ones are taken back
-        int attempts = 0;                  // lookups in a row without a live owner
+        // Published requests with a ref not answered yet (an ack or an error names it): a
+        // dead owner may have taken them with it, so they go again to the next one.
+        std::deque<std::pair<std::string, std::string>> unanswered;
+        std::uint64_t gen = 0;  // bumped when the in-flight ones are taken back
+        int attempts = 0;       // lookups in a row without a live owner
     };
     struct Link {
         std::weak_ptr<Session> session;
@@ -261,7 +264,11 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     std::map<std::pair<std::string, std::uint64_t>, std::shared_ptr<BusSession>> remotes_;
     std::map<std::string, SteadyTime> heard_;  // the last `alive` of each origin node
     // ---- the lobby ----
-    std::set<std::string> dirty_;                     // our games whose entries changed
+    // Our games whose entries changed, in the order they did: published a few per tick, so
+    // a crowd of live games costs no burst on the network thread.
+    std::set<std::string> dirty_;
+    std::deque<std::string> dirty_order_;
+    static constexpr std::size_t kLobbyPerTick = 16;  // every 50 ms: 320 entries a second
     std::set<std::string> listed_;                    // our games with entries published
     std::map<std::string, std::string> lobby_owner_;  // other nodes' listed games: their node
     std::set<std::string> alive_nodes_;
@@ -493,7 +500,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             send_alive();
             drop_silent(now);
         }
-        timer_.expires_after(std::chrono::milliseconds(200));
+        timer_.expires_after(std::chrono::milliseconds(50));
         timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
             if (!ec) self->tick();
         });
@@ -564,25 +571,29 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     // ---------------------------------------------------------------- the lobby
     void listing_changed(const std::string& code) {
         std::lock_guard lock(m_);
-        if (listed_.count(code) || hub_.directory.find(code)) dirty_.insert(code);
+        if ((listed_.count(code) || hub_.directory.find(code)) && dirty_.insert(code).second)
+            dirty_order_.push_back(code);
     }
 
+    // The body: the open entry's list message and the live entry's, a line each ("null" for
+    // none), as the lobby would send them.
     void publish_lobby() {
-        std::set<std::string> dirty;
+        std::vector<std::string> batch;
         {
             std::lock_guard lock(m_);
-            dirty.swap(dirty_);
+            while (!dirty_order_.empty() && batch.size() < kLobbyPerTick) {
+                batch.push_back(std::move(dirty_order_.front()));
+                dirty_order_.pop_front();
+                dirty_.erase(batch.back());
+            }
         }
-        for (const auto& code : dirty) {
-            json h{{"k", "lobby"}, {"from", node_}, {"code", code}};
+        for (const auto& code : batch) {
             std::optional<proto::OpenGame> open;
             std::optional<proto::LiveGame> live;
             if (hub_.directory.find(code)) {
                 open = hub_.listings.open_entry(code);
                 live = hub_.listings.live_entry(code);
             }
-            h["open"] = open ? json::parse(proto::to_text(proto::Lobby{{*open}})) : json();
-            h["live"] = live ? json::parse(proto::to_text(proto::Live{{*live}})) : json();
             {
                 std::lock_guard lock(m_);
                 if (open || live)
@@ -590,24 +601,28 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                 else if (!listed_.erase(code))
                     continue;  // never published: nothing to withdraw
             }
-            bus_->publish(kAll, envelope(h));
+            std::string body = open ? proto::to_text(proto::Lobby{{*open}}) : "null";
+            body += '\n';
+            body += live ? proto::to_text(proto::Live{{*live}}) : "null";
+            bus_->publish(kAll, envelope({{"k", "lobby"}, {"from", node_}, {"code", code}}, body));
         }
     }
 
-    void on_lobby(const json& h) {
+    void on_lobby(const json& h, std::string_view body) {
         const std::string code = h.value("code", ""), from = h.value("from", "");
         if (code.empty() || hub_.directory.find(code)) return;  // ours: we know better
         std::optional<proto::OpenGame> open;
         std::optional<proto::LiveGame> live;
-        auto read = [](const json& j) { return proto::parse_server(j); };
-        if (h.contains("open") && h["open"].is_object())
-            if (auto m = read(h["open"]); auto* l = std::get_if<proto::ServerMsg>(&m))
-                if (auto* lobby = std::get_if<proto::Lobby>(l); lobby && !lobby->games.empty())
-                    open = lobby->games[0];
-        if (h.contains("live") && h["live"].is_object())
-            if (auto m = read(h["live"]); auto* l = std::get_if<proto::ServerMsg>(&m))
-                if (auto* lv = std::get_if<proto::Live>(l); lv && !lv->games.empty())
-                    live = lv->games[0];
+        const auto nl = body.find('\n');
+        if (nl == std::string_view::npos) return;
+        if (auto m = proto::parse_server(body.substr(0, nl));
+            auto* l = std::get_if<proto::ServerMsg>(&m))
+            if (auto* lobby = std::get_if<proto::Lobby>(l); lobby && !lobby->games.empty())
+                open = lobby->games[0];
+        if (auto m = proto::parse_server(body.substr(nl + 1));
+            auto* l = std::get_if<proto::ServerMsg>(&m))
+            if (auto* lv = std::get_if<proto::Live>(l); lv && !lv->games.empty())
+                live = lv->games[0];
         {
             std::lock_guard lock(m_);
             auto it = lobby_owner_.find(code);
@@ -655,8 +670,35 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                           [self = shared_from_this(), conn, code, gen = r.gen](long n) {
                               self->sent(conn, code, gen, n);
                           });
+            if (std::string ref = ref_of(text); !ref.empty()) {
+                r.unanswered.emplace_back(std::move(ref), text);
+                if (r.unanswered.size() > 32) r.unanswered.pop_front();
+            }
             r.inflight.push_back(std::move(text));
         }
+    }
+
+    // The ref of a request or an answer, as JSON writes it compactly ("" when none).
+    static std::string ref_of(std::string_view text) {
+        auto at = text.find("\"ref\":\"");
+        if (at == std::string_view::npos) return {};
+        auto end = text.find('"', at + 7);
+        return end == std::string_view::npos ? std::string()
+                                             : std::string(text.substr(at + 7, end - at - 7));
+    }
+
+    // Before sending a route's requests to another owner (or again after an outage): what the
+    // old one may not have handled goes first, in the order it was sent: the requests still in
+    // flight and those whose answer never came.
+    static void take_back(Route& r) {
+        ++r.gen;
+        std::deque<std::string> again;
+        for (auto& [ref, text] : r.unanswered) again.push_back(std::move(text));
+        for (auto& t : r.inflight)
+            if (ref_of(t).empty()) again.push_back(std::move(t));
+        r.unanswered.clear();
+        r.inflight.clear();
+        for (auto it = again.rbegin(); it != again.rend(); ++it) r.queue.push_front(std::move(*it));
     }
 
     void sent(std::uint64_t conn, const std::string& code, std::uint64_t gen, long receivers) {
@@ -672,11 +714,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         }
         // Nobody listens on the owner's channel (it died, or the bus is down): the requests go
         // again, in order, once the owner is known again.
-        ++r.gen;
-        while (!r.inflight.empty()) {
-            r.queue.push_front(std::move(r.inflight.back()));
-            r.inflight.pop_back();
-        }
+        take_back(r);
         r.owner.clear();
         resolve(conn, code, r, std::chrono::milliseconds(250));
     }
@@ -817,7 +855,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             if (k == "notmine") return on_notmine(h);
             if (k == "close") return on_close(h);
             if (h.value("from", "") == node_ || h.value("owner", "") == node_) return;
-            if (k == "lobby") return on_lobby(h);
+            if (k == "lobby") return on_lobby(h, body);
             if (k == "moved") return on_moved(h.value("code", ""), h.value("owner", ""));
             if (k == "sync") return resync_lobby();
             if (k == "end") {
@@ -881,6 +919,11 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                     else if (v->version > r.last)
                         r.last = v->version;
                 }
+                if (std::string ref = ref_of(body); !ref.empty())
+                    if (auto l2 = links_.find(conn); l2 != links_.end())
+                        for (auto& [code, r] : l2->second.routes)
+                            std::erase_if(r.unanswered,
+                                          [&](const auto& u) { return u.first == ref; });
                 matched = body.rfind("{\"code\":", 0) == 0 &&
                           body.find("\"type\":\"matched\"") != std::string_view::npos;
             }
@@ -944,11 +987,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         if (it == l->second.routes.end()) return;
         Route& r = it->second;
         if (r.owner != from || r.resolving) return;
-        ++r.gen;
-        while (!r.inflight.empty()) {
-            r.queue.push_front(std::move(r.inflight.back()));
-            r.inflight.pop_back();
-        }
+        take_back(r);
         r.owner.clear();
         resolve(conn, code, r, std::chrono::milliseconds(100));
     }
@@ -974,11 +1013,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             if (it == link.routes.end()) continue;
             Route& r = it->second;
             if (r.resolving || r.owner == owner) continue;
-            ++r.gen;
-            while (!r.inflight.empty()) {
-                r.queue.push_front(std::move(r.inflight.back()));
-                r.inflight.pop_back();
-            }
+            take_back(r);
             r.owner = owner;
             r.attempts = 0;
             if (r.watching) {
@@ -999,11 +1034,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             for (auto& [conn, link] : links_)
                 for (auto& [code, r] : link.routes) {
                     if (r.resolving) continue;
-                    ++r.gen;
-                    while (!r.inflight.empty()) {
-                        r.queue.push_front(std::move(r.inflight.back()));
-                        r.inflight.pop_back();
-                    }
+                    take_back(r);
                     r.owner.clear();
                     resolve(conn, code, r, std::chrono::milliseconds(0));
                 }
@@ -1014,7 +1045,8 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
 
     void resync_lobby() {
         std::lock_guard lock(m_);
-        for (const auto& room : hub_.directory.all()) dirty_.insert(room->code());
+        for (const auto& room : hub_.directory.all())
+            if (dirty_.insert(room->code()).second) dirty_order_.push_back(room->code());
     }
 
     // ---------------------------------------------------------------- quick match

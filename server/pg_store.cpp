@@ -88,9 +88,19 @@ const pg::Conn::Statements& statements() {
          "bot_level, silver_id, silver_name, bronze_id, bronze_name, status, result, turns, "
          "version, created_at, finished_at, rated, owner, epoch) VALUES ($1, $2, $3, $4, $5, $6, "
          "$7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)"},
-        // Fencing (cluster mode): the game's row is share-locked while this node still owns it
-        // at this epoch, so a takeover (an UPDATE of owner and epoch) waits for this write's
-        // transaction and a write after the takeover fails (TF001) instead of forking the game.
+        // Fencing (cluster mode): the write's first statement updates the game's row only while
+        // this node still owns it at this epoch, which also locks it: a takeover (an UPDATE of
+        // owner and epoch) waits for this write's transaction, and a write after the takeover
+        // fails (TF001) before anything of it is applied, instead of forking the game. A write
+        // without a row update (none today) share-locks the row instead (`fence`).
+        {"upd_game_fenced",
+         "WITH u AS (UPDATE games SET silver_id = $2, silver_name = $3, bronze_id = $4, "
+         "bronze_name = $5, status = $6, result = $7, turns = $8, version = $9, "
+         "finished_at = $10 WHERE code = $1 AND owner = $11 AND epoch = $12 RETURNING 1) "
+         "SELECT tf_check(count(*) = 1, '" +
+             std::string(kFenced) +
+             "game ' || $1::text || ' is no longer owned by node ' || $11::text || ' at epoch ' "
+             "|| $12::text, 'TF001') FROM u"},
         {"fence",
          "WITH g AS (SELECT 1 FROM games WHERE code = $1 AND owner = $2 AND epoch = $3 FOR SHARE) "
          "SELECT tf_check((SELECT count(*) FROM g) = 1, '" +
@@ -765,6 +775,12 @@ class PgStore : public Store {
                                       boolean(g.rated),
                                       opt(w.owner),
                                       num(w.epoch)}));
+        } else if (w.epoch > 0 && w.update) {
+            const StoredGame& g = *w.update;
+            add(prepared("upd_game_fenced",
+                         {g.code, opt(g.seat_id[0]), opt(g.seat_name[0]), opt(g.seat_id[1]),
+                          opt(g.seat_name[1]), g.status, g.result, num(g.turns), num(g.version),
+                          num(g.finished_ms), w.owner, num(w.epoch)}));
         } else if (w.epoch > 0) {
             add(prepared("fence", {w.code, w.owner, num(w.epoch)}));
         }
@@ -787,7 +803,7 @@ class PgStore : public Store {
                     true);
             }
         }
-        if (w.update) {
+        if (w.update && !(w.epoch > 0 && !w.create)) {  // not written first, fenced
             const StoredGame& g = *w.update;
             add(prepared("upd_game", {g.code, opt(g.seat_id[0]), opt(g.seat_name[0]),
                                       opt(g.seat_id[1]), opt(g.seat_name[1]), g.status, g.result,

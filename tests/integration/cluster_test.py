@@ -629,6 +629,13 @@ def scenario_d(env):
     try:
         check(wait_acks(logs, 20, 30), "d: the crash clients play")
         owned = env.owners()
+        for _ in range(100):  # between two games a client owns none for a moment
+            if any(owned.get(n.name) for n in env.nodes):
+                break
+            time.sleep(0.1)
+            owned = env.owners()
+        print(f"     d: unfinished games by owner: "
+              f"{ {k: len(v) for k, v in owned.items()} }", flush=True)
         victim = max(env.nodes, key=lambda n: len(owned.get(n.name, [])))
         before = {code: int(epoch) for code, epoch in env.sql(
             f"SELECT code, epoch FROM games WHERE owner = '{victim.name}' AND {UNFINISHED}")}
