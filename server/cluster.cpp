@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "server/bus.h"
 #include "server/hub.h"
@@ -274,6 +275,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     std::set<std::string> alive_nodes_;
     Stats stats_;
     SteadyTime last_alive_sent_{};
+    std::vector<std::string> restored_;  // taken back at start, before the bus was up
 
     // ---------------------------------------------------------------- startup and shutdown
     bool start() {
@@ -463,7 +465,10 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         }
         spdlog::info("cluster: game {} {} at epoch {}", code, at_start ? "restored" : "taken over",
                      epoch);
-        if (bus_) bus_->publish(kAll, envelope({{"k", "moved"}, {"code", code}, {"owner", node_}}));
+        if (bus_)
+            bus_->publish(kAll, envelope({{"k", "moved"}, {"code", code}, {"owner", node_}}));
+        else  // at start: announced once the bus is up (the other nodes route to our new life)
+            restored_.push_back(code);
     }
 
     // Rooms this node holds whose game another node owns now (this one stalled past its lease):
@@ -1012,7 +1017,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             auto it = link.routes.find(code);
             if (it == link.routes.end()) continue;
             Route& r = it->second;
-            if (r.resolving || r.owner == owner) continue;
+            if (r.resolving) continue;  // also from the same node id: a restarted node's new life
             take_back(r);
             r.owner = owner;
             r.attempts = 0;
@@ -1029,6 +1034,8 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     // lobby is exchanged whole.
     void on_bus_up() {
         spdlog::info("cluster: the bus is up");
+        for (const auto& code : std::exchange(restored_, {}))
+            bus_->publish(kAll, envelope({{"k", "moved"}, {"code", code}, {"owner", node_}}));
         {
             std::lock_guard lock(m_);
             for (auto& [conn, link] : links_)
