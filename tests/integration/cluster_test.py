@@ -24,6 +24,8 @@ then runs the scenarios, each printing ok/FAIL lines:
      versions 1..N without a hole, clients still get acks.
   e  Redis killed -9 and restarted on its port mid-game: clients go on (each acks again within
      15 s), no gaps, nothing lost.
+  f  SIGTERM of an owner: it exits 0 having handed its games over; the others own them before
+     its lease would have run out; clients go on, nothing lost.
 The journal and replay checks are crash_test.py's. A binary whose --help has no --bus prints
 "cluster mode not in this binary: skipped" and exits 77.
 
@@ -695,13 +697,56 @@ def scenario_e(env):
         finish_and_check(env, "e", procs, logs, stop)
 
 
+# --- f: SIGTERM hands the games over ----------------------------------------------------------
+
+def scenario_f(env):
+    if not env.cluster:
+        note("f: skipped (hand-over needs the cluster)")
+        return
+    procs, logs, stop = env.start_clients(CLIENTS)
+    try:
+        check(wait_acks(logs, 20, 30), "f: the crash clients play")
+        owned = env.owners()
+        for _ in range(100):
+            if any(owned.get(n.name) for n in env.nodes):
+                break
+            time.sleep(0.1)
+            owned = env.owners()
+        victim = max(env.nodes, key=lambda n: len(owned.get(n.name, [])))
+        codes = set(owned.get(victim.name, []))
+        if not check(codes, f"f: {victim.name} owns unfinished games ({len(codes)})"):
+            return
+        t0 = time.time()
+        victim.stop()  # SIGTERM: drains, then gives its games up
+        check(victim.proc.returncode == 0, f"f: {victim.name} exits 0 on SIGTERM "
+              f"({victim.proc.returncode})")
+        listed = ",".join(f"'{c}'" for c in codes)
+        taken = None
+        while time.time() < t0 + LEASE:  # well before its lease would have run out
+            rows = env.sql(f"SELECT code FROM games WHERE code IN ({listed}) AND {UNFINISHED} "
+                           f"AND (owner IS NULL OR owner = '{victim.name}')")
+            if not rows:
+                taken = time.time() - t0
+                break
+            time.sleep(0.05)
+        check(taken is not None, f"f: the other nodes own its unfinished games before its lease "
+              f"would have expired ({LEASE_MS} ms)" + (f": after {taken * 1000:.0f} ms of the "
+                                                      f"SIGTERM" if taken else ""))
+        silent = every_client_acks(logs, procs, time.time() * 1000, 15)
+        check(not silent, "f: every client acks again within 15 s" +
+              (f" (not: {silent})" if silent else ""))
+        victim.start()
+    finally:
+        finish_and_check(env, "f", procs, logs, stop)
+
+
 def main():
     ap = argparse.ArgumentParser(description="three nodes on one database and one Redis")
     ap.add_argument("server_bin")
     ap.add_argument("cli_bin")
     ap.add_argument("client_bin")
     ap.add_argument("kills", nargs="?", type=int, default=10)
-    ap.add_argument("--only", default="a,b,c,d,e", help="scenarios to run, e.g. a,b")
+    ap.add_argument("--only", default="a,b,c,d,e,f", help="scenarios to run, e.g. a,b")
     ap.add_argument("--single-node", action="store_true",
                     help="one node without cluster flags (checks the harness on any binary)")
     args = ap.parse_args()
@@ -717,7 +762,7 @@ def main():
         print("redis-server is not installed: skipped")
         return SKIP
     only = set(args.only.split(","))
-    unknown = only - set("abcde")
+    unknown = only - set("abcdef")
     if unknown:
         ap.error(f"unknown scenarios {sorted(unknown)}")
     # A seat whose node hangs (SIGSTOP), or whose request waits on a dead owner, gives up after a
@@ -728,7 +773,7 @@ def main():
     try:
         for name, run in (("a", scenario_a), ("b", scenario_b),
                           ("c", lambda e: scenario_c(e, args.kills)), ("d", scenario_d),
-                          ("e", scenario_e)):
+                          ("e", scenario_e), ("f", scenario_f)):
             if name in only:
                 t = time.time()
                 run(env)
