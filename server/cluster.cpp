@@ -334,7 +334,15 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             spdlog::warn("cluster: hand-over did not finish in 5 s");
             return;
         }
-        if (bus_) bus_->publish(kAll, envelope({{"k", "handover"}, {"from", node_}}));
+        if (!bus_) return;
+        // The others claim at once when told (else at their next claim, within a second). Its
+        // answer runs on the io_context: with one network thread (this one) it never comes in
+        // time, and the wait is short.
+        auto told = std::make_shared<std::promise<void>>();
+        auto sent = told->get_future();
+        bus_->publish(kAll, envelope({{"k", "handover"}, {"from", node_}}),
+                      [told](long) { told->set_value(); });
+        sent.wait_for(std::chrono::milliseconds(300));
     }
 
     // After the io_context stopped: nothing runs on the strand any more.
