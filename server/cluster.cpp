@@ -663,6 +663,14 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         pump(from->conn_id(), code, r);
     }
 
+    // The route of a connection's game, or null (m_ held).
+    Route* route_locked(std::uint64_t conn, const std::string& code) {
+        auto l = links_.find(conn);
+        if (l == links_.end()) return nullptr;
+        auto it = l->second.routes.find(code);
+        return it == l->second.routes.end() ? nullptr : &it->second;
+    }
+
     // Sends what waits, or looks the owner up (m_ held).
     void pump(std::uint64_t conn, const std::string& code, Route& r) {
         if (r.resolving) return;
@@ -716,11 +724,9 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
 
     void sent(std::uint64_t conn, const std::string& code, std::uint64_t gen, long receivers) {
         std::lock_guard lock(m_);
-        auto l = links_.find(conn);
-        if (l == links_.end()) return;
-        auto it = l->second.routes.find(code);
-        if (it == l->second.routes.end() || it->second.gen != gen) return;
-        Route& r = it->second;
+        Route* route = route_locked(conn, code);
+        if (!route || route->gen != gen) return;
+        Route& r = *route;
         if (receivers > 0) {
             if (!r.inflight.empty()) r.inflight.pop_front();
             return;
@@ -994,12 +1000,9 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         const auto conn = h.value("conn", std::uint64_t(0));
         const std::string code = h.value("code", ""), from = h.value("from", "");
         std::lock_guard lock(m_);
-        auto l = links_.find(conn);
-        if (l == links_.end()) return;
-        auto it = l->second.routes.find(code);
-        if (it == l->second.routes.end()) return;
-        Route& r = it->second;
-        if (r.owner != from || r.resolving) return;
+        Route* route = route_locked(conn, code);
+        if (!route || route->owner != from || route->resolving) return;
+        Route& r = *route;
         take_back(r);
         r.owner.clear();
         resolve(conn, code, r, std::chrono::milliseconds(100));

@@ -309,6 +309,17 @@ class Env:
             owned.setdefault(owner, []).append(code)
         return owned
 
+    def busiest_owner(self):
+        """(the node owning the most unfinished games, owners()), waiting up to 10 s for one to
+        own any: between two games a client owns none for a moment."""
+        owned = self.owners()
+        for _ in range(100):
+            if any(owned.get(n.name) for n in self.nodes):
+                break
+            time.sleep(0.1)
+            owned = self.owners()
+        return max(self.nodes, key=lambda n: len(owned.get(n.name, []))), owned
+
     def stray_owners(self):
         """The unfinished games whose owner is not a live node: [(code, owner)]."""
         rows = self.sql("SELECT g.code, coalesce(g.owner, ''), "
@@ -630,15 +641,7 @@ def scenario_d(env):
     procs, logs, stop = env.start_clients(CLIENTS)
     try:
         check(wait_acks(logs, 20, 30), "d: the crash clients play")
-        owned = env.owners()
-        for _ in range(100):  # between two games a client owns none for a moment
-            if any(owned.get(n.name) for n in env.nodes):
-                break
-            time.sleep(0.1)
-            owned = env.owners()
-        print(f"     d: unfinished games by owner: "
-              f"{ {k: len(v) for k, v in owned.items()} }", flush=True)
-        victim = max(env.nodes, key=lambda n: len(owned.get(n.name, [])))
+        victim, owned = env.busiest_owner()
         before = {code: int(epoch) for code, epoch in env.sql(
             f"SELECT code, epoch FROM games WHERE owner = '{victim.name}' AND {UNFINISHED}")}
         if not check(before, f"d: {victim.name} owns unfinished games ({len(before)})"):
@@ -706,13 +709,7 @@ def scenario_f(env):
     procs, logs, stop = env.start_clients(CLIENTS)
     try:
         check(wait_acks(logs, 20, 30), "f: the crash clients play")
-        owned = env.owners()
-        for _ in range(100):
-            if any(owned.get(n.name) for n in env.nodes):
-                break
-            time.sleep(0.1)
-            owned = env.owners()
-        victim = max(env.nodes, key=lambda n: len(owned.get(n.name, [])))
+        victim, owned = env.busiest_owner()
         codes = set(owned.get(victim.name, []))
         if not check(codes, f"f: {victim.name} owns unfinished games ({len(codes)})"):
             return
