@@ -311,9 +311,9 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
 
     void hand_over() {
         stopping_ = true;
-        std::promise<void> done;
-        auto fut = done.get_future();
-        db_.post([&, this](pg::Blocking& db) {
+        auto done = std::make_shared<std::promise<void>>();  // outlives a wait that gave up
+        auto fut = done->get_future();
+        db_.post([done, this](pg::Blocking& db) {
             try {
                 auto r = db.exec(
                     "UPDATE games SET owner = NULL, epoch = epoch + 1 WHERE owner = $1 AND "
@@ -328,7 +328,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                     "expires",
                     e.what());
             }
-            done.set_value();
+            done->set_value();
         });
         if (fut.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
             spdlog::warn("cluster: hand-over did not finish in 5 s");
@@ -425,32 +425,46 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
 
     // Claims unfinished games nobody holds: of nodes whose lease expired, given up (NULL), or
     // at start this node's own from before.
+    // Also this node's own games it does not hold (a claim whose replay could not be read).
     void claim(pg::Blocking& db, bool at_start) {
         for (;;) {
+            const std::string held = local_codes();  // again: each batch adds rooms
             auto rows =
                 db.exec(
                       "UPDATE games g SET owner = $1, epoch = g.epoch + 1 FROM (SELECT code FROM "
                       "games WHERE status IN ('open', 'playing') AND quarantine IS NULL AND "
-                      "(owner IS NULL OR (owner = $1 AND $2::boolean) OR (owner <> $1 AND NOT "
+                      "(owner IS NULL OR (owner = $1 AND ($2::boolean OR NOT code = "
+                      "ANY($3::text[]))) "
+                      "OR (owner <> $1 AND NOT "
                       "EXISTS (SELECT 1 FROM nodes n WHERE n.id = games.owner AND n.lease_until "
                       "> now()))) ORDER BY id LIMIT 32 FOR UPDATE SKIP LOCKED) c WHERE g.code = "
                       "c.code RETURNING g.code, g.epoch",
-                      {node_, at_start ? "true" : "false"})
+                      {node_, at_start ? "true" : "false", held})
                     .rows;
             if (rows.empty()) return;
-            for (auto& r : rows) take(*r[0], std::stoll(*r[1]), at_start);
+            for (auto& r : rows) take(db, *r[0], std::stoll(*r[1]), at_start);
             if (rows.size() < 32) return;
         }
     }
 
     // A claimed game: replayed from its journal and served here.
-    void take(const std::string& code, std::int64_t epoch, bool at_start) {
+    void take(pg::Blocking& db, const std::string& code, std::int64_t epoch, bool at_start) {
         std::string error;
         std::shared_ptr<Room> room;
         try {
             auto row = hub_.store->game(code);
             if (!row) return;
             room = hub_.factory.restore(*row, hub_.store->journal(code), error);
+        } catch (const StoreError& e) {
+            if (e.fault) {  // the store's trouble, not the game's: given up, claimed again later
+                spdlog::warn("cluster: game {} cannot be read ({}); released", code, e.what());
+                db.exec(
+                    "UPDATE games SET owner = NULL WHERE code = $1 AND owner = $2 AND epoch = "
+                    "$3",
+                    {code, node_, num(epoch)});
+                return;
+            }
+            error = e.what();
         } catch (const std::exception& e) {
             error = e.what();
         }
@@ -479,18 +493,22 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             restored_.push_back(code);
     }
 
+    // The codes of the rooms this node holds, as a PostgreSQL array literal (codes are letters
+    // and digits).
+    std::string local_codes() {
+        std::string codes = "{";
+        for (const auto& room : hub_.directory.all()) {
+            if (codes.size() > 1) codes += ',';
+            codes += room->code();
+        }
+        return codes + '}';
+    }
+
     // Rooms this node holds whose game another node owns now (this one stalled past its lease):
     // dropped, as a refused write would.
     void check_owned(pg::Blocking& db) {
-        std::string codes = "{";
-        bool any = false;
-        for (const auto& room : hub_.directory.all()) {
-            if (any) codes += ',';
-            codes += room->code();
-            any = true;
-        }
-        if (!any) return;
-        codes += '}';
+        const std::string codes = local_codes();
+        if (codes == "{}") return;
         auto rows = db.exec(
                           "SELECT code, owner FROM games WHERE code = ANY($1::text[]) AND owner "
                           "IS DISTINCT FROM $2 AND status IN ('open', 'playing')",
