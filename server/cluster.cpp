@@ -251,7 +251,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         std::deque<std::string> inflight;  // published, not yet confirmed received
         // Published requests with a ref not answered yet (an ack or an error names it): a
         // dead owner may have taken them with it, so they go again to the next one.
-        std::deque<std::pair<std::string, std::string>> unanswered;
+        std::deque<std::pair<std::string, std::string>> unanswered;  // (ref or kSyncKey, text)
         std::uint64_t gen = 0;  // bumped when the in-flight ones are taken back
         int attempts = 0;       // lookups in a row without a live owner
     };
@@ -425,7 +425,9 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
 
     // Claims unfinished games nobody holds: of nodes whose lease expired, given up (NULL), or
     // at start this node's own from before.
-    // Also this node's own games it does not hold (a claim whose replay could not be read).
+    // Also this node's own games it does not hold (a claim whose replay could neither be read
+    // nor released), once 30 s old: the list of rooms held is read before the claim runs, so a
+    // game created in between would look orphaned, and claiming it would fence its live room.
     void claim(pg::Blocking& db, bool at_start) {
         for (;;) {
             const std::string held = local_codes();  // again: each batch adds rooms
@@ -433,8 +435,9 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                 db.exec(
                       "UPDATE games g SET owner = $1, epoch = g.epoch + 1 FROM (SELECT code FROM "
                       "games WHERE status IN ('open', 'playing') AND quarantine IS NULL AND "
-                      "(owner IS NULL OR (owner = $1 AND ($2::boolean OR NOT code = "
-                      "ANY($3::text[]))) "
+                      "(owner IS NULL OR (owner = $1 AND ($2::boolean OR (NOT code = "
+                      "ANY($3::text[]) AND created_at < extract(epoch FROM now()) * 1000 - "
+                      "30000))) "
                       "OR (owner <> $1 AND NOT "
                       "EXISTS (SELECT 1 FROM nodes n WHERE n.id = games.owner AND n.lease_until "
                       "> now()))) ORDER BY id LIMIT 32 FOR UPDATE SKIP LOCKED) c WHERE g.code = "
@@ -709,14 +712,24 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                           [self = shared_from_this(), conn, code, gen = r.gen](long n) {
                               self->sent(conn, code, gen, n);
                           });
-            if (std::string ref = ref_of(text); !ref.empty()) {
-                r.unanswered.emplace_back(std::move(ref), text);
+            if (std::string key = key_of(text); !key.empty()) {
+                r.unanswered.emplace_back(std::move(key), text);
                 if (r.unanswered.size() > 32) r.unanswered.pop_front();
             }
             r.inflight.push_back(std::move(text));
         }
     }
 
+    // What answers a request: an answer naming its ref; for a watch or a join (no ref), the
+    // game's snapshot or events (kSyncKey). "" for the others (chat, resign...).
+    static constexpr const char* kSyncKey = "#sync";
+    static std::string key_of(std::string_view text) {
+        std::string key = ref_of(text);
+        if (key.empty() && (text.find("\"type\":\"watch\"") != std::string_view::npos ||
+                            text.find("\"type\":\"join_game\"") != std::string_view::npos))
+            key = kSyncKey;
+        return key;
+    }
     // The ref of a request or an answer, as JSON writes it compactly ("" when none).
     static std::string ref_of(std::string_view text) {
         auto at = text.find("\"ref\":\"");
@@ -734,7 +747,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         std::deque<std::string> again;
         for (auto& [ref, text] : r.unanswered) again.push_back(std::move(text));
         for (auto& t : r.inflight)
-            if (ref_of(t).empty()) again.push_back(std::move(t));
+            if (key_of(t).empty()) again.push_back(std::move(t));
         r.unanswered.clear();
         r.inflight.clear();
         for (auto it = again.rbegin(); it != again.rend(); ++it) r.queue.push_front(std::move(*it));
@@ -951,6 +964,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                     Route& r = link.routes[v->game];
                     if (r.owner.empty() && !r.resolving) r.owner = from;
                     r.watching = true;
+                    std::erase_if(r.unanswered, [](const auto& u) { return u.first == kSyncKey; });
                     if (v->snapshot)
                         r.last = v->version;
                     else if (v->version > r.last)
