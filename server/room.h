@@ -123,6 +123,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // write was refused, nothing of it is sent, and this node drops the game: its watchers
     // are told it moved (Participant::moved) and it leaves the directory.
     void fenced(const std::string& why);
+    void cancel_in_doubt();  // a creation that failed: its row cancelled, should it exist
     void reload();
     void reloaded(Read<std::optional<GameRows>> read);
     void try_resume();  // the recovery timer: resumes once the store is healthy
