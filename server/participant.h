@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tf::server {
 
@@ -15,6 +16,11 @@ class Participant {
     virtual ~Participant() = default;
     // Thread-safe; never blocks. A participant whose queue is full disconnects itself.
     virtual void deliver(Msg m) = 0;
+    // Several messages in order (a room operation's output for this recipient, such as an ack
+    // and its event): a connection queues them in one handler and writes them together at once.
+    virtual void deliver_all(std::vector<Msg> ms) {
+        for (auto& m : ms) deliver(std::move(m));
+    }
     // Thread-safe: the game `code` this participant watches moved to another node, whose
     // events this one can no longer pass on (cluster mode, server/cluster.h): a connection
     // closes (the client reconnects and watches again, reaching the new owner).

@@ -12,6 +12,7 @@ void RoomOps::run(std::function<void()> op) {
     }
     op();
     end();
+    drain();  // anything queued meanwhile, when the commit ended within end()
     host_.idle();
 }
 
@@ -51,21 +52,38 @@ void RoomOps::end() {
     rate_.reset();
     std::shared_ptr<RateGame::Outcome> rated = w.rate ? w.rate->outcome : nullptr;
     busy_ = true;
-    store_.commit(
-        std::move(w), [this, keep = host_.keep_alive(), out = std::move(outbox_),
-                       after = std::move(after_), rated](std::optional<std::string> err) mutable {
-            // Called once: the outbox moves on rather than being copied (a crowd's is thousands
-            // long).
-            boost::asio::post(ex_, [this, keep, out = std::move(out), after = std::move(after),
-                                    err = std::move(err), rated]() mutable {
-                busy_ = false;
-                committed(err, out, after, rated);
-                drain();
-                host_.idle();
-            });
-        });
+    committing_ = true;
+    store_.commit(std::move(w),
+                  [this, keep = host_.keep_alive(), out = std::move(outbox_),
+                   after = std::move(after_), rated](std::optional<std::string> err) mutable {
+                      // Called once: the outbox moves on rather than being copied (a crowd's is
+                      // thousands long).
+                      auto done = [this, keep, out = std::move(out), after = std::move(after),
+                                   err = std::move(err), rated]() mutable {
+                          busy_ = false;
+                          committed(err, out, after, rated);
+                      };
+                      // A store that answered within commit() (--store memory): finished below, in
+                      // this handler, rather than in one more trip through the scheduler.
+                      // committing_ is only read on the strand.
+                      if (ex_.running_in_this_thread() && committing_) {
+                          done_now_ = std::move(done);
+                          return;
+                      }
+                      boost::asio::post(ex_, [this, done = std::move(done)]() mutable {
+                          done();
+                          drain();
+                          host_.idle();
+                      });
+                  });
+    committing_ = false;
     outbox_.clear();
     after_.clear();
+    if (done_now_) {
+        auto done = std::move(done_now_);
+        done_now_ = nullptr;
+        done();  // run() and drain(), our callers, go on with what waits
+    }
 }
 
 void RoomOps::committed(const std::optional<std::string>& error, std::vector<Out>& out,
@@ -86,10 +104,28 @@ void RoomOps::committed(const std::optional<std::string>& error, std::vector<Out
 // players' writes are then not queued behind thousands of deliveries. While such a handler is
 // pending everything waits behind it, so every recipient's messages keep their order.
 void RoomOps::deliver(std::vector<Out> out) {
+    // Each recipient's messages of the operation together (a player's ack and event: one
+    // write); a crowd's, spectator by spectator, in one handler after the players'.
     auto send = [](std::vector<Out>& msgs, bool crowd) {
-        for (auto& o : msgs)
-            if (o.crowd == crowd)
-                if (auto p = o.to.lock()) p->deliver(o.msg);
+        if (crowd) {
+            for (auto& o : msgs)
+                if (o.crowd)
+                    if (auto p = o.to.lock()) p->deliver_all({o.msg});
+            return;
+        }
+        std::vector<std::pair<std::shared_ptr<Participant>, std::vector<Msg>>> to;
+        for (auto& o : msgs) {
+            if (o.crowd) continue;
+            auto p = o.to.lock();
+            if (!p) continue;
+            auto it =
+                std::find_if(to.begin(), to.end(), [&](const auto& t) { return t.first == p; });
+            if (it == to.end())
+                to.emplace_back(std::move(p), std::vector<Msg>{o.msg});
+            else
+                it->second.push_back(o.msg);
+        }
+        for (auto& [p, ms] : to) p->deliver_all(std::move(ms));
     };
     auto defer = [this, send](std::vector<Out> msgs, bool players_too) {
         ++crowd_pending_;

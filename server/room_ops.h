@@ -93,7 +93,9 @@ class RoomOps {
     const std::string code_;
     Host& host_;
     bool busy_ = false;
-    bool creating_ = false;  // the commit in flight inserts the game
+    bool creating_ = false;           // the commit in flight inserts the game
+    bool committing_ = false;         // inside store_.commit()
+    std::function<void()> done_now_;  // its answer, when the store gave it within the call
     std::deque<std::function<void()>> waiting_;
     std::optional<StoredGame> create_;
     std::optional<RateGame> rate_;

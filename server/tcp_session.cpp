@@ -13,6 +13,7 @@
 #include "server/outbox.h"
 #include "server/session.h"
 #include "server/transports.h"
+#include "server/write_now.h"
 
 namespace tf::server {
 
@@ -30,12 +31,25 @@ class TcpSession : public Session {
     ~TcpSession() override { --metrics().connections_tcp; }
     void start() {
         net::dispatch(sock_.get_executor(), [self = shared()] {
+            boost::system::error_code ec;
+            self->sock_.non_blocking(true, ec);  // for write_now(); async operations are unchanged
             self->arm(self->hub_.cfg.handshake_seconds, "no message within the handshake time");
             self->read();
         });
     }
+    // Queued on this connection's strand, at once when that is idle or the caller's (see
+    // WsSession::deliver); a full queue ends the session in a handler of its own.
     void deliver(Msg m) override {
-        net::post(sock_.get_executor(), [self = shared(), m = std::move(m)] { self->enqueue(m); });
+        net::dispatch(sock_.get_executor(),
+                      [self = shared(), m = std::move(m)] { self->enqueue(m); });
+    }
+    // A room operation's messages for this connection: queued, then written at once.
+    void deliver_all(std::vector<Msg> ms) override {
+        net::dispatch(sock_.get_executor(), [self = shared(), ms = std::move(ms)] {
+            bool start = false;
+            for (const auto& m : ms) start |= self->enqueue(m, false);
+            if (start) self->write();
+        });
     }
     void close(std::string reason, bool now) override {
         net::post(sock_.get_executor(), [self = shared(), reason, now] {
@@ -99,30 +113,45 @@ class TcpSession : public Session {
             self->shutdown();
         });
     }
-    void enqueue(const Msg& m) {
-        if (closed_ || close_after_write_) return;
+    // True when the caller must start the write (post_write false).
+    bool enqueue(const Msg& m, bool post_write = true) {
+        if (closed_ || close_after_write_) return false;
+        bool start = false;
         switch (out_.push({m})) {
             case Outbox::Push::Full:
                 spdlog::warn("tcp#{}: outgoing queue full, disconnecting a slow reader", conn_id_);
                 ++metrics().queue_drops;
-                return shutdown();
+                close_after_write_ = true;  // nothing more is queued; the end in a handler
+                net::post(sock_.get_executor(), [self = shared()] { self->shutdown(); });
+                return false;
             case Outbox::Push::StartWrite:
-                net::post(sock_.get_executor(), [self = shared()] { self->write(); });
+                if (!post_write)
+                    start = true;
+                else
+                    net::post(sock_.get_executor(), [self = shared()] { self->write(); });
                 break;
             case Outbox::Push::Queued:
                 break;
         }
         ++metrics().messages_out;
+        return start;
     }
     void write() {
         if (closed_) return;
-        net::async_write(sock_, out_.next_write().buffers,
-                         [self = shared()](boost::system::error_code ec, std::size_t) {
-                             if (ec) io_error(fmt::format("tcp#{}", self->conn_id_), ec, "write");
-                             if (ec || self->closed_) return self->shutdown();
-                             if (self->out_.written()) return self->write();
-                             if (self->close_after_write_) self->shutdown();
-                         });
+        auto now = write_now(sock_, out_.next_write().buffers);
+        if (now.done()) return written({});
+        if (now.error)  // handled in a handler of its own: a delivery never ends the session
+            return net::post(sock_.get_executor(),
+                             [self = shared(), ec = now.error] { self->written(ec); });
+        net::async_write(
+            sock_, std::move(now.rest),
+            [self = shared()](boost::system::error_code ec, std::size_t) { self->written(ec); });
+    }
+    void written(boost::system::error_code ec) {
+        if (ec) io_error(fmt::format("tcp#{}", conn_id_), ec, "write");
+        if (ec || closed_) return shutdown();
+        if (out_.written()) return write();
+        if (close_after_write_) shutdown();
     }
     void shutdown() {
         if (closed_) return;

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <array>
 #include <boost/asio/basic_waitable_timer.hpp>
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
@@ -33,6 +34,7 @@
 #include "server/metrics.h"
 #include "server/outbox.h"
 #include "server/session.h"
+#include "server/write_now.h"
 #include "server/ws_framer.h"
 
 namespace tf::server {
@@ -66,6 +68,8 @@ class WsSession : public Session {
     void start(std::string response) {
         auto r = std::make_shared<std::string>(std::move(response));
         net::post(sock_.get_executor(), [self = shared(), r] {
+            boost::system::error_code ec;
+            self->sock_.non_blocking(true, ec);  // for write_now(); async operations are unchanged
             self->last_rx_ = Clock::now();
             self->arm();
             net::async_write(self->sock_, net::buffer(*r),
@@ -75,12 +79,23 @@ class WsSession : public Session {
                              });
         });
     }
-    // From this connection's own strand (replies to its requests) the message is queued at
-    // once; from elsewhere (rooms, the lobby) it is posted to the strand.
+    // Queued on this connection's strand: at once when the caller runs there or the strand is
+    // idle (net::dispatch: whatever was posted to the strand before still goes first), else
+    // behind what it is running. Queueing never ends the session synchronously, so a caller
+    // holding a lock of its own may deliver.
     void deliver(Msg m) override {
-        if (sock_.get_executor().running_in_this_thread()) return enqueue(std::move(m));
-        net::post(sock_.get_executor(),
-                  [self = shared(), m = std::move(m)]() mutable { self->enqueue(std::move(m)); });
+        net::dispatch(sock_.get_executor(), [self = shared(), m = std::move(m)]() mutable {
+            self->enqueue(std::move(m));
+        });
+    }
+    // A room operation's messages for this connection (an ack and its event): queued, then
+    // written at once in one sendmsg, with no handler in between.
+    void deliver_all(std::vector<Msg> ms) override {
+        net::dispatch(sock_.get_executor(), [self = shared(), ms = std::move(ms)]() mutable {
+            bool start = false;
+            for (auto& m : ms) start |= self->enqueue(std::move(m), false);
+            if (start) self->write();
+        });
     }
     void close(std::string reason, bool now) override {
         net::post(sock_.get_executor(), [self = shared(), reason, now] {
@@ -208,13 +223,14 @@ class WsSession : public Session {
 
     // May run inside this session's own request handling (deliver from its strand), so a slow
     // reader is only cut off here; the session ends in a handler of its own.
-    void enqueue(Msg m) {
-        if (closed_ || dropped_ || close_reason_ || close_sent_) return;
+    // True when the caller must start the write (post_write false).
+    bool enqueue(Msg m, bool post_write = true) {
+        if (closed_ || dropped_ || close_reason_ || close_sent_) return false;
         ++metrics().messages_out;
-        push({std::move(m), ws_opcode::kText});
+        return push({std::move(m), ws_opcode::kText}, post_write);
     }
-    void push(Out o) {
-        if (closed_ || dropped_) return;
+    bool push(Out o, bool post_write = true) {
+        if (closed_ || dropped_) return false;
         switch (out_.push(std::move(o))) {
             case Outbox::Push::Full: {
                 spdlog::warn("ws#{}: outgoing queue full, disconnecting a slow reader", conn_id_);
@@ -223,21 +239,30 @@ class WsSession : public Session {
                 boost::system::error_code ec;
                 sock_.close(ec);
                 net::post(sock_.get_executor(), [self = shared()] { self->finish(); });
-                return;
+                return false;
             }
             case Outbox::Push::StartWrite:
+                if (!post_write) return true;
                 net::post(sock_.get_executor(), [self = shared()] { self->write(); });
-                return;
+                return false;
             case Outbox::Push::Queued:
-                return;
+                return false;
         }
+        return false;
     }
     void write() {
         if (closed_) return;
         if (out_.empty()) return on_written({}, false);  // drop_unsent() emptied a pending write
         auto batch = out_.next_write();
+        auto now = write_now(sock_, batch.buffers);
+        if (now.done()) return on_written({}, batch.closes);
+        if (now.error)  // handled in a handler of its own: a delivery never ends the session
+            return net::post(sock_.get_executor(),
+                             [self = shared(), ec = now.error, closes = batch.closes] {
+                                 self->on_written(ec, closes);
+                             });
         net::async_write(
-            sock_, batch.buffers,
+            sock_, std::move(now.rest),
             [self = shared(), closes = batch.closes](boost::system::error_code ec, std::size_t) {
                 self->on_written(ec, closes);
             });
