@@ -10,12 +10,16 @@ fsync'ed once, untimed), then COUNT times overwrites the next block with fresh b
 os.fdatasync(), timing the write and the fdatasync together. Overwriting blocks already
 allocated keeps the size and the extents unchanged, so the fdatasync flushes data alone, as in
 SQLite's WAL once it is reused after a checkpoint. Prints one JSON line: count, block,
-median_ms, p99_ms, max_ms, mean_ms, the folder and its filesystem type. Deletes the file.
+median_ms, p99_ms, max_ms, mean_ms, the probe's own CPU per call (cpu_ms_per_call, of which
+sys_ms_per_call in the kernel: what one durable commit costs its writer at the least, with
+the filesystem journal's work on the kernel's own threads not counted), the folder and its
+filesystem type. Deletes the file.
 """
 import argparse
 import json
 import math
 import os
+import resource
 import statistics
 import time
 
@@ -53,13 +57,15 @@ def main():
     try:
         os.write(fd, b"\0" * (args.block * args.count))  # allocate, untimed
         os.fsync(fd)
+        blocks = [os.urandom(args.block) for _ in range(args.count)]
         times = []
+        c0 = resource.getrusage(resource.RUSAGE_SELF)
         for i in range(args.count):
-            data = os.urandom(args.block)
             t0 = time.perf_counter()
-            os.pwrite(fd, data, i * args.block)
+            os.pwrite(fd, blocks[i], i * args.block)
             os.fdatasync(fd)
             times.append(time.perf_counter() - t0)
+        c1 = resource.getrusage(resource.RUSAGE_SELF)
     finally:
         os.close(fd)
         os.unlink(path)
@@ -67,6 +73,10 @@ def main():
     print(json.dumps({"count": args.count, "block": args.block,
                       "median_ms": statistics.median(ms), "p99_ms": quantile(ms, 0.99),
                       "max_ms": ms[-1], "mean_ms": statistics.fmean(ms),
+                      # this process's CPU per write + fdatasync (the kernel's part: system)
+                      "cpu_ms_per_call": 1000 * ((c1.ru_utime - c0.ru_utime)
+                                                 + (c1.ru_stime - c0.ru_stime)) / args.count,
+                      "sys_ms_per_call": 1000 * (c1.ru_stime - c0.ru_stime) / args.count,
                       "dir": os.path.realpath(args.dir), "fs": fs_type(args.dir)}))
 
 
