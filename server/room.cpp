@@ -263,7 +263,7 @@ std::optional<Side> Room::check_mover(const Player& p, const Who& who,
 }
 
 void Room::setup(Player p, Who who, proto::SetupMsg m) {
-    on_strand(
+    on_strand_now(
         [this, p = std::move(p), who = std::move(who), m = std::move(m)] { setup_now(p, who, m); });
 }
 
@@ -286,7 +286,7 @@ void Room::setup_now(const Player& p, const Who& who, const proto::SetupMsg& m) 
 // presses the clock (the mover's time is deducted and the increment added). A turn that
 // arrives after the mover's time ran out is refused by check_mover's tick().
 void Room::turn(Player p, Who who, proto::TurnMsg m) {
-    on_strand(
+    on_strand_now(
         [this, p = std::move(p), who = std::move(who), m = std::move(m)] { turn_now(p, who, m); });
 }
 

@@ -16,6 +16,7 @@
 //   room_watchers.*: subscriptions, the spectator count and its pace.
 #pragma once
 
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -99,6 +100,11 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // what an operation sends and journals waits in the engine until it is committed.
     template <class F>
     void on_strand(F&& f);
+    // A move from a connection's handler, which does nothing after handing it over: run at
+    // once when the strand is idle (net::dispatch; else queued behind what it runs), saving
+    // the move one trip through the scheduler. Never nested inside the room's own handler.
+    template <class F>
+    void on_strand_now(F&& f);
     using Out = RoomOps::Out;
     void later(std::function<void()> f) { ops_.later(std::move(f)); }
     // RoomOps::Host
@@ -259,6 +265,14 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
 template <class F>
 void Room::on_strand(F&& f) {
     boost::asio::post(ex_, [self = shared_from_this(), f = std::forward<F>(f)]() mutable {
+        self->ops_.run(std::move(f));
+    });
+}
+
+template <class F>
+void Room::on_strand_now(F&& f) {
+    if (ex_.running_in_this_thread()) return on_strand(std::forward<F>(f));
+    boost::asio::dispatch(ex_, [self = shared_from_this(), f = std::forward<F>(f)]() mutable {
         self->ops_.run(std::move(f));
     });
 }
