@@ -394,10 +394,6 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             std::chrono::duration_cast<std::chrono::milliseconds>(t0.time_since_epoch()).count() +
             lease_ms_;
         metrics().lease_renew.observe(ms);
-        std::lock_guard lock(m_);
-        ++stats_.lease_renewals;
-        stats_.lease_renew_ms_last = ms;
-        stats_.lease_renew_ms_max = std::max(stats_.lease_renew_ms_max, ms);
     }
 
     SteadyTime last_renew_{};
@@ -559,19 +555,30 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         std::vector<std::shared_ptr<BusSession>> gone;
         {
             std::lock_guard lock(m_);
-            for (auto it = remotes_.begin(); it != remotes_.end();) {
-                auto h = heard_.find(it->first.first);
-                const auto last =
-                    h == heard_.end() ? it->second->since : std::max(h->second, it->second->since);
-                if (now - last > std::chrono::seconds(10)) {
-                    gone.push_back(it->second);
-                    it = remotes_.erase(it);
-                } else {
-                    ++it;
-                }
-            }
+            gone = take_remotes_locked([&](const RemoteKey& k, const BusSession& s) {
+                auto h = heard_.find(k.first);
+                const auto last = h == heard_.end() ? s.since : std::max(h->second, s.since);
+                return now - last > std::chrono::seconds(10);
+            });
         }
         for (auto& s : gone) s->gone();
+    }
+
+    // Takes the stand-ins `drop` names out of remotes_ (m_ held); the caller ends them (gone())
+    // once the lock is released.
+    using RemoteKey = std::pair<std::string, std::uint64_t>;  // (origin node, its connection)
+    template <class Pred>
+    std::vector<std::shared_ptr<BusSession>> take_remotes_locked(Pred drop) {
+        std::vector<std::shared_ptr<BusSession>> gone;
+        for (auto it = remotes_.begin(); it != remotes_.end();) {
+            if (drop(it->first, *it->second)) {
+                gone.push_back(it->second);
+                it = remotes_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        return gone;
     }
 
     void nodes_alive(std::set<std::string> alive) {
@@ -588,14 +595,9 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                     ++it;
                 }
             }
-            for (auto it = remotes_.begin(); it != remotes_.end();) {
-                if (!alive.count(node_of(it->first.first))) {
-                    gone.push_back(it->second);
-                    it = remotes_.erase(it);
-                } else {
-                    ++it;
-                }
-            }
+            gone = take_remotes_locked([&](const RemoteKey& k, const BusSession&) {
+                return !alive.count(node_of(k.first));
+            });
         }
         for (auto& code : unlisted)
             if (!hub_.directory.find(code)) hub_.listings.remove(code, false);
@@ -764,9 +766,16 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         }
         // Nobody listens on the owner's channel (it died, or the bus is down): the requests go
         // again, in order, once the owner is known again.
+        reroute(conn, code, r, std::chrono::milliseconds(250));
+    }
+
+    // The route's owner is unknown again: what it may not have handled goes first to the next
+    // one, looked up after `delay` (m_ held).
+    void reroute(std::uint64_t conn, const std::string& code, Route& r,
+                 std::chrono::milliseconds delay) {
         take_back(r);
         r.owner.clear();
-        resolve(conn, code, r, std::chrono::milliseconds(250));
+        resolve(conn, code, r, delay);
     }
 
     // Looks the game's owner up in PostgreSQL after `delay` (m_ held).
@@ -1011,17 +1020,12 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             std::lock_guard lock(m_);
             heard_[from] = now;
             const std::string node = node_of(from);
-            for (auto it = remotes_.begin(); it != remotes_.end();) {
-                const std::string& origin = it->first.first;
+            gone = take_remotes_locked([&](const RemoteKey& k, const BusSession& s) {
+                const std::string& origin = k.first;
                 const bool old_life = origin != from && node_of(origin) == node;
-                if (old_life || (origin == from && !conns.count(it->first.second) &&
-                                 now - it->second->since > std::chrono::seconds(10))) {
-                    gone.push_back(it->second);
-                    it = remotes_.erase(it);
-                } else {
-                    ++it;
-                }
-            }
+                return old_life || (origin == from && !conns.count(k.second) &&
+                                    now - s.since > std::chrono::seconds(10));
+            });
         }
         for (auto& s : gone) s->gone();
     }
@@ -1034,10 +1038,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         std::lock_guard lock(m_);
         Route* route = route_locked(conn, code);
         if (!route || route->owner != from || route->resolving) return;
-        Route& r = *route;
-        take_back(r);
-        r.owner.clear();
-        resolve(conn, code, r, std::chrono::milliseconds(100));
+        reroute(conn, code, *route, std::chrono::milliseconds(100));
     }
 
     void on_close(const json& h) {
@@ -1083,10 +1084,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             std::lock_guard lock(m_);
             for (auto& [conn, link] : links_)
                 for (auto& [code, r] : link.routes) {
-                    if (r.resolving) continue;
-                    take_back(r);
-                    r.owner.clear();
-                    resolve(conn, code, r, std::chrono::milliseconds(0));
+                    if (!r.resolving) reroute(conn, code, r, std::chrono::milliseconds(0));
                 }
         }
         resync_lobby();
@@ -1117,9 +1115,10 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     };
 
     // The SQL range of a waiting request, as Matchmaker::range.
-    static constexpr const char* kRange =
-        "(100 + 25 * LEAST(3600, GREATEST(0, floor(extract(epoch FROM clock_timestamp() - "
-        "since)))))";
+    // Matchmaker::range() in SQL, of a seek's row.
+    inline static const std::string kRange = fmt::format(
+        "({} + {} * LEAST({}, GREATEST(0, floor(extract(epoch FROM clock_timestamp() - since)))))",
+        Matchmaker::kRangeBase, Matchmaker::kRangePerSecond, Matchmaker::kRangeWidenSeconds);
 
     void seek(const std::shared_ptr<Session>& s, const Player& p, const proto::QuickMatch& m,
               const std::string& pool, std::optional<int> rating, bool retry) {

@@ -78,8 +78,7 @@ class Cluster {
     struct Stats {
         std::uint64_t forwarded_out = 0, forwarded_in = 0, catchups = 0, takeovers = 0;
         std::uint64_t bus_published = 0, bus_received = 0, bus_dropped = 0, bus_reconnects = 0;
-        std::uint64_t lease_renewals = 0, lease_failures = 0;
-        double lease_renew_ms_last = 0, lease_renew_ms_max = 0;
+        std::uint64_t lease_failures = 0;
         std::size_t remote_connections = 0, routes = 0, nodes_alive = 0;
         bool bus_up = false;
     };

@@ -9,7 +9,9 @@ namespace tf::server {
 
 int Matchmaker::range(std::chrono::steady_clock::duration waited) {
     const auto s = std::chrono::duration_cast<std::chrono::seconds>(waited).count();
-    return int(100 + 25 * std::max<std::int64_t>(0, std::min<std::int64_t>(s, 3600)));
+    return int(kRangeBase +
+               kRangePerSecond *
+                   std::max<std::int64_t>(0, std::min<std::int64_t>(s, kRangeWidenSeconds)));
 }
 
 bool Matchmaker::compatible(const Seek& a, const Seek& b,

@@ -42,7 +42,10 @@ class Matchmaker {
     std::optional<Seek> retry(
         const std::string& player_id,
         std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
-    // The rating range of a rated request after `waited`.
+    // The rating range of a rated request after `waited`: kRangeBase points, widening by
+    // kRangePerSecond each second for kRangeWidenSeconds (also in the cluster's SQL, built
+    // from these).
+    static constexpr int kRangeBase = 100, kRangePerSecond = 25, kRangeWidenSeconds = 3600;
     static int range(std::chrono::steady_clock::duration waited);
     bool waiting_for(const std::string& player_id);
     // Withdraws p's request; false when there was none.
