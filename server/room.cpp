@@ -48,7 +48,9 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
     if (!env.node.empty()) ops_.fence(env.node, 1);  // a new game: its first ownership
 }
 
-Room::~Room() = default;
+Room::~Room() {
+    if (compact_) --metrics().games_compacted;
+}
 
 void Room::claimed(std::int64_t epoch) {
     ops_.fence(env_.node, epoch);
@@ -178,30 +180,38 @@ void Room::join(Player p, Who who, Msg joined) {
 // A spectator, or a player coming back: missed events from the history when it reaches back
 // far enough, a snapshot otherwise.
 void Room::watch(Player p, Who who, std::optional<std::int64_t> since) {
-    on_strand([this, p = std::move(p), who = std::move(who), since] {
-        if (lost_) return (void)refuse_unsaved(who);
-        if (!loaded_)  // suspended, and the saved game could not be read back yet
-            return fail(who, Err::StoreFailed,
-                        "the game cannot be read from the store right now; try again shortly");
-        watchers_.add(p, who);
-        bool can_replay =
-            since && *since <= version_ &&
-            (*since == version_ || (!history_.empty() && history_.front().first <= *since + 1));
-        if (!can_replay) {
-            reply(who, proto::to_text(snapshot(!seat_of(p.id))));
-        } else {
-            for (auto& [v, msg] : history_)
-                if (v > *since) ops_.send({who, msg});
-            // The rating changes are not versioned: a finished rated game repeats them to
-            // whoever catches up on it.
-            if (ratings_ev_)
-                ops_.send({who, std::make_shared<const std::string>(proto::to_text(proto::Event{
-                                    code_, version_, *ratings_ev_, clocks(SteadyClock::now())}))});
-        }
-        update_presence();  // after the catch-up, so player_back follows it
-        update_live("watch");
-        count_spectators();
-    });
+    on_strand([this, p = std::move(p), who = std::move(who), since] { watch_now(p, who, since); });
+}
+
+void Room::watch_now(const Player& p, const Who& who, std::optional<std::int64_t> since) {
+    static constexpr const char* kUnreadable =
+        "the game cannot be read from the store right now; try again shortly";
+    if (lost_) return (void)refuse_unsaved(who);
+    if (!loaded_)  // suspended, and the saved game could not be read back yet
+        return fail(who, Err::StoreFailed, kUnreadable);
+    // A finished game kept as a summary (room_summary.cpp) answers a watcher at its final
+    // version at once; anyone else gets the snapshot or events once the state is read back.
+    if (compact_ && since != version_)
+        return expand([this, p, who, since] { watch_now(p, who, since); },
+                      [this, who] { fail(who, Err::StoreFailed, kUnreadable); });
+    watchers_.add(p, who);
+    bool can_replay =
+        since && *since <= version_ &&
+        (*since == version_ || (!history_.empty() && history_.front().first <= *since + 1));
+    if (!can_replay) {
+        reply(who, proto::to_text(snapshot(!seat_of(p.id))));
+    } else {
+        for (auto& [v, msg] : history_)
+            if (v > *since) ops_.send({who, msg});
+        // The rating changes are not versioned: a finished rated game repeats them to
+        // whoever catches up on it.
+        if (ratings_ev_)
+            ops_.send({who, std::make_shared<const std::string>(proto::to_text(proto::Event{
+                                code_, version_, *ratings_ev_, clocks(SteadyClock::now())}))});
+    }
+    update_presence();  // after the catch-up, so player_back follows it
+    update_live("watch");
+    count_spectators();
 }
 
 void Room::leave(const Participant* who) {

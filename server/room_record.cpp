@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "server/directory.h"
+#include "server/metrics.h"
 #include "server/record_codec.h"
 #include "server/room.h"
 
@@ -28,7 +29,7 @@ StoredGame Room::stored_row() const {
     }
     g.status = proto::status_name(status_);
     g.result = result_text(proto::finished(status_) ? std::optional(result()) : std::nullopt);
-    g.turns = std::int64_t(turns_.size());
+    g.turns = compact_ ? turn_count_ : std::int64_t(turns_.size());
     g.version = version_;
     g.created_ms = created_ms_;
     g.finished_ms = finished_ms_;
@@ -162,6 +163,8 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
     };
     const int ci = idx(params_.creator_side);
     if (row.seat_id[ci].empty()) return fail("the creator's seat is empty");
+    if (compact_) --metrics().games_compacted;
+    compact_ = false;  // the state is whole again
     game_ = Game(params_.variant);
     seats_[ci] = Player{row.seat_id[ci], row.seat_name[ci]};
     seats_[1 - ci].reset();

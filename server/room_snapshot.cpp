@@ -29,6 +29,7 @@ std::optional<proto::ClockReading> Room::clocks(TimePoint now) const {
 
 // The rules library's result; an aborted game has no winner and no reason from the rules.
 proto::Result Room::result() const {
+    if (compact_) return final_result_;
     return status_ == Status::Aborted ? proto::aborted_result(game_) : proto::result_of(game_);
 }
 
