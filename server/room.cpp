@@ -32,7 +32,7 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
       retention_(seconds(env.cfg.retention_seconds)),
       chat_window_(seconds(env.cfg.chat_window_seconds)),
       chat_lines_(env.cfg.chat_lines),
-      game_(params_.variant),
+      game_(std::make_unique<Game>(params_.variant)),
       watchers_([this](const std::string& id) { return seat_of(id).has_value(); },
                 std::chrono::milliseconds(env.cfg.live_interval_ms)),
       timer_(ex_),
@@ -258,7 +258,7 @@ std::optional<Side> Room::check_mover(const Player& p, const Who& who,
                                       std::optional<std::int64_t> version) {
     auto side = check_seated(p, who, ref);
     if (!side) return std::nullopt;
-    if (game_.to_move() != *side)
+    if (game_->to_move() != *side)
         return fail(who, Err::NotYourTurn, "it is the opponent's turn", ref), std::nullopt;
     if (version && *version < state_version_)
         return fail(who, Err::StaleVersion, "the game has moved on since that version", ref),
@@ -280,12 +280,12 @@ void Room::setup(Player p, Who who, proto::SetupMsg m) {
 void Room::setup_now(const Player& p, const Who& who, const proto::SetupMsg& m) {
     auto side = check_mover(p, who, m.ref, m.version);
     if (!side) return;
-    if (game_.phase() != Phase::SetupSilver && game_.phase() != Phase::SetupBronze)
+    if (game_->phase() != Phase::SetupSilver && game_->phase() != Phase::SetupBronze)
         return fail(who, Err::WrongPhase, "the setup phase is over", m.ref);
-    if (auto e = game_.apply_setup(*side, m.setup))
+    if (auto e = game_->apply_setup(*side, m.setup))
         return fail(who, Err::IllegalSetup, e->message, m.ref,
                     std::string(error_code_name(e->code)));
-    assert(game_.is_ok());
+    assert(game_->is_ok());
     setups_[idx(*side)] = m.setup;
     ++metrics().setups_accepted;
     ack(who, m.ref);
@@ -304,13 +304,13 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
     const auto received = SteadyClock::now();
     auto side = check_mover(p, who, m.ref, m.version);
     if (!side) return;
-    if (game_.phase() != Phase::Play)
+    if (game_->phase() != Phase::Play)
         return fail(who, Err::WrongPhase, "setups are not complete", m.ref);
-    const Game before = game_;
-    if (auto e = game_.apply_turn(m.turn))
+    const Game before = *game_;
+    if (auto e = game_->apply_turn(m.turn))
         return fail(who, Err::IllegalTurn, e->message, m.ref,
                     std::string(error_code_name(e->code)));
-    assert(game_.is_ok());
+    assert(game_->is_ok());
     auto now = SteadyClock::now();
     if (clock_) {
         if (started())
@@ -328,9 +328,9 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
     offered_[idx(*side)] = false;
     if (draw_offer_ == *side) draw_offer_.reset();  // the offer lapses with this turn
     ack(who, m.ref);
-    if (game_.over()) conclude();
-    emit(proto::TurnEv{*side, m.turn, proto::captures_of(before, game_, m.turn)});
-    if (game_.over()) return finish();
+    if (game_->over()) conclude();
+    emit(proto::TurnEv{*side, m.turn, proto::captures_of(before, *game_, m.turn)});
+    if (game_->over()) return finish();
     schedule();
 }
 

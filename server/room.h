@@ -237,7 +237,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     int chat_lines_;
 
     Status status_ = Status::Open;
-    Game game_;
+    std::unique_ptr<Game> game_;  // null while a summary (compact_)
     std::optional<Player> seats_[2];
     std::optional<Setup> setups_[2];
     std::vector<Turn> turns_;

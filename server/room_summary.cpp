@@ -27,7 +27,7 @@ void Room::maybe_compact() {
         compact_ = true;
         ++metrics().games_compacted;
     }
-    game_ = Game(params_.variant);
+    game_.reset();
     setups_[0].reset();
     setups_[1].reset();
     std::vector<Turn>().swap(turns_);

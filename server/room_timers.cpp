@@ -112,14 +112,14 @@ void Room::conclude() {
 void Room::end_timeout(Side loser) {
     conclude();
     clock_->flag(loser);
-    game_.resign(loser, EndReason::Time);
+    game_->resign(loser, EndReason::Time);
     emit(proto::TimeoutEv{loser});
     finish();
 }
 
 void Room::end_abandon(Side loser, bool claimed) {
     conclude();
-    game_.resign(loser, EndReason::Abandon);
+    game_->resign(loser, EndReason::Abandon);
     emit(proto::AbandonEv{loser, claimed});
     finish();
 }
