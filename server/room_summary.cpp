@@ -17,8 +17,8 @@ namespace tf::server {
 // From idle(): after every operation, and after every commit, once nothing is in flight. With
 // --store memory (NullStore) nothing can be read back: the game keeps its whole state.
 void Room::maybe_compact() {
-    if (!store_.keeps_games() || !proto::finished(status_) || lost_ || !loaded_ || ops_.busy() ||
-        saved_version_ != version_)
+    if (!proto::finished(status_) || lost_ || !loaded_ || ops_.busy() ||
+        saved_version_ != version_ || !store_.keeps_games())
         return;
     if (compact_ && history_.empty()) return;  // already a summary, nothing emitted since
     if (!compact_) {
