@@ -56,6 +56,7 @@ class FaultyStore : public Store {
     bool healthy() override;
     Stats stats() override { return inner_->stats(); }
     Executor read_executor() override { return inner_->read_executor(); }
+    bool keeps_games() override { return inner_->keeps_games(); }
 
   private:
     Faults current();  // re-reads the control file when it changed

@@ -77,6 +77,9 @@ std::string render_metrics(Hub& hub) {
            std::to_string(lists.live_games));
     metric(out, "trunkfield_games_in_memory", "gauge", "Games held in memory.",
            std::to_string(hub.directory.size()));
+    metric(out, "trunkfield_games_compacted", "gauge",
+           "Finished games kept in memory as a summary, their state in the store.",
+           std::to_string(m.games_compacted.load()));
     metric(out, "trunkfield_quick_match_waiting", "gauge", "Quick-match requests waiting.",
            std::to_string(hub.matchmaker.waiting()));
     metric(out, "trunkfield_games_suspended", "gauge",

@@ -34,6 +34,7 @@ struct Metrics {
     std::atomic<std::uint64_t> turns_accepted{0}, setups_accepted{0};
     std::atomic<std::int64_t> spectators{0};
     std::atomic<std::int64_t> games_suspended{0};  // rooms paused by a store failure
+    std::atomic<std::int64_t> games_compacted{0};  // finished rooms kept as a summary
     std::atomic<std::uint64_t> store_failures{0};  // store operations that failed
     std::atomic<std::uint64_t> store_episodes{0};  // times the store started failing
     std::atomic<std::uint64_t> games_resumed{0};   // suspended rooms that resumed

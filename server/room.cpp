@@ -32,7 +32,7 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
       retention_(seconds(env.cfg.retention_seconds)),
       chat_window_(seconds(env.cfg.chat_window_seconds)),
       chat_lines_(env.cfg.chat_lines),
-      game_(params_.variant),
+      game_(std::make_unique<Game>(params_.variant)),
       watchers_([this](const std::string& id) { return seat_of(id).has_value(); },
                 std::chrono::milliseconds(env.cfg.live_interval_ms)),
       timer_(ex_),
@@ -48,7 +48,9 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
     if (!env.node.empty()) ops_.fence(env.node, 1);  // a new game: its first ownership
 }
 
-Room::~Room() = default;
+Room::~Room() {
+    if (compact_) --metrics().games_compacted;
+}
 
 void Room::claimed(std::int64_t epoch) {
     ops_.fence(env_.node, epoch);
@@ -178,30 +180,38 @@ void Room::join(Player p, Who who, Msg joined) {
 // A spectator, or a player coming back: missed events from the history when it reaches back
 // far enough, a snapshot otherwise.
 void Room::watch(Player p, Who who, std::optional<std::int64_t> since) {
-    on_strand([this, p = std::move(p), who = std::move(who), since] {
-        if (lost_) return (void)refuse_unsaved(who);
-        if (!loaded_)  // suspended, and the saved game could not be read back yet
-            return fail(who, Err::StoreFailed,
-                        "the game cannot be read from the store right now; try again shortly");
-        watchers_.add(p, who);
-        bool can_replay =
-            since && *since <= version_ &&
-            (*since == version_ || (!history_.empty() && history_.front().first <= *since + 1));
-        if (!can_replay) {
-            reply(who, proto::to_text(snapshot(!seat_of(p.id))));
-        } else {
-            for (auto& [v, msg] : history_)
-                if (v > *since) ops_.send({who, msg});
-            // The rating changes are not versioned: a finished rated game repeats them to
-            // whoever catches up on it.
-            if (ratings_ev_)
-                ops_.send({who, std::make_shared<const std::string>(proto::to_text(proto::Event{
-                                    code_, version_, *ratings_ev_, clocks(SteadyClock::now())}))});
-        }
-        update_presence();  // after the catch-up, so player_back follows it
-        update_live("watch");
-        count_spectators();
-    });
+    on_strand([this, p = std::move(p), who = std::move(who), since] { watch_now(p, who, since); });
+}
+
+void Room::watch_now(const Player& p, const Who& who, std::optional<std::int64_t> since) {
+    static constexpr const char* kUnreadable =
+        "the game cannot be read from the store right now; try again shortly";
+    if (lost_) return (void)refuse_unsaved(who);
+    if (!loaded_)  // suspended, and the saved game could not be read back yet
+        return fail(who, Err::StoreFailed, kUnreadable);
+    // A finished game kept as a summary (room_summary.cpp) answers a watcher at its final
+    // version at once; anyone else gets the snapshot or events once the state is read back.
+    if (compact_ && since != version_)
+        return expand([this, p, who, since] { watch_now(p, who, since); },
+                      [this, who] { fail(who, Err::StoreFailed, kUnreadable); });
+    watchers_.add(p, who);
+    bool can_replay =
+        since && *since <= version_ &&
+        (*since == version_ || (!history_.empty() && history_.front().first <= *since + 1));
+    if (!can_replay) {
+        reply(who, proto::to_text(snapshot(!seat_of(p.id))));
+    } else {
+        for (auto& [v, msg] : history_)
+            if (v > *since) ops_.send({who, msg});
+        // The rating changes are not versioned: a finished rated game repeats them to
+        // whoever catches up on it.
+        if (ratings_ev_)
+            ops_.send({who, std::make_shared<const std::string>(proto::to_text(proto::Event{
+                                code_, version_, *ratings_ev_, clocks(SteadyClock::now())}))});
+    }
+    update_presence();  // after the catch-up, so player_back follows it
+    update_live("watch");
+    count_spectators();
 }
 
 void Room::leave(const Participant* who) {
@@ -248,7 +258,7 @@ std::optional<Side> Room::check_mover(const Player& p, const Who& who,
                                       std::optional<std::int64_t> version) {
     auto side = check_seated(p, who, ref);
     if (!side) return std::nullopt;
-    if (game_.to_move() != *side)
+    if (game_->to_move() != *side)
         return fail(who, Err::NotYourTurn, "it is the opponent's turn", ref), std::nullopt;
     if (version && *version < state_version_)
         return fail(who, Err::StaleVersion, "the game has moved on since that version", ref),
@@ -270,12 +280,12 @@ void Room::setup(Player p, Who who, proto::SetupMsg m) {
 void Room::setup_now(const Player& p, const Who& who, const proto::SetupMsg& m) {
     auto side = check_mover(p, who, m.ref, m.version);
     if (!side) return;
-    if (game_.phase() != Phase::SetupSilver && game_.phase() != Phase::SetupBronze)
+    if (game_->phase() != Phase::SetupSilver && game_->phase() != Phase::SetupBronze)
         return fail(who, Err::WrongPhase, "the setup phase is over", m.ref);
-    if (auto e = game_.apply_setup(*side, m.setup))
+    if (auto e = game_->apply_setup(*side, m.setup))
         return fail(who, Err::IllegalSetup, e->message, m.ref,
                     std::string(error_code_name(e->code)));
-    assert(game_.is_ok());
+    assert(game_->is_ok());
     setups_[idx(*side)] = m.setup;
     ++metrics().setups_accepted;
     ack(who, m.ref);
@@ -294,13 +304,13 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
     const auto received = SteadyClock::now();
     auto side = check_mover(p, who, m.ref, m.version);
     if (!side) return;
-    if (game_.phase() != Phase::Play)
+    if (game_->phase() != Phase::Play)
         return fail(who, Err::WrongPhase, "setups are not complete", m.ref);
-    const Game before = game_;
-    if (auto e = game_.apply_turn(m.turn))
+    const Game before = *game_;
+    if (auto e = game_->apply_turn(m.turn))
         return fail(who, Err::IllegalTurn, e->message, m.ref,
                     std::string(error_code_name(e->code)));
-    assert(game_.is_ok());
+    assert(game_->is_ok());
     auto now = SteadyClock::now();
     if (clock_) {
         if (started())
@@ -318,9 +328,9 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
     offered_[idx(*side)] = false;
     if (draw_offer_ == *side) draw_offer_.reset();  // the offer lapses with this turn
     ack(who, m.ref);
-    if (game_.over()) conclude();
-    emit(proto::TurnEv{*side, m.turn, proto::captures_of(before, game_, m.turn)});
-    if (game_.over()) return finish();
+    if (game_->over()) conclude();
+    emit(proto::TurnEv{*side, m.turn, proto::captures_of(before, *game_, m.turn)});
+    if (game_->over()) return finish();
     schedule();
 }
 

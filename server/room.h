@@ -11,6 +11,7 @@
 //   room_snapshot.cpp, room_live.cpp: its views (snapshot, lobby and live entries, clocks);
 //   room_record.cpp: its stored row and the replay of its journal (restore, load);
 //   room_faults.cpp: suspension when the store fails, and resumption;
+//   room_summary.cpp: a finished game kept as a summary, its state read back for late watchers;
 //   room_bot.cpp: the server's computer opponent;
 //   room_ops.*: the operation engine (the durable outbox);
 //   room_watchers.*: subscriptions, the spectator count and its pace.
@@ -114,7 +115,10 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
         if (why.rfind(kFenced, 0) == 0) return fenced(why);
         suspend(why, out, creating);
     }
-    void idle() override { maybe_bot(); }
+    void idle() override {
+        maybe_bot();
+        maybe_compact();
+    }
     void rated(const RateGame::Outcome& outcome) override;
     std::shared_ptr<void> keep_alive() override { return shared_from_this(); }
     void ack(const Who& who, const std::optional<std::string>& ref);
@@ -144,6 +148,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     std::optional<Side> bot_side() const;
     // After every operation: starts the bot thinking when it is its move (off the strand).
     void maybe_bot();
+    void watch_now(const Player& p, const Who& who, std::optional<std::int64_t> since);
     void setup_now(const Player& p, const Who& who, const proto::SetupMsg& m);
     void turn_now(const Player& p, const Who& who, const proto::TurnMsg& m);
 
@@ -161,7 +166,23 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // Versioned events: serialized once, journaled, kept in the history and addressed to every
     // watcher (room.cpp).
     void emit(proto::EventBody body);
-    bool started() const { return !turns_.empty(); }
+    bool started() const { return compact_ ? turn_count_ > 0 : !turns_.empty(); }
+
+    // room_summary.cpp. Once a finished game's end (and whatever followed it) is committed to a
+    // store that can give it back, the room drops what the journal rebuilds (the rules state,
+    // setups, turns, history) and keeps a summary: params, seats, status and result, versions,
+    // clocks, ratings, rematch state, chat log (spectators' lines are not stored), timers and
+    // watchers. Anything that needs the full state (a snapshot, a catch-up behind the final
+    // version) first reads it back: expand().
+    void maybe_compact();  // after every operation (idle), when nothing is in flight
+    // Holds the room's operations, reads the game back from the store (off the strand) and
+    // replays it as load() does; then runs `then` as the next operation, or `failed` (the state
+    // unchanged, still a summary) when it cannot be read back.
+    void expand(std::function<void()> then, std::function<void()> failed);
+    bool expanded(const Read<std::optional<GameRows>>& read);
+    bool compact_ = false;
+    proto::Result final_result_;   // while compact_: result() without the rules state
+    std::int64_t turn_count_ = 0;  // while compact_: the turns played
 
     // room_timers.cpp
     // Acts on every deadline that has passed (flag, abort, award, removal), then re-arms.
@@ -222,7 +243,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     int chat_lines_;
 
     Status status_ = Status::Open;
-    Game game_;
+    std::unique_ptr<Game> game_;  // null while a summary (compact_)
     std::optional<Player> seats_[2];
     std::optional<Setup> setups_[2];
     std::vector<Turn> turns_;

@@ -18,15 +18,15 @@ std::optional<Side> Room::bot_side() const {
 
 void Room::maybe_bot() {
     auto side = bot_side();
-    if (!side || bot_busy_ || status_ != Status::Playing || ops_.busy() || game_.over() ||
-        game_.to_move() != *side || !seats_[idx(*side)])
+    if (!side || bot_busy_ || status_ != Status::Playing || ops_.busy() || game_->over() ||
+        game_->to_move() != *side || !seats_[idx(*side)])
         return;
     bot_busy_ = true;
     BotOptions opt;
     opt.level = *params_.bot_level;
     opt.seed = std::hash<std::string>{}(code_) ^ std::uint64_t(version_) * 0x9e3779b97f4a7c15ULL;
     const std::int64_t at = state_version_;
-    auto think = [self = shared_from_this(), g = game_, opt, at, side = *side] {
+    auto think = [self = shared_from_this(), g = *game_, opt, at, side = *side] {
         bool setup = g.phase() == Phase::SetupSilver || g.phase() == Phase::SetupBronze;
         std::optional<Setup> s;
         std::optional<Turn> t;

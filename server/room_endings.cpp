@@ -14,7 +14,7 @@ void Room::resign(Player p, Who who) {
         auto side = check_seated(p, who);
         if (!side) return;
         conclude();
-        game_.resign(*side);
+        game_->resign(*side);
         emit(proto::ResignEv{*side});
         finish();
     });
@@ -40,7 +40,7 @@ void Room::draw(Player p, Who who, DrawAct act) {
             return emit(proto::DrawDeclineEv{*side});
         }
         conclude();
-        game_.agree_draw();
+        game_->agree_draw();
         emit(proto::DrawAcceptEv{*side});
         finish();
     });

@@ -11,10 +11,10 @@ proto::LiveGame Room::live_entry() const {
     e.time_control = params_.time_control;
     for (Side s : {Side::Silver, Side::Bronze}) {
         if (seats_[idx(s)]) e.players[idx(s)] = ref(*seats_[idx(s)]);
-        e.score[idx(s)] = game_.score(s);
+        e.score[idx(s)] = game_->score(s);
     }
-    e.turns = game_.turns_played();
-    e.to_move = game_.to_move();
+    e.turns = game_->turns_played();
+    e.to_move = game_->to_move();
     e.spectators = spectators();
     e.status = status_;
     for (Side s : {Side::Silver, Side::Bronze}) e.away[idx(s)] = away_since_[idx(s)].has_value();
@@ -41,8 +41,9 @@ void Room::update_live(std::string_view what) {
     std::optional<Listings::TimePoint> due;
     if (what == "chat") return;
     if (what == "turn" || what == "setup") {
-        int score[2] = {game_.score(Side::Silver), game_.score(Side::Bronze)};
-        due = env_.listings.set_live_progress(code_, game_.turns_played(), game_.to_move(), score);
+        int score[2] = {game_->score(Side::Silver), game_->score(Side::Bronze)};
+        due =
+            env_.listings.set_live_progress(code_, game_->turns_played(), game_->to_move(), score);
     } else {
         due = env_.listings.set_live(code_, live_entry(), true);
     }

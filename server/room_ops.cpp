@@ -16,8 +16,9 @@ void RoomOps::run(std::function<void()> op) {
     host_.idle();
 }
 
-void RoomOps::release() {
+void RoomOps::release(std::function<void()> first) {
     busy_ = false;
+    if (first) waiting_.push_front(std::move(first));
     drain();
     host_.idle();
 }

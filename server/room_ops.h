@@ -74,9 +74,10 @@ class RoomOps {
     std::int64_t epoch() const { return epoch_; }
     // True while a commit (or a hold) is in flight: operations wait.
     bool busy() const { return busy_; }
-    // Holds every operation back (a failed room reading itself back), until release().
+    // Holds every operation back (a room reading itself back from the store), until release().
     void hold() { busy_ = true; }
-    void release();
+    // Ends the hold; `first` (if any) runs as the next operation, before those that waited.
+    void release(std::function<void()> first = {});
     // Messages that were never part of an operation's commit (an error to every watcher):
     // delivered now, in order with what is still pending for a crowd.
     void deliver(std::vector<Out> out);

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "server/directory.h"
+#include "server/metrics.h"
 #include "server/record_codec.h"
 #include "server/room.h"
 
@@ -28,7 +29,7 @@ StoredGame Room::stored_row() const {
     }
     g.status = proto::status_name(status_);
     g.result = result_text(proto::finished(status_) ? std::optional(result()) : std::nullopt);
-    g.turns = std::int64_t(turns_.size());
+    g.turns = compact_ ? turn_count_ : std::int64_t(turns_.size());
     g.version = version_;
     g.created_ms = created_ms_;
     g.finished_ms = finished_ms_;
@@ -79,14 +80,14 @@ struct Room::Replayer {
         return {};
     }
     std::string operator()(const proto::SetupEv& e) {
-        if (r.game_.to_move() != e.side) return "out of turn";
-        if (auto err = r.game_.apply_setup(e.side, e.setup)) return err->message;
+        if (r.game_->to_move() != e.side) return "out of turn";
+        if (auto err = r.game_->apply_setup(e.side, e.setup)) return err->message;
         r.setups_[idx(e.side)] = e.setup;
         return {};
     }
     std::string operator()(const proto::TurnEv& e) {
-        if (r.game_.phase() != Phase::Play || r.game_.to_move() != e.side) return "out of turn";
-        if (auto err = r.game_.apply_turn(e.turn)) return err->message;
+        if (r.game_->phase() != Phase::Play || r.game_->to_move() != e.side) return "out of turn";
+        if (auto err = r.game_->apply_turn(e.turn)) return err->message;
         r.turns_.push_back(e.turn);
         r.offered_[idx(e.side)] = false;
         if (r.draw_offer_ == e.side) r.draw_offer_.reset();
@@ -105,7 +106,7 @@ struct Room::Replayer {
     std::string operator()(const proto::TimeoutEv& e) { return end(e.side, EndReason::Time); }
     std::string operator()(const proto::AbandonEv& e) { return end(e.side, EndReason::Abandon); }
     std::string operator()(const proto::DrawAcceptEv&) {
-        r.game_.agree_draw();
+        r.game_->agree_draw();
         return {};
     }
     std::string operator()(const proto::AbortEv&) {
@@ -114,7 +115,7 @@ struct Room::Replayer {
     }
     std::string operator()(const proto::GameOverEv&) {
         if (r.status_ == Status::Aborted) return {};
-        if (!r.game_.over()) return "the game is not over";
+        if (!r.game_->over()) return "the game is not over";
         r.status_ = Status::Over;
         return {};
     }
@@ -149,7 +150,7 @@ struct Room::Replayer {
     std::string operator()(const proto::RatingsEv&) { return "not a journaled event"; }
     std::string operator()(const proto::UnknownEv& e) { return "unknown event " + e.kind; }
     std::string end(Side loser, EndReason why) {
-        r.game_.resign(loser, why);
+        r.game_->resign(loser, why);
         return {};
     }
 };
@@ -162,7 +163,9 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
     };
     const int ci = idx(params_.creator_side);
     if (row.seat_id[ci].empty()) return fail("the creator's seat is empty");
-    game_ = Game(params_.variant);
+    if (compact_) --metrics().games_compacted;
+    compact_ = false;  // the state is whole again
+    game_ = std::make_unique<Game>(params_.variant);
     seats_[ci] = Player{row.seat_id[ci], row.seat_name[ci]};
     seats_[1 - ci].reset();
     setups_[0].reset();
@@ -213,7 +216,7 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
     if (version_ != row.version)
         return fail("the journal ends at version " + std::to_string(version_) +
                     " but the game row says " + std::to_string(row.version));
-    if (game_.over() && !proto::finished(status_))
+    if (game_->over() && !proto::finished(status_))
         return fail("the rules ended the game but the journal has no game_over");
     if (status_ == Status::Playing && !seats_[idx(~params_.creator_side)])
         return fail("a game being played with an empty seat");

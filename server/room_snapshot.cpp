@@ -29,7 +29,8 @@ std::optional<proto::ClockReading> Room::clocks(TimePoint now) const {
 
 // The rules library's result; an aborted game has no winner and no reason from the rules.
 proto::Result Room::result() const {
-    return status_ == Status::Aborted ? proto::aborted_result(game_) : proto::result_of(game_);
+    if (compact_) return final_result_;
+    return status_ == Status::Aborted ? proto::aborted_result(*game_) : proto::result_of(*game_);
 }
 
 proto::OpenGame Room::lobby_entry() const {
@@ -48,7 +49,8 @@ proto::SnapshotMsg Room::snapshot(bool for_spectator) const {
     m.game = code_;
     m.version = version_;
     m.status = status_;
-    m.state = game_;
+    assert(game_ && "a summary's snapshot: expand() first");
+    m.state = *game_;
     m.record = {params_.variant, params_.time_control, {setups_[0], setups_[1]}, turns_};
     for (Side s : {Side::Silver, Side::Bronze}) m.players[idx(s)] = seat_view(s, now);
     m.clocks = clocks(now);

@@ -112,14 +112,14 @@ void Room::conclude() {
 void Room::end_timeout(Side loser) {
     conclude();
     clock_->flag(loser);
-    game_.resign(loser, EndReason::Time);
+    game_->resign(loser, EndReason::Time);
     emit(proto::TimeoutEv{loser});
     finish();
 }
 
 void Room::end_abandon(Side loser, bool claimed) {
     conclude();
-    game_.resign(loser, EndReason::Abandon);
+    game_->resign(loser, EndReason::Abandon);
     emit(proto::AbandonEv{loser, claimed});
     finish();
 }
@@ -162,7 +162,8 @@ void Room::finish() {
 // A finished game stays in memory for its retention (late watchers, rematches) as little more
 // than its final state: the serialized events of the game go, since a watcher who missed any of
 // them gets the snapshot, which holds the whole record. Only the last few, and the few events a
-// finished game still has (rematch offers, chat), are kept for watchers a moment behind.
+// finished game still has (rematch offers, chat), are kept for watchers a moment behind. Once
+// its end is stored, even those and the state go: a summary (room_summary.cpp).
 void Room::forget_history() {
     history_limit_ = std::min(history_limit_, kFinishedHistory);
     while (history_.size() > history_limit_) history_.pop_front();

@@ -263,6 +263,10 @@ class Store {
     // Where the default asynchronous reads run their blocking read; empty: on the caller's
     // thread (an in-memory store, which never waits).
     virtual Executor read_executor() { return {}; }
+    // True when a committed game can be read back (read_game) as it was written; false for a
+    // store that keeps nothing (NullStore, --store memory). A finished game is kept in memory as
+    // a summary only when its state can be read back (server/room_summary.cpp).
+    virtual bool keeps_games() { return true; }
 
     // Queues writes; `done` runs on the store's thread once they are durable or have failed.
     virtual void commit(GameWrite w, Done done) = 0;
@@ -350,6 +354,7 @@ class NullStore : public Store {
     Stats stats() override { return {}; }
     std::size_t pending() override { return 0; }
     bool healthy() override { return true; }
+    bool keeps_games() override { return false; }
 };
 
 }  // namespace tf::server
