@@ -114,19 +114,24 @@ void RoomOps::deliver(std::vector<Out> out) {
                     if (auto p = o.to.lock()) p->deliver_all({o.msg});
             return;
         }
-        std::vector<std::pair<std::shared_ptr<Participant>, std::vector<Msg>>> to;
+        struct To {
+            std::shared_ptr<Participant> p;
+            std::vector<Msg> msgs;
+            bool ack = false;
+        };
+        std::vector<To> to;
         for (auto& o : msgs) {
             if (o.crowd) continue;
             auto p = o.to.lock();
             if (!p) continue;
-            auto it =
-                std::find_if(to.begin(), to.end(), [&](const auto& t) { return t.first == p; });
-            if (it == to.end())
-                to.emplace_back(std::move(p), std::vector<Msg>{o.msg});
-            else
-                it->second.push_back(o.msg);
+            auto it = std::find_if(to.begin(), to.end(), [&](const To& t) { return t.p == p; });
+            if (it == to.end()) it = to.insert(to.end(), To{std::move(p), {}, false});
+            it->msgs.push_back(o.msg);
+            it->ack = it->ack || o.ack.has_value();
         }
-        for (auto& [p, ms] : to) p->deliver_all(std::move(ms));
+        // The opponent (whose clock now runs) first, the mover's ack and event right after.
+        std::stable_partition(to.begin(), to.end(), [](const To& t) { return !t.ack; });
+        for (auto& t : to) t.p->deliver_all(std::move(t.msgs));
     };
     auto defer = [this, send](std::vector<Out> msgs, bool players_too) {
         ++crowd_pending_;
