@@ -10,9 +10,9 @@ fsync'ed once, untimed), then COUNT times overwrites the next block with fresh b
 os.fdatasync(), timing the write and the fdatasync together. Overwriting blocks already
 allocated keeps the size and the extents unchanged, so the fdatasync flushes data alone, as in
 SQLite's WAL once it is reused after a checkpoint. Prints one JSON line: count, block,
-median_ms, p99_ms, max_ms, mean_ms, the probe's own CPU per call (cpu_ms_per_call, of which
-sys_ms_per_call in the kernel: what one durable commit costs its writer at the least, with
-the filesystem journal's work on the kernel's own threads not counted), the folder and its
+median_ms, p99_ms, max_ms, mean_ms, the probe's own CPU per call (cpu_ms_per_call: what one durable commit
+costs its writer at the least, the filesystem journal's work on the kernel's own threads not
+counted), the folder and its
 filesystem type. Deletes the file.
 """
 import argparse
@@ -73,10 +73,9 @@ def main():
     print(json.dumps({"count": args.count, "block": args.block,
                       "median_ms": statistics.median(ms), "p99_ms": quantile(ms, 0.99),
                       "max_ms": ms[-1], "mean_ms": statistics.fmean(ms),
-                      # this process's CPU per write + fdatasync (the kernel's part: system)
+                      # this process's CPU per write + fdatasync
                       "cpu_ms_per_call": 1000 * ((c1.ru_utime - c0.ru_utime)
                                                  + (c1.ru_stime - c0.ru_stime)) / args.count,
-                      "sys_ms_per_call": 1000 * (c1.ru_stime - c0.ru_stime) / args.count,
                       "dir": os.path.realpath(args.dir), "fs": fs_type(args.dir)}))
 
 

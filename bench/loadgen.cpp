@@ -286,8 +286,6 @@ int main(int argc, char** argv) {
         result["server"] = {{"pid", opt.server_pid},
                             {"cpu_s", s1->cpu_s - s0->cpu_s},
                             {"cpu_pct", 100 * (s1->cpu_s - s0->cpu_s) / opt.duration},
-                            {"user_s", s1->user_s - s0->user_s},
-                            {"sys_s", s1->sys_s - s0->sys_s},
                             {"rss_kb", s1->rss_kb},
                             {"hwm_kb", s1->hwm_kb}};
     }

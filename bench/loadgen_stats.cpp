@@ -47,10 +47,7 @@ std::optional<ProcSample> read_proc(pid_t pid) {
             break;
         }
     }
-    const double tick = double(sysconf(_SC_CLK_TCK));
-    s.cpu_s = double(utime + stime) / tick;
-    s.user_s = double(utime) / tick;
-    s.sys_s = double(stime) / tick;
+    s.cpu_s = double(utime + stime) / double(sysconf(_SC_CLK_TCK));
     std::ifstream status("/proc/" + std::to_string(pid) + "/status");
     while (std::getline(status, line)) {
         if (line.rfind("VmRSS:", 0) == 0) s.rss_kb = std::stol(line.substr(6));

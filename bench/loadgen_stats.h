@@ -29,11 +29,9 @@ class Samples {
 
 // What /proc tells about a process: CPU seconds (user + system) and memory.
 struct ProcSample {
-    double cpu_s = 0;   // user + system
-    double user_s = 0;  // of which in user space
-    double sys_s = 0;   // and in the kernel (system calls, the TCP stack)
-    long rss_kb = 0;    // VmRSS
-    long hwm_kb = 0;    // VmHWM (peak resident)
+    double cpu_s = 0;
+    long rss_kb = 0;  // VmRSS
+    long hwm_kb = 0;  // VmHWM (peak resident)
 };
 std::optional<ProcSample> read_proc(pid_t pid);
 // This process's own CPU seconds (getrusage).

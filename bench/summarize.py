@@ -204,29 +204,16 @@ def issue21_table(rows):
         lines.append("| server CPU at 2,000 moves/s, {} vs relay (% of one core) | {} | {} | {} | – | – | {}; {} | {} |".format(
             name, cpu_o.cell("{:,.1f}"), cpu_r.cell("{:,.1f}"), f"{q:.2f}×" if q is not None else "–",
             cpu_o.runs("{:,.1f}"), cpu_r.runs("{:,.1f}"), "; ".join(cpu_o.notes + [f"relay {n}" for n in cpu_r.notes])))
-    # The floors: the kernel's share of our CPU per move (the system calls and the TCP stack a
-    # move needs: its read, the mover's ack + event, the opponent's event), against the relay's
-    # whole cost; and what one write + fdatasync costs the process that makes it.
-    def part_ms(key):
-        return lambda r: per_move_ms(dig(r, "server", key), r, dig(r, "options", "duration_s"))
-
+    # The floor under the durable CPU goal: what one write + fdatasync costs the process that
+    # makes it (the kernel's share of a server's CPU needs perf: bench/kernel_share.sh; /proc's
+    # user/system split is sampled by the tick and misattributes processes that sleep often).
     rel_all = Figure(rel, fn=cpu_ms)
-    for name, x in (("durable", dur), ("`--store memory`", mem), ("relay", rel)):
-        k, u = Figure(x, fn=part_ms("sys_s")), Figure(x, fn=part_ms("user_s"))
-        if k.median is None:
-            continue
-        q = ratio(k, rel_all)
-        lines.append("| server CPU per delivered move, {}: kernel (system) / user space (ms) | {} / {} | {} (whole) | {} of the relay's whole | – | – | system {}; user {} | {} |".format(
-            name, k.cell("{:,.3f}"), u.cell("{:,.3f}"), rel_all.cell("{:,.3f}"),
-            f"{q:.2f}×" if q is not None else "–", k.runs("{:,.3f}"), u.runs("{:,.3f}"),
-            "; ".join(k.notes)))
     cpu_call = Figure(probe, "cpu_ms_per_call")
-    sys_call = Figure(probe, "sys_ms_per_call")
     if cpu_call.median is not None:
-        lines.append("| the fdatasync probe's own CPU per 4 KiB write + fdatasync: whole / kernel (ms) | {} / {} | {} (relay's whole per move) | {} | – | – | whole {}; kernel {} | {} |".format(
-            cpu_call.cell("{:,.3f}"), sys_call.cell("{:,.3f}"), rel_all.cell("{:,.3f}"),
+        lines.append("| the fdatasync probe's own CPU per 4 KiB write + fdatasync (ms) | {} | {} (relay's whole per move) | {} | – | – | {} | {} |".format(
+            cpu_call.cell("{:,.3f}"), rel_all.cell("{:,.3f}"),
             "{:.2f}×".format(cpu_call.median / rel_all.median) if rel_all.median else "–",
-            cpu_call.runs("{:,.3f}"), sys_call.runs("{:,.3f}"), "; ".join(cpu_call.notes)))
+            cpu_call.runs("{:,.3f}"), "; ".join(cpu_call.notes)))
     med = Figure(probe, "median_ms")
     mx = Figure(probe, "max_ms")
     fs_kind = next((r.get("fs") for r in probe if r.get("fs")), "?")
