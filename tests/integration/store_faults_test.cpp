@@ -6,8 +6,6 @@
 // disk_full_test.py, on a small tmpfs.)
 #include <doctest/doctest.h>
 
-#include <fstream>
-
 #include "game_client.h"
 #include "test_util.h"
 
@@ -15,11 +13,6 @@ namespace tf::test {
 namespace {
 
 using nlohmann::json;
-
-void set_faults(const std::string& path, const std::string& text) {
-    std::ofstream(path + ".tmp") << text;
-    std::rename((path + ".tmp").c_str(), path.c_str());  // a new inode: a new mtime for sure
-}
 
 json wait_for(GameClient& c, const std::string& type) {
     for (;;) {

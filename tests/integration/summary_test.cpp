@@ -5,7 +5,6 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
-#include <fstream>
 #include <map>
 #include <thread>
 
@@ -17,11 +16,6 @@ namespace tf::test {
 namespace {
 
 using nlohmann::json;
-
-void set_faults(const std::string& path, const std::string& text) {
-    std::ofstream(path + ".tmp") << text;
-    std::rename((path + ".tmp").c_str(), path.c_str());  // a new inode: a new mtime for sure
-}
 
 bool has_metric(ServerProcess& s, const std::string& line) {
     return http_get(s.http_port(), "/metrics").body.find("\n" + line + "\n") != std::string::npos;

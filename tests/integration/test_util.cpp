@@ -3,8 +3,10 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "client/lib/traffic_log.h"
 #include "game_client.h"
@@ -29,6 +31,11 @@ std::vector<std::string> with_data(const std::string& dir) {
     args.push_back("--data");
     args.push_back(dir);
     return args;
+}
+
+void set_faults(const std::string& path, const std::string& text) {
+    std::ofstream(path + ".tmp") << text;
+    std::rename((path + ".tmp").c_str(), path.c_str());
 }
 
 HttpReply http_get(unsigned short port, const std::string& target) {

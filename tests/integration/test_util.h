@@ -29,6 +29,10 @@ struct HttpReply {
     int status = 0;
     std::string headers, body;
 };
+// Replaces the --fault-file at `path` with `text` (written beside it, then renamed: a new inode,
+// so the server sees a new mtime for sure).
+void set_faults(const std::string& path, const std::string& text);
+
 // A GET over a plain socket (HTTP/1.0: the server closes after the answer).
 HttpReply http_get(unsigned short port, const std::string& target);
 // A history API answer, checked to have status `want` and a JSON body.

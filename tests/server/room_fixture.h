@@ -99,6 +99,24 @@ struct Fixture {
         Turn t = ml.size == 0 ? Turn{} : mirror.to_turn(ml[0]);
         return proto::TurnMsg{"abc234", t, version, "t"};
     }
+    // Bob joins, cat watches, both setups and silver's first turn: version 4, bronze to move.
+    void play_opening() {
+        room->join(bob, b);
+        room->watch(cat, c, std::nullopt);
+        run();
+        auto s = setup_msg(1);
+        REQUIRE(!mirror.apply_setup(Side::Silver, s.setup));
+        room->setup(ann, a, s);
+        run();
+        s = setup_msg(2);
+        REQUIRE(!mirror.apply_setup(Side::Bronze, s.setup));
+        room->setup(bob, b, s);
+        run();
+        auto t = turn_msg(3);
+        REQUIRE(!mirror.apply_turn(t.turn));
+        room->turn(ann, a, t);
+        run();
+    }
 };
 
 }  // namespace tf::server::testing

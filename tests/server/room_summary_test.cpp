@@ -16,24 +16,10 @@ using testing::Fixture;
 
 namespace {
 
-// Both setups, silver's first turn, bronze resigns: over at version 6 (join, 2 setups, turn,
-// resign, game_over).
+// Fixture::play_opening, then bronze resigns: over at version 6 (join, 2 setups, turn, resign,
+// game_over).
 void play_and_resign(Fixture& f) {
-    f.room->join(f.bob, f.b);
-    f.room->watch(f.cat, f.c, std::nullopt);
-    f.run();
-    auto s = f.setup_msg(1);
-    REQUIRE(!f.mirror.apply_setup(Side::Silver, s.setup));
-    f.room->setup(f.ann, f.a, s);
-    f.run();
-    s = f.setup_msg(2);
-    REQUIRE(!f.mirror.apply_setup(Side::Bronze, s.setup));
-    f.room->setup(f.bob, f.b, s);
-    f.run();
-    auto t = f.turn_msg(3);
-    REQUIRE(!f.mirror.apply_turn(t.turn));
-    f.room->turn(f.ann, f.a, t);
-    f.run();
+    f.play_opening();
     f.room->resign(f.bob, f.b);
     f.run();
 }

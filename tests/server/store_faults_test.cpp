@@ -41,23 +41,10 @@ struct FaultFixture {
     }
 };
 
-// Both setups and silver's first turn: version 4, bronze to move, bronze's clock running.
+// Fixture::play_opening (version 4, bronze to move, bronze's clock running), then nobody's
+// messages so far.
 void start_game(Fixture& f) {
-    f.room->join(f.bob, f.b);
-    f.room->watch(f.cat, f.c, std::nullopt);
-    f.run();
-    auto s = f.setup_msg(1);
-    REQUIRE(!f.mirror.apply_setup(Side::Silver, s.setup));
-    f.room->setup(f.ann, f.a, s);
-    f.run();
-    s = f.setup_msg(2);
-    REQUIRE(!f.mirror.apply_setup(Side::Bronze, s.setup));
-    f.room->setup(f.bob, f.b, s);
-    f.run();
-    auto t = f.turn_msg(3);
-    REQUIRE(!f.mirror.apply_turn(t.turn));
-    f.room->turn(f.ann, f.a, t);
-    f.run();
+    f.play_opening();
     for (auto* p : {f.a.get(), f.b.get(), f.c.get()}) p->got.clear();
 }
 
