@@ -166,7 +166,7 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
     if (compact_) --metrics().games_compacted;
     compact_ = false;  // the state is whole again
     game_ = std::make_unique<Game>(params_.variant);
-    seats_[ci] = Player{row.seat_id[ci], row.seat_name[ci]};
+    seats_[ci] = Player{row.seat_id[ci], row.seat_name[ci], params_.rated};  // rated: accounts
     seats_[1 - ci].reset();
     setups_[0].reset();
     setups_[1].reset();

@@ -247,6 +247,53 @@ TEST_CASE("rated_game") {
     CHECK(http_get(server->http_port(), "/@/ann").status == 200);  // the page's own route
 }
 
+// A rated game restored after kill -9 keeps both seats as accounts: after the game, a rematch
+// offered and accepted seats both players in the next rated game.
+TEST_CASE("rated_rematch_after_restart") {
+    TempDir t;
+    auto server = std::make_unique<ServerProcess>(with_data(t.path));
+    GameClient ann = account(*server, Transport::Tcp, "ann");
+    GameClient bob = account(*server, Transport::Ws, "bob");
+    ann.conn->send({{"type", "create_game"},
+                    {"time_control", {{"initial_ms", 180000}, {"increment_ms", 2000}}},
+                    {"color", "silver"},
+                    {"public", false},
+                    {"rated", true}});
+    const std::string code = ann.recv_until("game_created")["code"];
+    ann.recv_until("snapshot");
+    bob.conn->send({{"type", "join_game"}, {"code", code}});
+    bob.recv_until("snapshot");
+    ann.sync_to(bob.version);
+    Rng rng(7);
+    for (int i = 0; i < 4; ++i) play_one(ann, bob, rng);
+
+    server->kill_hard();
+    server = std::make_unique<ServerProcess>(with_data(t.path));
+    CHECK(server->log().find("1 unfinished games restored") != std::string::npos);
+    GameClient a2 = GameClient::connect(*server, Transport::Tcp, "", ann.token);
+    GameClient b2 = GameClient::connect(*server, Transport::Ws, "", bob.token);
+    for (GameClient* c : {&a2, &b2}) {
+        c->code = code;
+        c->conn->send({{"type", "watch"}, {"code", code}});
+        c->recv_until("snapshot");
+    }
+    b2.conn->send({{"type", "resign"}, {"game", code}});
+    a2.sync_until_over();
+    b2.sync_until_over();
+    const json rematch = {{"type", "rematch"}, {"game", code}};
+    a2.conn->send(rematch);  // ann created the game: her seat is the one rebuilt on restart
+    next_event(b2, "rematch_offer");
+    b2.conn->send(rematch);  // accepts
+    json ma = a2.recv_until("matched"), mb = b2.recv_until("matched");
+    CHECK(ma["code"] == mb["code"]);
+    CHECK(ma["side"] == "bronze");
+    CHECK(mb["side"] == "silver");
+    json snap = a2.recv_until("snapshot");
+    CHECK(snap["game"] == ma["code"]);
+    CHECK(snap["rated"] == true);
+    CHECK(snap["status"] == "playing");
+}
+
 TEST_CASE("rated_quick_match") {
     ServerProcess s;
     GameClient ann = account(s, Transport::Tcp, "ann");
