@@ -12,9 +12,13 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
 #include <random>
 #include <thread>
 
@@ -140,7 +144,12 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 100000));
     app.add_option("--seed", opt.seed, "random seed of the games");
     app.add_option("--json", json_out, "also append the JSON line to this file");
+    std::string moves_csv;
+    app.add_option("--moves-csv", moves_csv,
+                   "write every measured move here: its scheduled instant (CLOCK_MONOTONIC "
+                   "seconds, as perf record -k CLOCK_MONOTONIC) and ms to the opponent");
     CLI11_PARSE(app, argc, argv);
+    opt.keep_moves = !moves_csv.empty();
     opt.transport = transport == "tcp" ? Transport::Tcp : Transport::Ws;
     opt.proto = proto == "relay" ? Proto::Relay : Proto::Trunkfield;
     if (opt.proto == Proto::Relay && opt.transport != Transport::Ws) {
@@ -240,6 +249,16 @@ int main(int argc, char** argv) {
 
     Tally all;
     for (auto& s : slots) all.merge(s->finish());
+    if (!moves_csv.empty()) {
+        std::sort(all.moves.begin(), all.moves.end());
+        std::ofstream out(moves_csv);
+        out << "due_s,opponent_ms\n" << std::fixed;
+        for (auto& [due, us] : all.moves)
+            out << std::setprecision(6)
+                << std::chrono::duration<double>(due.time_since_epoch()).count() << ','
+                << std::setprecision(3) << double(us) / 1000 << '\n';
+        if (!out) std::cerr << "tf-loadgen: cannot write " << moves_csv << "\n";
+    }
     for (auto& [k, v] : idle.errors()) all.errors[k] += v;
     for (auto& [k, v] : setup_errors) all.errors[k] += v;
     std::int64_t errors = 0;

@@ -24,6 +24,7 @@ void Tally::merge(const Tally& o) {
     opp.merge(o.opp);
     spec.merge(o.spec);
     lag.merge(o.lag);
+    moves.insert(moves.end(), o.moves.begin(), o.moves.end());
     scheduled += o.scheduled;
     sent += o.sent;
     delivered += o.delivered;
@@ -222,7 +223,11 @@ void Slot::on_sequence(Conn& c, std::string_view code, std::int64_t v, std::stri
         return check_started();
     }
     if (flight_.active && v == flight_.version && c.tag == flight_.opponent) {
-        if (window_.in(flight_.origin)) tally_.opp.add(micros(now - flight_.origin));
+        if (window_.in(flight_.origin)) {
+            tally_.opp.add(micros(now - flight_.origin));
+            if (opt_.keep_moves)
+                tally_.moves.emplace_back(flight_.origin, micros(now - flight_.origin));
+        }
         if (window_.in(now)) ++tally_.delivered;
         flight_.active = false;
         return after_delivery();

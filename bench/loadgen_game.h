@@ -43,15 +43,19 @@ struct Options {
     int threads = 1;
     int parallel = 256;  // connection handshakes in flight
     std::uint64_t seed = 1;
-    std::string run_id;  // relay room names: RUNID-SLOT
+    bool keep_moves = false;  // --moves-csv: keep every measured move's instant and latency
+    std::string run_id;       // relay room names: RUNID-SLOT
 };
 
 // Counters and samples of one slot; merged after the run.
 struct Tally {
     Samples ack, opp, spec, lag;  // ms since the move's scheduled instant; lag: send - scheduled
-    std::int64_t scheduled = 0;   // moves due within the window
-    std::int64_t sent = 0;        // of those, sent
-    std::int64_t delivered = 0;   // opponent receipts within the window (any move)
+    // With Options::keep_moves: each measured move's scheduled instant and its latency to the
+    // opponent in microseconds (bench/tail_attribution.py lines them up with a scheduler trace).
+    std::vector<std::pair<TimePoint, std::int64_t>> moves;
+    std::int64_t scheduled = 0;  // moves due within the window
+    std::int64_t sent = 0;       // of those, sent
+    std::int64_t delivered = 0;  // opponent receipts within the window (any move)
     std::int64_t games_started = 0;
     std::int64_t lost = 0;          // gaps in a version sequence
     std::int64_t undelivered = 0;   // events a subscriber still lacked at the end

@@ -4,11 +4,14 @@
 Starts the real server on ephemeral ports, runs tf-loadgen for about three seconds at a tiny
 load over WebSocket and then over TCP (two games, one spectator each, two idle connections) and
 checks its JSON result: moves were delivered, nothing was lost, undelivered or out of order, and
-there were no errors. No timing is asserted.
+there were no errors; the WebSocket run also writes every move to --moves-csv, which must hold
+one row per measured move. Also checks the server's store threads by name (tf-store,
+tf-checkpoint) and that the checkpointer runs at SCHED_IDLE. No timing is asserted.
 
 usage: loadgen_smoke.py SERVER_BIN LOADGEN_BIN
 """
 import json
+import os
 import re
 import subprocess
 import sys
@@ -37,10 +40,12 @@ def start_server(binary, data, log_path):
         raise SystemExit("server did not start:\n" + f.read())
 
 
-def run_loadgen(binary, transport, port, pid):
+def run_loadgen(binary, transport, port, pid, moves_csv=None):
     args = [binary, "--transport", transport, "--port", str(port), "--games", "2",
             "--rate", "100", "--duration", "2", "--warmup", "0.5", "--drain", "10",
             "--spectators", "1", "--idle", "2", "--server-pid", str(pid)]
+    if moves_csv:
+        args += ["--moves-csv", moves_csv]
     out = subprocess.run(args, capture_output=True, text=True, timeout=120)
     sys.stderr.write(out.stderr)
     lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
@@ -63,10 +68,51 @@ def run_loadgen(binary, transport, port, pid):
         problems.append("no server figures from /proc")
     if not r["ok"] or out.returncode != 0:
         problems.append(f"ok = {r['ok']}, exit {out.returncode}")
+    if moves_csv:
+        with open(moves_csv) as f:
+            rows = f.read().splitlines()
+        moves = [tuple(map(float, row.split(","))) for row in rows[1:]]
+        if rows[:1] != ["due_s,opponent_ms"]:
+            problems.append(f"moves csv header: {rows[:1]}")
+        if len(moves) != r["latency_ms"]["opponent"]["count"]:
+            problems.append(f"moves csv: {len(moves)} rows for "
+                            f"{r['latency_ms']['opponent']['count']} measured moves")
+        if moves != sorted(moves) or any(ms < 0 for _, ms in moves):
+            problems.append("moves csv: not in order, or a negative latency")
     if problems:
         raise SystemExit(f"{transport}: " + "; ".join(problems) + "\n" + json.dumps(r))
     print(f"{transport}: {r['turns_delivered']} moves delivered, "
           f"{r['games_started']} games, no loss, no errors")
+
+
+def check_threads(pid):
+    """The store's threads carry their names; the checkpointer runs at SCHED_IDLE (policy 5)."""
+    deadline = time.time() + 10  # the threads name themselves once started
+    while True:
+        try:
+            return check_threads_once(pid)
+        except SystemExit:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def check_threads_once(pid):
+    policy = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/comm") as f:
+            name = f.read().strip()
+        with open(f"/proc/{pid}/task/{tid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        policy[name] = int(fields[38])  # stat field 41, counted after "pid (comm)"
+    for name in ("tf-store", "tf-checkpoint"):
+        if name not in policy:
+            raise SystemExit(f"no thread named {name}: {sorted(policy)}")
+    if policy["tf-checkpoint"] != 5:
+        raise SystemExit(f"tf-checkpoint runs at policy {policy['tf-checkpoint']}, not SCHED_IDLE")
+    if policy["tf-store"] != 0:
+        raise SystemExit(f"tf-store runs at policy {policy['tf-store']}, not SCHED_OTHER")
+    print("threads: tf-store at SCHED_OTHER, tf-checkpoint at SCHED_IDLE")
 
 
 def main():
@@ -74,7 +120,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         proc, http, tcp = start_server(server_bin, tmp + "/data", tmp + "/server.log")
         try:
-            run_loadgen(loadgen_bin, "ws", http, proc.pid)
+            check_threads(proc.pid)
+            run_loadgen(loadgen_bin, "ws", http, proc.pid, tmp + "/moves.csv")
             run_loadgen(loadgen_bin, "tcp", tcp, proc.pid)
             if proc.poll() is not None:
                 raise SystemExit("the server exited during the run")
