@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <cstdio>
@@ -254,6 +255,45 @@ TEST_CASE("store contract") {
             CHECK(st.game("g0")->status == "quarantined");
             CHECK(st.unfinished().size() == 4);
             CHECK(st.pending() == 0);
+
+            // Turns change only a game's progress: every read says how far it got, while it is
+            // played and once it is over.
+            {
+                StoredGame p = game_row("prg234", "p1", 1);
+                p.status = "playing";
+                p.seat_id[1] = "p2";
+                p.seat_name[1] = "bob";
+                p.version = 2;
+                CHECK(!commit(st, GameWrite{"prg234", p, {row(1, "join"), row(2)}, {}}));
+                for (int v = 3; v <= 5; ++v) {
+                    p.version = v;
+                    p.turns = v - 2;
+                    CHECK(!commit(st, GameWrite{"prg234", std::nullopt, {row(v, "turn")}, p}));
+                }
+                CHECK(st.game("prg234")->version == 5);
+                CHECK(st.game("prg234")->turns == 3);
+                auto live = st.unfinished();
+                auto it = std::find_if(live.begin(), live.end(),
+                                       [](const StoredGame& x) { return x.code == "prg234"; });
+                REQUIRE(it != live.end());
+                CHECK(it->version == 5);
+                CHECK(it->turns == 3);
+                GameQuery q;
+                q.status = "live";
+                auto listed = st.list(q).games;
+                REQUIRE(!listed.empty());
+                CHECK(listed.front().second.code == "prg234");
+                CHECK(listed.front().second.version == 5);
+                CHECK(listed.front().second.turns == 3);
+                p.status = "over";
+                p.version = 6;
+                p.finished_ms = 5'000;
+                CHECK(!commit(st, GameWrite{"prg234", std::nullopt, {row(6, "game_over")}, p}));
+                CHECK(st.game("prg234")->status == "over");
+                CHECK(st.game("prg234")->version == 6);
+                CHECK(st.game("prg234")->turns == 3);
+                CHECK(st.unfinished().size() == 4);
+            }
 
             if (s.faulty) {
                 // A failed write applies nothing and makes the store unhealthy until the
