@@ -24,6 +24,8 @@ BUILD=${BUILD:-$ROOT/build}
 SERVER_BIN=${SERVER_BIN:-$BUILD/bin/trunkfield-server}
 LOADGEN=$BUILD/bin/tf-loadgen
 command -v perf >/dev/null || { echo "bench/kernel_share.sh: needs perf (apt-get install linux-perf)" >&2; exit 1; }
+# shellcheck source=bench/cpu0_server.sh
+. "$ROOT/bench/cpu0_server.sh"
 TMP=$(mktemp -d /tmp/tf-kshare-XXXXXX)
 PID=""
 trap '[ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$TMP"' EXIT
@@ -31,28 +33,18 @@ trap '[ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$TMP"' EXIT
 for kind in "$@"; do
     log=$TMP/$kind.log
     case $kind in
-        relay) taskset -c 0 node "$ROOT/bench/relay/relay.mjs" --port 0 >"$log" 2>&1 & ;;
-        memory | durable)
-            args=(--store memory)
-            [ "$kind" = durable ] && args=(--sync full)
-            taskset -c 0 "$SERVER_BIN" --bind 127.0.0.1 --http-port 0 --tcp-port 0 --threads 1 \
-                --data "$TMP/data-$kind" --max-connections-per-ip 0 "${args[@]}" >"$log" 2>&1 & ;;
+        relay) start_cpu0 relay "$log" ;;
+        memory) start_cpu0 ours "$log" "$TMP/data-$kind" --store memory ;;
+        durable) start_cpu0 ours "$log" "$TMP/data-$kind" --sync full ;;
         *) echo "bench/kernel_share.sh: unknown kind $kind" >&2; exit 2 ;;
     esac
-    PID=$!
-    for _ in $(seq 500); do grep -q listening "$log" && break; sleep 0.02; done
-    if [ "$kind" = relay ]; then
-        port=$(sed -n 's/.*listening relay=[^ ]*:\([0-9]*\).*/\1/p' "$log"); proto=relay
-    else
-        port=$(sed -n 's/.*listening http=[^ ]*:\([0-9]*\) tcp=.*/\1/p' "$log"); proto=trunkfield
-    fi
     if [ "${SPECTATORS:-0}" = 1 ]; then
         load=(--rate 2 --games 1 --spectators 5000 --duration 16); window=12
     else
         load=(--rate 2000 --games 200 --duration 8); window=6
     fi
     (sleep 3; timeout -s INT "$window" perf record -q -g -o "$TMP/$kind.data" -p "$PID" >/dev/null 2>&1 || true) &
-    taskset -c 1 "$LOADGEN" --proto "$proto" --port "$port" --warmup 2 "${load[@]}" \
+    taskset -c 1 "$LOADGEN" --proto "$PROTO" --port "$PORT" --warmup 2 "${load[@]}" \
         --server-pid "$PID" >"$TMP/$kind.json" 2>/dev/null
     wait %2 2>/dev/null || true
     kill "$PID"; wait "$PID" 2>/dev/null || true; PID=""

@@ -224,9 +224,9 @@ void Slot::on_sequence(Conn& c, std::string_view code, std::int64_t v, std::stri
     }
     if (flight_.active && v == flight_.version && c.tag == flight_.opponent) {
         if (window_.in(flight_.origin)) {
-            tally_.opp.add(micros(now - flight_.origin));
-            if (opt_.keep_moves)
-                tally_.moves.emplace_back(flight_.origin, micros(now - flight_.origin));
+            const auto us = micros(now - flight_.origin);
+            tally_.opp.add(us);
+            if (opt_.keep_moves) tally_.moves.emplace_back(flight_.origin, us);
         }
         if (window_.in(now)) ++tally_.delivered;
         flight_.active = false;

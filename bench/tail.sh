@@ -19,6 +19,8 @@ SERVER_BIN=${SERVER_BIN:-$BUILD/bin/trunkfield-server}
 LOADGEN=$BUILD/bin/tf-loadgen
 RUNS=${1:-3}
 command -v perf >/dev/null || { echo "bench/tail.sh: needs perf (apt-get install linux-perf)" >&2; exit 1; }
+# shellcheck source=bench/cpu0_server.sh
+. "$ROOT/bench/cpu0_server.sh"
 TMP=$(mktemp -d /tmp/tf-tail-XXXXXX)
 PID=""
 trap '[ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$TMP"' EXIT
@@ -26,24 +28,16 @@ trap '[ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$TMP"' EXIT
 # one KIND RUN: a server, the load, the trace; leaves TMP/KIND-RUN.{csv,sched,tids,json}
 one() {
     local kind=$1 run=$2 log=$TMP/$1-$2.log
-    case $kind in
-        relay) taskset -c 0 node "$ROOT/bench/relay/relay.mjs" --port 0 >"$log" 2>&1 & ;;
-        ours) taskset -c 0 "$SERVER_BIN" --bind 127.0.0.1 --http-port 0 --tcp-port 0 --threads 1 \
-                  --data "$TMP/data-$run" --max-connections-per-ip 0 --sync full >"$log" 2>&1 & ;;
-    esac
-    PID=$!
-    for _ in $(seq 500); do grep -q listening "$log" && break; sleep 0.02; done
-    local port proto
     if [ "$kind" = relay ]; then
-        port=$(sed -n 's/.*listening relay=[^ ]*:\([0-9]*\).*/\1/p' "$log"); proto=relay
+        start_cpu0 relay "$log"
     else
-        port=$(sed -n 's/.*listening http=[^ ]*:\([0-9]*\) tcp=.*/\1/p' "$log"); proto=trunkfield
+        start_cpu0 ours "$log" "$TMP/data-$run" --sync full
     fi
     # the trace covers most of the measured window (2.5 s .. 9.5 s after the start)
     (sleep 2.5; perf record -q -k CLOCK_MONOTONIC -e sched:sched_switch -a -m 32M \
         -o "$TMP/$kind-$run.data" -- sleep 7 >/dev/null 2>&1 || true) &
     local tracer=$!
-    taskset -c 1 "$LOADGEN" --proto "$proto" --port "$port" --rate 2000 --games 200 --warmup 2 \
+    taskset -c 1 "$LOADGEN" --proto "$PROTO" --port "$PORT" --rate 2000 --games 200 --warmup 2 \
         --duration 8 --server-pid "$PID" --moves-csv "$TMP/$kind-$run.csv" >"$TMP/$kind-$run.json" 2>/dev/null
     wait "$tracer" || true
     for t in /proc/"$PID"/task/*; do echo "$(basename "$t") $(cat "$t/comm")"; done >"$TMP/$kind-$run.tids"

@@ -827,7 +827,6 @@ class SqliteStore : public Store {
         ck_raised_ = true;
         sched_param normal{};
         int err = ck_tid_ ? sched_setscheduler(ck_tid_, SCHED_OTHER, &normal) : 0;
-        if (!err) ck_raised_now_ = true;
         spdlog::debug("store: the log is at {} pages and the checkpointer is behind: {}",
                       wal_pages_,
                       err ? std::string("cannot raise it: ") + std::strerror(errno)
@@ -838,8 +837,9 @@ class SqliteStore : public Store {
     // SCHED_IDLE: a checkpoint takes 1.5-4 ms of CPU at 2,000 moves/s, and a thread of the normal
     // policy keeps the CPU for its whole slice even when the connections' thread wakes up
     // (measured: about 60 moves in 16,000 delayed past 0.8 ms around checkpoints, 30 at
-    // SCHED_IDLE; docs/BENCHMARKS.md "The durable tail"). On a machine with a core to spare it
-    // runs there anyway.
+    // SCHED_IDLE; docs/BENCHMARKS.md "The third step: the durable tail, move by move"). It goes
+    // back to SCHED_IDLE before each checkpoint, in case the writer raised it for the last one.
+    // On a machine with a core to spare it runs there anyway.
     void checkpoint_run() {
         ck_tid_ = pid_t(::syscall(SYS_gettid));
         auto to_idle = [] {
@@ -856,7 +856,7 @@ class SqliteStore : public Store {
                 if (ck_stop_) break;
                 ck_wanted_ = false;
             }
-            if (ck_raised_now_.exchange(false)) to_idle();  // raised for the last one
+            to_idle();
             try {
                 if (!db) {
                     db = open_db(path_, SQLITE_OPEN_READWRITE);
@@ -1151,7 +1151,6 @@ class SqliteStore : public Store {
     std::atomic<Ck> ck_{Ck::Idle};
     std::atomic<pid_t> ck_tid_{0};  // the checkpointer's thread id, for raise_checkpointer()
     bool ck_raised_ = false;        // writer thread: raised during this checkpoint
-    std::atomic<bool> ck_raised_now_{false};  // the checkpointer is at the normal policy
     std::atomic<int> wal_pages_{0};
     std::mutex ckm_;
     std::condition_variable ckcv_;
