@@ -83,7 +83,8 @@ void Slot::on_fail(Conn& c, const char* what, const std::string& message) {
 }
 
 // Relay messages are scanned for their few fields (bench/relay/relay.mjs); ours are read with
-// proto::parse_server(), as every client of the server reads them.
+// proto::parse_server(), as every client of the server reads them, except a spectator's events,
+// which are scanned as the relay's are (see below).
 void Slot::on_message(Conn& c, std::string_view text) {
     auto& st = st_[std::size_t(c.tag)];
     if (opt_.proto == Proto::Relay) {
@@ -100,6 +101,17 @@ void Slot::on_message(Conn& c, std::string_view text) {
         if ((f.type == "turn" || f.type == "setup") && f.version)
             return on_sequence(c, f.game, *f.version + 1, f.type);
         return error("unexpected_" + std::string(f.type));
+    }
+    if (c.tag >= 2) {
+        // A spectator's events are scanned like the relay's messages, so that the generator's
+        // own cost per spectator message (which paces the measured p99 once the server sends
+        // faster than the generator reads) is the same for both servers. Anything else (the
+        // snapshot, errors) is read in full below.
+        Fields f;
+        if (scan_fields(text, f) && f.type == "event" && f.version) {
+            if (f.kind == "spectators") return;  // not versioned (PROTOCOL.md)
+            return on_sequence(c, f.game, *f.version, f.kind);
+        }
     }
     auto parsed = proto::parse_server(text);
     if (std::holds_alternative<proto::Error>(parsed)) return error("unparsable_message");
