@@ -300,13 +300,15 @@ class Env:
         return crash_test.psql(self.store.url, query)
 
     def owners(self):
-        """{node name: [codes of the unfinished games it owns]} (single node: all of them)."""
+        """{node name: {code: epoch} of the unfinished games it owns} (single node: all of them,
+        epoch 0), in one reading."""
         if not self.cluster:
-            return {self.nodes[0].name: [c for (c,) in self.sql(
-                f"SELECT code FROM games WHERE {UNFINISHED}")]}
+            return {self.nodes[0].name: {c: 0 for (c,) in self.sql(
+                f"SELECT code FROM games WHERE {UNFINISHED}")}}
         owned = {}
-        for owner, code in self.sql(f"SELECT owner, code FROM games WHERE {UNFINISHED}"):
-            owned.setdefault(owner, []).append(code)
+        for owner, code, epoch in self.sql(
+                f"SELECT owner, code, epoch FROM games WHERE {UNFINISHED}"):
+            owned.setdefault(owner, {})[code] = int(epoch)
         return owned
 
     def busiest_owner(self):
@@ -641,9 +643,10 @@ def scenario_d(env):
     procs, logs, stop = env.start_clients(CLIENTS)
     try:
         check(wait_acks(logs, 20, 30), "d: the crash clients play")
+        # The victim's games and epochs from the reading that chose it: a second query could
+        # find none (its one or two games may end in between).
         victim, owned = env.busiest_owner()
-        before = {code: int(epoch) for code, epoch in env.sql(
-            f"SELECT code, epoch FROM games WHERE owner = '{victim.name}' AND {UNFINISHED}")}
+        before = dict(owned.get(victim.name, {}))
         if not check(before, f"d: {victim.name} owns unfinished games ({len(before)})"):
             return
         mark = victim.log_size()
