@@ -209,7 +209,11 @@ class Player {
         }
         await_snapshot(seats_[0]);  // the creation's, version 0
         json w1 = connect(seats_[1]);
-        const bool seated = !w1["games"].empty();
+        // Seated in this game, not in any: a node resumed after a pause beyond its lease lists
+        // the games it held until it finds itself fenced (cluster_test.py d), and a watch
+        // instead of the join would leave the game waiting for its opponent forever.
+        bool seated = false;
+        for (auto& g : w1["games"]) seated = seated || g == code_;
         seats_[1].conn->send({{"type", seated ? "watch" : "join_game"}, {"code", code_}});
         await_snapshot(seats_[1]);
         joined_ = true;
