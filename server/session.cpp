@@ -221,26 +221,37 @@ void Session::welcome(const Player& p, const std::string& token, bool restored,
         });
 }
 
-// The unfinished games the player holds a seat in: this node's, and with several nodes also
-// those the store knows of (held by other nodes). Unreadable: this node's only.
+// The unfinished games the player holds a seat in: this node's; with several nodes, those the
+// store knows of (every node's: a seat is committed before it is acknowledged). This node's
+// own list joins them only when the store cannot be read: a node resumed after a pause beyond
+// its lease still holds games that others have taken over (and maybe finished) until its next
+// write finds it fenced.
 void Session::seated_games(std::function<void(std::vector<std::string>)> then) {
     auto local = hub_.players.games_of(player_->id);
     if (!hub_.cluster) return then(std::move(local));
-    auto merge = std::make_shared<std::set<std::string>>(local.begin(), local.end());
+    struct Merge {
+        std::set<std::string> codes;
+        bool unread = false;
+    };
+    auto merge = std::make_shared<Merge>();
     auto add = [merge](const Read<GamePage>& r) {
+        if (!r.ok()) merge->unread = true;
         if (r.ok())
-            for (const auto& [cursor, g] : r.value->games) merge->insert(g.code);
+            for (const auto& [cursor, g] : r.value->games) merge->codes.insert(g.code);
     };
     const std::string id = player_->id;
     hub_.store->read_page(
         GameQuery{"playing", id, 50, 0}, executor(),
-        [self = self(), then = std::move(then), merge, add, id](Read<GamePage> playing) {
+        [self = self(), then = std::move(then), merge, add, id,
+         local = std::move(local)](Read<GamePage> playing) mutable {
             add(playing);
             self->hub_.store->read_page(
                 GameQuery{"open", id, 50, 0}, self->executor(),
-                [then, merge, add](Read<GamePage> open) {
+                [then = std::move(then), merge, add,
+                 local = std::move(local)](Read<GamePage> open) {
                     add(open);
-                    then(std::vector<std::string>(merge->begin(), merge->end()));
+                    if (merge->unread) merge->codes.insert(local.begin(), local.end());
+                    then(std::vector<std::string>(merge->codes.begin(), merge->codes.end()));
                 });
         });
 }
