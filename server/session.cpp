@@ -227,30 +227,31 @@ void Session::welcome(const Player& p, const std::string& token, bool restored,
 // its lease still holds games that others have taken over (and maybe finished) until its next
 // write finds it fenced.
 void Session::seated_games(std::function<void(std::vector<std::string>)> then) {
-    auto local = hub_.players.games_of(player_->id);
-    if (!hub_.cluster) return then(std::move(local));
+    if (!hub_.cluster) return then(hub_.players.games_of(player_->id));
     struct Merge {
         std::set<std::string> codes;
         bool unread = false;
     };
     auto merge = std::make_shared<Merge>();
     auto add = [merge](const Read<GamePage>& r) {
-        if (!r.ok()) merge->unread = true;
-        if (r.ok())
-            for (const auto& [cursor, g] : r.value->games) merge->codes.insert(g.code);
+        if (!r.ok()) {
+            merge->unread = true;
+            return;
+        }
+        for (const auto& [cursor, g] : r.value->games) merge->codes.insert(g.code);
     };
     const std::string id = player_->id;
     hub_.store->read_page(
         GameQuery{"playing", id, 50, 0}, executor(),
-        [self = self(), then = std::move(then), merge, add, id,
-         local = std::move(local)](Read<GamePage> playing) mutable {
+        [self = self(), then = std::move(then), merge, add, id](Read<GamePage> playing) {
             add(playing);
             self->hub_.store->read_page(
                 GameQuery{"open", id, 50, 0}, self->executor(),
-                [then = std::move(then), merge, add,
-                 local = std::move(local)](Read<GamePage> open) {
+                [self, then, merge, add, id](Read<GamePage> open) {
                     add(open);
-                    if (merge->unread) merge->codes.insert(local.begin(), local.end());
+                    if (merge->unread)
+                        for (auto& code : self->hub_.players.games_of(id))
+                            merge->codes.insert(code);
                     then(std::vector<std::string>(merge->codes.begin(), merge->codes.end()));
                 });
         });
