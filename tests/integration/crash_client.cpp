@@ -209,11 +209,10 @@ class Player {
         }
         await_snapshot(seats_[0]);  // the creation's, version 0
         json w1 = connect(seats_[1]);
-        // Seated in this game, not in any: a node resumed after a pause beyond its lease lists
-        // the games it held until it finds itself fenced (cluster_test.py d), and a watch
-        // instead of the join would leave the game waiting for its opponent forever.
-        bool seated = false;
-        for (auto& g : w1["games"]) seated = seated || g == code_;
+        // Seated in this game, not in any: a node resumed after a pause beyond its lease may list
+        // games it no longer holds (cluster_test.py d), and a watch instead of the join would
+        // leave the game waiting for its opponent forever.
+        const bool seated = seated_in(w1);
         seats_[1].conn->send({{"type", seated ? "watch" : "join_game"}, {"code", code_}});
         await_snapshot(seats_[1]);
         joined_ = true;
@@ -228,9 +227,7 @@ class Player {
         for (int i = 0; i < 2; ++i) {
             Seat& s = seats_[i];
             json w = connect(s);
-            bool seated = false;
-            for (auto& g : w["games"]) seated = seated || g == code_;
-            const bool join = i == 1 && !seated && !joined_;
+            const bool join = i == 1 && !seated_in(w) && !joined_;
             const bool snapshot = join || !game_ || s.seen < 0 || force_snapshot_;
             json msg = {{"type", join ? "join_game" : "watch"}, {"code", code_}};
             if (!snapshot) msg["since_version"] = s.seen;
@@ -241,6 +238,13 @@ class Player {
             if (i == 1) joined_ = true;
         }
         force_snapshot_ = false;
+    }
+
+    // Whether a welcome lists this game among the seat's unfinished games.
+    bool seated_in(const json& welcome) const {
+        for (const auto& g : welcome.value("games", json::array()))
+            if (g == code_) return true;
+        return false;
     }
 
     void await_snapshot(Seat& s) {
