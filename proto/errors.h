@@ -54,7 +54,10 @@ namespace tf::proto {
     X(TooManyAttempts, "too_many_attempts") /* failed logins: wait (per address, per account) */   \
     X(AccountRequired, "account_required")  /* rated play, logout or password change as a guest */ \
     X(AlreadyRegistered, "already_registered") /* register on a connection with an account */      \
-    X(NotRatable, "not_ratable") /* rated with a computer or a variant without a rating */
+    X(NotRatable, "not_ratable") /* rated with a computer or a variant without a rating */         \
+    X(TryAgain, "try_again")     /* the password threads' queue is full: a moment later */         \
+    X(TooManyOpenGames, "too_many_open_games") /* open games per player or address */              \
+    X(BadName, "bad_name") /* a guest name with controls, or an account's or a reserved one */
 
 enum class Err : unsigned char {
 #define X(id, name) id,

@@ -59,6 +59,9 @@ struct CreateGame {
     bool is_public = true;
     std::optional<int> bot;  // 1..5: the server seats a computer opponent of that level
     bool rated = false;      // counts for both players' ratings (two accounts, a rated category)
+    // The request's id, echoed by game_created; a repeat with the same ref on the same connection
+    // within a few seconds is the same request (a double click makes one game).
+    std::optional<std::string> ref = std::nullopt;
 };
 struct JoinGame {
     std::string code;
@@ -418,6 +421,7 @@ struct Welcome {
 };
 struct GameCreated {
     std::string code, link;
+    std::optional<std::string> ref = std::nullopt;
     friend bool operator==(const GameCreated&, const GameCreated&) = default;
 };
 struct SnapshotMsg {

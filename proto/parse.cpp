@@ -66,6 +66,7 @@ ClientMsg create_game(const Json& j) {
             bad("field \"bot\" must be a level from 1 to 5, or null");
         m.bot = int(b->get<std::int64_t>());
     }
+    m.ref = opt_str(j, "ref", 64);
     return m;
 }
 // quick_match: "variant" optional (default), "time_control" required, an object or null.

@@ -308,7 +308,8 @@ const std::unordered_map<std::string, Parser>& parsers() {
         {"welcome", welcome},
         {"game_created",
          [](const Json& j) -> ServerMsg {
-             return GameCreated{str(field(j, "code"), "code", 16), str(field(j, "link"), "link")};
+             return GameCreated{str(field(j, "code"), "code", 16), str(field(j, "link"), "link"),
+                                opt_str(j, "ref", 64)};
          }},
         {"snapshot", snapshot},
         {"event", event},

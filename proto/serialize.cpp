@@ -27,13 +27,15 @@ Json to_json(const Hello& m) {
     return j;
 }
 Json to_json(const CreateGame& m) {
-    return {{"type", "create_game"},
-            {"variant", tf::to_json(m.variant)},
-            {"time_control", m.time_control ? to_json(*m.time_control) : Json(nullptr)},
-            {"color", color_name(m.color)},
-            {"public", m.is_public},
-            {"bot", m.bot ? Json(*m.bot) : Json(nullptr)},
-            {"rated", m.rated}};
+    Json j = {{"type", "create_game"},
+              {"variant", tf::to_json(m.variant)},
+              {"time_control", m.time_control ? to_json(*m.time_control) : Json(nullptr)},
+              {"color", color_name(m.color)},
+              {"public", m.is_public},
+              {"bot", m.bot ? Json(*m.bot) : Json(nullptr)},
+              {"rated", m.rated}};
+    put_opt(j, "ref", m.ref);
+    return j;
 }
 Json to_json(const JoinGame& m) {
     return {{"type", "join_game"}, {"code", m.code}};

@@ -217,7 +217,9 @@ std::string to_text(const Welcome& m) {
 
 std::string to_text(const GameCreated& m) {
     return message([&](JsonWriter& w) {
-        w.key("code").value(m.code).key("link").value(m.link).key("type").value("game_created");
+        w.key("code").value(m.code).key("link").value(m.link);
+        if (m.ref) w.key("ref").value(*m.ref);
+        w.key("type").value("game_created");
     });
 }
 

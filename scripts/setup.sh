@@ -11,11 +11,11 @@ mode=${1:-all}
 # Building the server, the web client's WebAssembly rules (emscripten, which brings Node.js) and
 # the Debian package (dpkg-dev, in build-essential; CPack finds the executables for
 # dpkg-shlibdeps with `file`); libpq for the PostgreSQL store, hiredis (its RESP codec only) for
-# the cluster's Redis bus.
+# the cluster's Redis bus, utf8proc for Unicode names.
 packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libboost-dev libboost-system-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
-  libsqlite3-dev libsodium-dev libpq-dev libhiredis-dev
+  libsqlite3-dev libsodium-dev libpq-dev libhiredis-dev libutf8proc-dev
   emscripten file
 )
 if [[ $mode == all ]]; then

@@ -39,11 +39,23 @@ struct Config {
     double rate_burst = 40;              // credit bucket size
     std::size_t history = 128;           // events kept per game for reconnection
     std::size_t queue_limit = 256;       // outgoing messages per connection before disconnect
-    int max_games = 10;            // unfinished games a player may hold a seat in (create_game)
-    std::size_t list_limit = 100;  // games in one lobby or live list message
-    int live_interval_ms = 1000;   // live-games list: turn updates coalesced to one per interval
+    int max_games = 10;  // unfinished games a player may hold a seat in (create_game)
+    int max_open_games_per_player = 3;  // open games (waiting for an opponent) per creator
+    int max_open_games_per_ip = 8;      // ... per client address (IPv6: /64), fresh guests included
+    double open_away_seconds = 20;      // an open game's creator away this long: off the lobby
+    double open_cancel_seconds = 300;   // ... away this long: the game is cancelled
+    int lobby_interval_ms = 500;        // lobby list: changes coalesced to one message per interval
+    std::size_t list_limit = 100;       // games in one lobby or live list message
+    int live_interval_ms = 1000;  // live-games list: turn updates coalesced to one per interval
     // Exposure limits (issue 8; README "Limits and exposure").
-    int max_connections_per_ip = 256;          // per client address, both ports; 0 = no limit
+    int max_connections_per_ip = 256;  // per client address, both ports; 0 = no limit
+    int max_connections = 0;           // in all, both ports; 0 = from RLIMIT_NOFILE (main.cpp)
+    // Proxies whose X-Forwarded-For and PROXY protocol headers name the client (CIDR blocks).
+    std::vector<std::string> trusted_proxies;
+    int password_threads = 0;           // 0: one per core
+    int password_queue = 0;             // password checks waiting or running; 0: 8 per thread
+    int login_checks_per_address = 60;  // password checks per client address per 10 minutes
+    std::string metrics_token;  // GET /metrics with this bearer token; "" = loopback clients only
     std::vector<std::string> allowed_origins;  // WebSocket upgrade Origin allow-list; empty = any
     double idle_seconds = 30;  // silent WebSocket -> ping; no answer within as long -> closed
 };

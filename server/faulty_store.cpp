@@ -158,9 +158,10 @@ std::vector<LeaderRow> FaultyStore::leaderboard(const std::string& category, int
     check_reads();
     return inner_->leaderboard(category, limit, active_since_ms);
 }
-std::optional<PlayerProfile> FaultyStore::profile(const std::string& username, int recent) {
+std::optional<PlayerProfile> FaultyStore::profile(const std::string& username, int recent,
+                                                  const std::string& viewer) {
     check_reads();
-    return inner_->profile(username, recent);
+    return inner_->profile(username, recent, viewer);
 }
 bool FaultyStore::code_taken(const std::string& code) {
     check_reads();

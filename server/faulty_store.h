@@ -45,12 +45,17 @@ class FaultyStore : public Store {
     std::vector<StoredRating> ratings_of(const std::string& player_id) override;
     std::vector<LeaderRow> leaderboard(const std::string& category, int limit,
                                        std::int64_t active_since_ms) override;
-    std::optional<PlayerProfile> profile(const std::string& username, int recent) override;
+    std::optional<PlayerProfile> profile(const std::string& username, int recent,
+                                         const std::string& viewer) override;
     bool code_taken(const std::string& code) override;
     std::vector<StoredGame> unfinished() override;
     std::optional<StoredGame> game(const std::string& code) override;
     std::vector<JournalRow> journal(const std::string& code) override;
     GamePage list(const GameQuery& q) override;
+    OpenGameCounts open_counts(const std::string& player_id, const std::string& address,
+                               const std::string& node) override {
+        return inner_->open_counts(player_id, address, node);
+    }
     void quarantine(const std::string& code, const std::string& why) override;
     std::size_t pending() override;
     bool healthy() override;

@@ -182,9 +182,10 @@ ApiResponse unavailable(std::string_view target, const std::string& why) {
 }
 
 void list(Store& store, std::string_view target, std::string_view qs, SuspendedFn suspended,
-          Store::Executor ex, Done done) {
+          const std::string& viewer, Store::Executor ex, Done done) {
     auto q = query_of(qs);
     GameQuery gq;
+    gq.viewer = viewer;
     auto refuse = [&](const std::string& why) {
         boost::asio::post(ex, [done, r = error(400, "bad_request", why)] { done(r); });
     };
@@ -295,43 +296,41 @@ void leaderboard(Store& store, std::string_view target, std::string_view qs, Sto
 // GET /api/players/NAME: an account's page: ratings, their history, results by colour and
 // the last games.
 void player(Store& store, std::string_view target, const std::string& name, SuspendedFn suspended,
-            Store::Executor ex, Done done) {
-    store.read_profile(name, 20, ex,
-                       [done, name, suspended = std::move(suspended),
-                        t = std::string(target)](Read<std::optional<PlayerProfile>> r) {
-                           if (!r.ok()) return done(unavailable(t, r.error));
-                           if (!*r.value)
-                               return done(error(404, "not_found", "no player named " + name));
-                           const PlayerProfile& p = **r.value;
-                           const auto now = epoch_ms();
-                           json ratings = json::object(), history = json::object();
-                           for (const auto& rt : p.ratings)
-                               ratings[rt.category] = rating_json(rt, now);
-                           for (const auto& [category, points] : p.history) {
-                               json line = json::array();
-                               for (const auto& pt : points)
-                                   line.push_back({{"at", iso8601(pt.at_ms)},
-                                                   {"rating", int(std::lround(pt.rating))},
-                                                   {"game", pt.code}});
-                               history[category] = std::move(line);
-                           }
-                           json totals = json::object();
-                           const char* sides[] = {"silver", "bronze"};
-                           for (int i = 0; i < 2; ++i)
-                               totals[sides[i]] = {{"wins", p.as[i].wins},
-                                                   {"draws", p.as[i].draws},
-                                                   {"losses", p.as[i].losses}};
-                           json recent = json::array();
-                           for (const auto& g : p.recent) recent.push_back(summary(g, suspended));
-                           json out = {{"username", p.account.username},
-                                       {"player_id", p.account.player_id},
-                                       {"created_at", iso8601(p.account.created_ms)},
-                                       {"ratings", std::move(ratings)},
-                                       {"history", std::move(history)},
-                                       {"totals", std::move(totals)},
-                                       {"recent", std::move(recent)}};
-                           done({200, "application/json", out.dump() + "\n", {}});
-                       });
+            const std::string& viewer, Store::Executor ex, Done done) {
+    store.read_profile(
+        name, 20, viewer, ex,
+        [done, name, suspended = std::move(suspended),
+         t = std::string(target)](Read<std::optional<PlayerProfile>> r) {
+            if (!r.ok()) return done(unavailable(t, r.error));
+            if (!*r.value) return done(error(404, "not_found", "no player named " + name));
+            const PlayerProfile& p = **r.value;
+            const auto now = epoch_ms();
+            json ratings = json::object(), history = json::object();
+            for (const auto& rt : p.ratings) ratings[rt.category] = rating_json(rt, now);
+            for (const auto& [category, points] : p.history) {
+                json line = json::array();
+                for (const auto& pt : points)
+                    line.push_back({{"at", iso8601(pt.at_ms)},
+                                    {"rating", int(std::lround(pt.rating))},
+                                    {"game", pt.code.empty() ? json(nullptr) : json(pt.code)}});
+                history[category] = std::move(line);
+            }
+            json totals = json::object();
+            const char* sides[] = {"silver", "bronze"};
+            for (int i = 0; i < 2; ++i)
+                totals[sides[i]] = {
+                    {"wins", p.as[i].wins}, {"draws", p.as[i].draws}, {"losses", p.as[i].losses}};
+            json recent = json::array();
+            for (const auto& g : p.recent) recent.push_back(summary(g, suspended));
+            json out = {{"username", p.account.username},
+                        {"player_id", p.account.player_id},
+                        {"created_at", iso8601(p.account.created_ms)},
+                        {"ratings", std::move(ratings)},
+                        {"history", std::move(history)},
+                        {"totals", std::move(totals)},
+                        {"recent", std::move(recent)}};
+            done({200, "application/json", out.dump() + "\n", {}});
+        });
 }
 
 }  // namespace
@@ -340,8 +339,8 @@ bool is_api_target(std::string_view target) {
     return target.substr(0, 5) == "/api/";
 }
 
-void history_api(Store& store, std::string_view target, SuspendedFn suspended, Store::Executor ex,
-                 std::function<void(ApiResponse)> done) {
+void history_api(Store& store, std::string_view target, SuspendedFn suspended, std::string viewer,
+                 Store::Executor ex, std::function<void(ApiResponse)> done) {
     auto now = [&](ApiResponse r) { boost::asio::post(ex, [done, r = std::move(r)] { done(r); }); };
     auto qpos = target.find('?');
     std::string_view path = target.substr(0, qpos);
@@ -351,11 +350,11 @@ void history_api(Store& store, std::string_view target, SuspendedFn suspended, S
         std::string name(path.substr(13));
         if (!proto::is_username(name))
             return now(error(404, "not_found", "no player named " + name));
-        return player(store, target, name, std::move(suspended), ex, std::move(done));
+        return player(store, target, name, std::move(suspended), viewer, ex, std::move(done));
     }
     constexpr std::string_view games = "/api/games";
     if (path == games || path == "/api/games/")
-        return list(store, target, qs, std::move(suspended), ex, std::move(done));
+        return list(store, target, qs, std::move(suspended), viewer, ex, std::move(done));
     if (path.substr(0, games.size() + 1) != "/api/games/")
         return now(error(404, "not_found", "no such API path"));
     auto rest = path.substr(games.size() + 1);

@@ -22,9 +22,12 @@ struct ApiResponse {
 bool is_api_target(std::string_view target);
 // Answers a GET of `target`: `done` runs on `ex` with the response (never throws).
 // `suspended` tells which games are paused by a store failure in this process: they are shown
-// as "suspended" whatever their stored status says.
+// as "suspended" whatever their stored status says. `viewer` is the player the request
+// authenticated as ("" for anyone): listings and player pages show private games only to the
+// players seated in them (a private game's code is its secret; one game by its code is answered
+// to whoever knows it).
 using SuspendedFn = std::function<bool(const std::string& code)>;
-void history_api(Store& store, std::string_view target, SuspendedFn suspended, Store::Executor ex,
-                 std::function<void(ApiResponse)> done);
+void history_api(Store& store, std::string_view target, SuspendedFn suspended, std::string viewer,
+                 Store::Executor ex, std::function<void(ApiResponse)> done);
 
 }  // namespace tf::server

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 
+#include "server/client_address.h"
 #include "server/config.h"
 #include "server/conn_limit.h"
 #include "server/directory.h"
@@ -19,6 +20,7 @@
 #include "server/listings.h"
 #include "server/login_limit.h"
 #include "server/matchmaker.h"
+#include "server/password_pool.h"
 #include "server/player_index.h"
 #include "server/ratings.h"
 #include "server/room_services.h"
@@ -34,13 +36,18 @@ struct Hub {
           cfg(std::move(c)),
           store(std::move(s)),
           workers(std::size_t(cfg.workers)),
+          passwords(cfg.password_threads, cfg.password_queue),
+          logins(cfg.login_checks_per_address),
           directory(factory, services),  // stores references only: constructed in this order
           services{listings, players,   directory, *store,
                    cfg,      offload(), ratings,   cfg.bus.empty() ? std::string() : cfg.node_id},
           factory(ioc, services),
-          conn_limit(conn_limiter(cfg.max_connections_per_ip)) {
+          conn_limit(conn_limiter(cfg.max_connections_per_ip, cfg.max_connections)) {
+        std::string error;  // main() refused a bad list before
+        if (auto t = TrustedProxies::parse(cfg.trusted_proxies, error)) trusted = std::move(*t);
         identity.attach(store.get());
-        listings.configure(cfg.list_limit, std::chrono::milliseconds(cfg.live_interval_ms));
+        listings.configure(cfg.list_limit, std::chrono::milliseconds(cfg.live_interval_ms),
+                           std::chrono::milliseconds(cfg.lobby_interval_ms), ioc.get_executor());
     }
     ~Hub() {
         passwords.join();
@@ -54,9 +61,9 @@ struct Hub {
     Config cfg;
     std::unique_ptr<Store> store;  // declared before the rooms' owners: outlives every room
     boost::asio::thread_pool workers;
-    // Password hashing (Argon2id: 64 MiB and ~0.1 s each): one thread, so that a crowd of
-    // logins costs one hash's memory at a time and never the network threads.
-    boost::asio::thread_pool passwords{1};
+    // Password hashing (Argon2id: 64 MiB and ~40 ms each) off the network threads, one thread
+    // per core behind a bounded queue (server/password_pool.h).
+    PasswordPool passwords;
     Identity identity;
     RatingBook ratings;
     LoginLimiter logins;
@@ -66,7 +73,8 @@ struct Hub {
     LocalDirectory directory;
     RoomServices services;
     RoomFactory factory;
-    ConnLimiter& conn_limit;         // --max-connections-per-ip, over both listeners (process-wide)
+    ConnLimiter& conn_limit;  // --max-connections(-per-ip), over both listeners (process-wide)
+    TrustedProxies trusted;   // --trusted-proxies
     std::atomic<bool> ready{false};  // /readyz: store open, accepting, not shutting down
     // Several nodes (--bus): set by main() before serving, outlived by the hub.
     Cluster* cluster = nullptr;

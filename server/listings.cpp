@@ -2,19 +2,56 @@
 
 namespace tf::server {
 
-void Listings::configure(std::size_t list_limit, std::chrono::milliseconds live_interval) {
+void Listings::configure(std::size_t list_limit, std::chrono::milliseconds live_interval,
+                         std::chrono::milliseconds lobby_interval,
+                         boost::asio::any_io_executor ex) {
     std::lock_guard lock(m_);
     list_limit_ = list_limit;
     live_interval_ = live_interval;
+    lobby_interval_ = ex ? lobby_interval : std::chrono::milliseconds(0);
+    if (ex) lobby_timer_.emplace(ex);
 }
 
 Msg Listings::open_locked() const {
     proto::Lobby list;
-    for (auto& [code, entry] : open_) {
+    for (auto& [seq, code] : open_order_) {
         if (list.games.size() >= list_limit_) break;
-        list.games.push_back(entry);
+        list.games.push_back(open_.at(code).entry);
     }
     return std::make_shared<const std::string>(proto::to_text(list));
+}
+
+void Listings::open_changed_locked(std::vector<std::shared_ptr<Participant>>& to, Msg& msg) {
+    if (open_subs_.empty()) return;  // subscribers get the list on arrival
+    const auto now = std::chrono::steady_clock::now();
+    if (lobby_interval_.count() > 0 && now - open_sent_ < lobby_interval_) {
+        open_dirty_ = true;
+        if (!lobby_timer_armed_) {
+            lobby_timer_armed_ = true;
+            lobby_timer_->expires_at(open_sent_ + lobby_interval_);
+            lobby_timer_->async_wait([this](boost::system::error_code ec) {
+                if (!ec) flush_open();
+            });
+        }
+        return;
+    }
+    open_sent_ = now;
+    open_dirty_ = false;
+    msg = open_locked();
+    collect(open_subs_, to);
+}
+
+void Listings::flush_open() {
+    std::vector<std::shared_ptr<Participant>> to;
+    Msg msg;
+    {
+        std::lock_guard lock(m_);
+        lobby_timer_armed_ = false;
+        if (!open_dirty_) return;
+        open_sent_ = {};  // due: sent now
+        open_changed_locked(to, msg);
+    }
+    for (auto& p : to) p->deliver(msg);
 }
 
 Msg Listings::live_locked() const {
@@ -42,7 +79,7 @@ std::optional<proto::OpenGame> Listings::open_entry(const std::string& code) {
     std::lock_guard lock(m_);
     auto it = open_.find(code);
     if (it == open_.end()) return std::nullopt;
-    return it->second;
+    return it->second.entry;
 }
 
 std::optional<proto::LiveGame> Listings::live_entry(const std::string& code) {
@@ -58,15 +95,23 @@ void Listings::set_open(const std::string& code, std::optional<proto::OpenGame> 
     Msg msg;
     {
         std::lock_guard lock(m_);
+        auto it = open_.find(code);
         if (!entry) {
-            if (!open_.erase(code)) return changed(code, notify);
+            if (it == open_.end()) return changed(code, notify);
+            open_order_.erase(it->second.seq);
+            open_.erase(it);
+        } else if (it != open_.end()) {
+            if (it->second.entry == *entry) return changed(code, notify);
+            it->second.entry = std::move(*entry);
         } else {
-            open_.insert_or_assign(code, std::move(*entry));
+            const std::uint64_t seq = next_seq_++;
+            open_.emplace(code, Listed{std::move(*entry), seq});
+            open_order_.emplace(seq, code);
         }
-        msg = open_locked();
-        collect(open_subs_, to);
+        open_changed_locked(to, msg);
     }
-    for (auto& p : to) p->deliver(msg);
+    if (msg)
+        for (auto& p : to) p->deliver(msg);
     changed(code, notify);
 }
 
@@ -151,9 +196,11 @@ void Listings::remove(const std::string& code, bool notify) {
     {
         std::lock_guard lock(m_);
         live_.erase(code);
-        if (!open_.erase(code)) return changed(code, notify);
-        msg = open_locked();
-        collect(open_subs_, to);
+        auto it = open_.find(code);
+        if (it == open_.end()) return changed(code, notify);
+        open_order_.erase(it->second.seq);
+        open_.erase(it);
+        open_changed_locked(to, msg);
     }
     for (auto& p : to) p->deliver(msg);
     changed(code, notify);

@@ -1,8 +1,11 @@
 // The lobby's two listings (PROTOCOL.md "Open games", "Live games"): the open public games and
 // the public games being played, each with its subscribers. Rooms publish their entry as it
 // changes (set_open, set_live: a delta); a subscriber gets the whole list on subscribing and on
-// every change (the wire carries whole lists). Nothing here calls a room. Thread-safe: one
-// mutex, never held while delivering (lists are serialized once under it and handed out after).
+// every change (the wire carries whole lists). Open games are listed newest first (the order
+// they were listed in); their changes are coalesced to one message per --lobby-interval-ms (the
+// first change after a quiet interval at once, the rest when it ends), so a flood of creations
+// costs a subscriber two messages a second. Nothing here calls a room. Thread-safe: one mutex,
+// never held while delivering (lists are serialized once under it and handed out after).
 //
 // Several nodes (server/cluster.h): each node keeps the whole lists and its own subscribers;
 // the changes of its own rooms are reported to the observer (on_change), which sends their
@@ -10,6 +13,8 @@
 #pragma once
 
 #include <atomic>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -28,7 +33,11 @@ class Listings {
   public:
     using TimePoint = std::chrono::steady_clock::time_point;
     // Most games in one message, and the live list's coalescing interval; set before serving.
-    void configure(std::size_t list_limit, std::chrono::milliseconds live_interval);
+    // With an executor and a lobby interval, the open list's changes are coalesced (a timer on
+    // it publishes the held ones); without, every change is sent at once (unit tests).
+    void configure(std::size_t list_limit, std::chrono::milliseconds live_interval,
+                   std::chrono::milliseconds lobby_interval = {},
+                   boost::asio::any_io_executor ex = {});
 
     // Called (outside the lock, on the changing thread) with the code of every game whose
     // entries changed by a call with `notify` true. Set before serving.
@@ -79,14 +88,27 @@ class Listings {
                                                  std::vector<std::shared_ptr<Participant>>& to,
                                                  Msg& msg);
 
+    // After a change to open_ (m_ held): publishes now, or arms the timer for the held change.
+    void open_changed_locked(std::vector<std::shared_ptr<Participant>>& to, Msg& msg);
+    void flush_open();
     void changed(const std::string& code, bool notify) {
         if (notify && changed_) changed_(code);
     }
     std::function<void(const std::string&)> changed_;
     std::mutex m_;
     std::size_t list_limit_ = 100;
-    std::map<std::string, proto::OpenGame> open_;
+    struct Listed {
+        proto::OpenGame entry;
+        std::uint64_t seq;  // order of listing: the newest first
+    };
+    std::map<std::string, Listed> open_;
+    std::map<std::uint64_t, std::string, std::greater<>> open_order_;
+    std::uint64_t next_seq_ = 0;
     Subs open_subs_;
+    std::chrono::milliseconds lobby_interval_{0};
+    std::optional<boost::asio::steady_timer> lobby_timer_;
+    TimePoint open_sent_{};
+    bool open_dirty_ = false, lobby_timer_armed_ = false;
     std::map<std::string, proto::LiveGame> live_;
     Subs live_subs_;
     std::chrono::milliseconds live_interval_{1000};

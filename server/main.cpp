@@ -3,6 +3,7 @@
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/spdlog.h>
 
+#include <sys/resource.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "proto/messages.h"
 #include "server/backup.h"
 #include "server/bus.h"
+#include "server/client_address.h"
 #include "server/cluster.h"
 #include "server/faulty_store.h"
 #include "server/hub.h"
@@ -252,6 +254,31 @@ int main(int argc, char** argv) {
     app.add_option("--max-games", cfg.max_games,
                    "unfinished games one player may hold a seat in when creating another")
         ->check(CLI::Range(1, 100000));
+    app.add_option("--max-open-games-per-player", cfg.max_open_games_per_player,
+                   "games waiting for an opponent one player may have created (create_game: "
+                   "too_many_open_games)")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    app.add_option("--max-open-games-per-ip", cfg.max_open_games_per_ip,
+                   "games waiting for an opponent created from one client address (IPv6: one "
+                   "/64), whoever created them: a script's fresh guests count together")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    app.add_option("--open-away-seconds", cfg.open_away_seconds,
+                   "an open game whose creator has had no connection to it this long leaves the "
+                   "lobby (and is listed again when the creator comes back)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--open-cancel-seconds", cfg.open_cancel_seconds,
+                   "an open game whose creator has had no connection to it this long is "
+                   "cancelled")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--lobby-interval-ms", cfg.lobby_interval_ms,
+                   "open-games list: at most one message per interval to each subscriber "
+                   "(changes in between are coalesced; 0 = every change)")
+        ->check(CLI::Range(0, 3600000))
+        ->capture_default_str();
     app.add_option("--list-limit", cfg.list_limit, "games in one lobby or live list message")
         ->check(CLI::Range(1, 100000));
     app.add_option("--live-interval-ms", cfg.live_interval_ms,
@@ -264,6 +291,40 @@ int main(int argc, char** argv) {
                    "0 = no limit (behind a reverse proxy every client has the proxy's address)")
         ->check(CLI::Range(0, 1000000))
         ->capture_default_str();
+    app.add_option("--max-connections", cfg.max_connections,
+                   "open connections in all, both ports; more are refused (TCP: error "
+                   "too_many_connections, HTTP: 503) so that the server never runs out of "
+                   "descriptors. 0 = the descriptor limit (RLIMIT_NOFILE, raised to its hard "
+                   "limit at start) less a reserve of max(64, a sixteenth)")
+        ->check(CLI::Range(0, 100000000))
+        ->capture_default_str();
+    app.add_option("--trusted-proxies", cfg.trusted_proxies,
+                   "comma-separated addresses or CIDR blocks of reverse proxies and load "
+                   "balancers (e.g. 127.0.0.1,10.0.0.0/8): from them the X-Forwarded-For header "
+                   "(HTTP, WebSocket) and the PROXY protocol v1/v2 header (TCP) name the client, "
+                   "whose address every per-address limit and log line then uses. Empty "
+                   "(default): nobody's headers are believed")
+        ->delimiter(',')
+        ->default_str("");
+    app.add_option("--password-threads", cfg.password_threads,
+                   "threads hashing and checking passwords (Argon2id, 64 MiB each); 0 = one "
+                   "per core")
+        ->check(CLI::Range(0, 256))
+        ->capture_default_str();
+    app.add_option("--password-queue", cfg.password_queue,
+                   "password checks waiting or running at most; more are refused at once with "
+                   "try_again. 0 = 8 per password thread")
+        ->check(CLI::Range(0, 100000))
+        ->capture_default_str();
+    app.add_option("--login-checks-per-address", cfg.login_checks_per_address,
+                   "password checks (logins, registrations, password changes, successful or "
+                   "not) one client address may ask for within 10 minutes")
+        ->check(CLI::Range(1, 1000000))
+        ->capture_default_str();
+    app.add_option("--metrics-token", cfg.metrics_token,
+                   "GET /metrics answers requests with \"Authorization: Bearer TOKEN\"; without "
+                   "a token only clients on this machine that did not come through a proxy "
+                   "(TRUNKFIELD_METRICS_TOKEN keeps it out of the process list)");
     app.add_option("--allowed-origins", cfg.allowed_origins,
                    "comma-separated origins (e.g. https://play.example.org) whose pages may open "
                    "a WebSocket; other Origin headers get 403. Empty (default): any origin. "
@@ -342,6 +403,14 @@ int main(int argc, char** argv) {
     }
     // An empty value (allowed-origins = "" in a file) is the empty list, not one empty origin.
     std::erase(cfg.allowed_origins, std::string());
+    std::erase(cfg.trusted_proxies, std::string());
+    {
+        std::string error;
+        if (!tf::server::TrustedProxies::parse(cfg.trusted_proxies, error)) {
+            std::cerr << "trunkfield-server: --trusted-proxies: " << error << "\n";
+            return 2;
+        }
+    }
 
     if (print_config) {
         std::cout << settings_text(app);
@@ -369,6 +438,20 @@ int main(int argc, char** argv) {
         spdlog::set_formatter(std::move(f));
     }
     spdlog::info("trunkfield-server {}", TF_VERSION);
+    // Descriptors: the soft limit raised to the hard one (as nginx and Go do), and the
+    // connections capped below it, so that accept() never finds none left.
+    if (rlimit nofile{}; getrlimit(RLIMIT_NOFILE, &nofile) == 0) {
+        if (nofile.rlim_cur < nofile.rlim_max) {
+            nofile.rlim_cur = nofile.rlim_max;
+            if (setrlimit(RLIMIT_NOFILE, &nofile) != 0) getrlimit(RLIMIT_NOFILE, &nofile);
+        }
+        if (cfg.max_connections == 0)
+            cfg.max_connections = tf::server::default_max_connections(
+                nofile.rlim_cur == RLIM_INFINITY ? 1 << 20 : long(nofile.rlim_cur));
+        spdlog::info("connections: at most {} in all (descriptor limit {}), {} per address{}",
+                     cfg.max_connections, (long long)nofile.rlim_cur, cfg.max_connections_per_ip,
+                     cfg.trusted_proxies.empty() ? "" : "; trusted proxies name their clients");
+    }
 
     std::unique_ptr<tf::server::Store> store;
     try {

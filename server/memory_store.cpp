@@ -165,7 +165,13 @@ std::vector<LeaderRow> MemoryStore::leaderboard(const std::string& category, int
     return out;
 }
 
-std::optional<PlayerProfile> MemoryStore::profile(const std::string& username, int recent) {
+// A private game is seen by the players seated in it only.
+static bool visible(const StoredGame& g, const std::string& viewer) {
+    return g.is_public || (!viewer.empty() && (g.seat_id[0] == viewer || g.seat_id[1] == viewer));
+}
+
+std::optional<PlayerProfile> MemoryStore::profile(const std::string& username, int recent,
+                                                  const std::string& viewer) {
     assert_off_io_thread();
     std::lock_guard lock(m_);
     auto k = account_keys_.find(username_key(username));
@@ -176,14 +182,18 @@ std::optional<PlayerProfile> MemoryStore::profile(const std::string& username, i
     if (auto it = ratings_.find(id); it != ratings_.end())
         for (const auto& [c, r] : it->second) p.ratings.push_back(r);
     if (auto it = history_.find(id); it != history_.end())
-        for (const auto& h : it->second)
-            p.history[h.after.category].push_back({h.after.last_ms, h.after.rating, h.code});
+        for (const auto& h : it->second) {
+            auto g = games_.find(h.code);
+            const bool shown = g == games_.end() || visible(g->second.second, viewer);
+            p.history[h.after.category].push_back(
+                {h.after.last_ms, h.after.rating, shown ? h.code : std::string()});
+        }
     std::vector<std::pair<std::int64_t, const StoredGame*>> mine;
     for (const auto& [code, g] : games_) {
         const StoredGame& row = g.second;
         const int side = row.seat_id[0] == id ? 0 : row.seat_id[1] == id ? 1 : -1;
         if (side < 0) continue;
-        mine.push_back({g.first, &row});
+        if (visible(row, viewer)) mine.push_back({g.first, &row});
         if (row.status != "over") continue;
         auto result = result_of_text(row.result);
         if (!result) continue;
@@ -254,6 +264,7 @@ GamePage MemoryStore::list(const GameQuery& q) {
             continue;
         if (!q.player_id.empty() && row.seat_id[0] != q.player_id && row.seat_id[1] != q.player_id)
             continue;
+        if (q.viewer && !visible(row, *q.viewer)) continue;
         all.push_back(g);
     }
     std::sort(all.begin(), all.end(),

@@ -21,7 +21,8 @@ class MemoryStore : public Store {
     std::vector<StoredRating> ratings_of(const std::string& player_id) override;
     std::vector<LeaderRow> leaderboard(const std::string& category, int limit,
                                        std::int64_t active_since_ms) override;
-    std::optional<PlayerProfile> profile(const std::string& username, int recent) override;
+    std::optional<PlayerProfile> profile(const std::string& username, int recent,
+                                         const std::string& viewer) override;
     bool code_taken(const std::string& code) override;
     std::vector<StoredGame> unfinished() override;
     std::optional<StoredGame> game(const std::string& code) override;

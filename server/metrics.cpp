@@ -113,6 +113,24 @@ std::string render_metrics(Hub& hub) {
            std::to_string(m.messages_in.load()));
     metric(out, "trunkfield_messages_out_total", "counter", "Messages queued to clients.",
            std::to_string(m.messages_out.load()));
+    out +=
+        "# HELP trunkfield_connections_refused_total Connections refused at accept: too many "
+        "from the client's address (--max-connections-per-ip) or in all (--max-connections).\n"
+        "# TYPE trunkfield_connections_refused_total counter\n"
+        "trunkfield_connections_refused_total{reason=\"address\"} " +
+        std::to_string(m.connections_refused_address.load()) +
+        "\n"
+        "trunkfield_connections_refused_total{reason=\"full\"} " +
+        std::to_string(m.connections_refused_full.load()) + "\n";
+    metric(out, "trunkfield_connections_max", "gauge",
+           "Connections the server accepts in all (--max-connections; 0: no limit).",
+           std::to_string(hub.conn_limit.max_total()));
+    metric(out, "trunkfield_accept_failures_total", "counter",
+           "accept() calls that failed (descriptors or memory exhausted, resets).",
+           std::to_string(m.accept_failures.load()));
+    metric(out, "trunkfield_accept_pauses_total", "counter",
+           "Episodes in which the listeners paused for want of descriptors or memory.",
+           std::to_string(m.accept_pauses.load()));
     metric(out, "trunkfield_queue_drops_total", "counter",
            "Connections dropped because their outgoing queue was full.",
            std::to_string(m.queue_drops.load()));

@@ -31,6 +31,13 @@ class Histogram {
 struct Metrics {
     std::atomic<std::int64_t> connections_ws{0}, connections_tcp{0};
     std::atomic<std::uint64_t> messages_in{0}, messages_out{0}, queue_drops{0};
+    // Connections refused at accept: --max-connections-per-ip, --max-connections; accept()
+    // failures and the pauses of the listeners for want of descriptors (server/listener.h).
+    std::atomic<std::uint64_t> connections_refused_address{0}, connections_refused_full{0};
+    std::atomic<std::uint64_t> accept_failures{0}, accept_pauses{0};
+    // Password checks refused because the password threads' queue was full (try_again), and
+    // refused by the login limits (too_many_attempts), by reason.
+    std::atomic<std::uint64_t> password_refusals{0};
     std::atomic<std::uint64_t> turns_accepted{0}, setups_accepted{0};
     std::atomic<std::int64_t> spectators{0};
     std::atomic<std::int64_t> games_suspended{0};  // rooms paused by a store failure

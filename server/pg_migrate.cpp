@@ -130,7 +130,7 @@ ApiResponse api(Store& store, const std::string& target) {
     auto work = boost::asio::make_work_guard(io);  // the answer comes from another thread
     ApiResponse out;
     history_api(
-        store, target, [](const std::string&) { return false; }, io.get_executor(),
+        store, target, [](const std::string&) { return false; }, "", io.get_executor(),
         [&](ApiResponse r) {
             out = std::move(r);
             work.reset();

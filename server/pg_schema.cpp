@@ -131,6 +131,13 @@ CREATE TABLE seeks (
 );
 CREATE INDEX seeks_by_pool ON seeks (pool, since);
 )sql",
+    // 3: the open-game limits across nodes (issue 31): an open game's creator's client address
+    // (cleared once the game is no longer open), counted per address among open games.
+    R"sql(
+ALTER TABLE games ADD COLUMN creator_addr text;
+CREATE INDEX games_open_by_addr ON games (creator_addr) WHERE status = 'open';
+CREATE INDEX games_open_by_player ON games (silver_id, bronze_id) WHERE status = 'open';
+)sql",
 };
 static_assert(std::size(kMigrations) == kPgSchemaVersion);
 

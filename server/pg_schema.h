@@ -16,7 +16,7 @@ namespace tf::server::pg {
 inline constexpr const char* kGameColumns =
     "id, code, variant, time_control, is_public, quick_match, creator_side, bot_level, "
     "silver_id, silver_name, bronze_id, bronze_name, status, result, turns, version, created_at, "
-    "finished_at, rated";
+    "finished_at, rated, creator_addr";
 
 // Sends the connection's notices to the debug log instead of standard error.
 void quiet(pg_conn* c);

@@ -86,8 +86,8 @@ const pg::Conn::Statements& statements() {
         {"ins_game",
          "INSERT INTO games (code, variant, time_control, is_public, quick_match, creator_side, "
          "bot_level, silver_id, silver_name, bronze_id, bronze_name, status, result, turns, "
-         "version, created_at, finished_at, rated, owner, epoch) VALUES ($1, $2, $3, $4, $5, $6, "
-         "$7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)"},
+         "version, created_at, finished_at, rated, owner, epoch, creator_addr) VALUES ($1, $2, $3, "
+         "$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)"},
         // Fencing (cluster mode): the write's first statement updates the game's row only while
         // this node still owns it at this epoch, which also locks it: a takeover (an UPDATE of
         // owner and epoch) waits for this write's transaction, and a write after the takeover
@@ -96,7 +96,8 @@ const pg::Conn::Statements& statements() {
         {"upd_game_fenced",
          "WITH u AS (UPDATE games SET silver_id = $2, silver_name = $3, bronze_id = $4, "
          "bronze_name = $5, status = $6, result = $7, turns = $8, version = $9, "
-         "finished_at = $10 WHERE code = $1 AND owner = $11 AND epoch = $12 RETURNING 1) "
+         "finished_at = $10, creator_addr = CASE WHEN $6 = 'open' THEN creator_addr END "
+         "WHERE code = $1 AND owner = $11 AND epoch = $12 RETURNING 1) "
          "SELECT tf_check(count(*) = 1, '" +
              std::string(kFenced) +
              "game ' || $1::text || ' is no longer owned by node ' || $11::text || ' at epoch ' "
@@ -110,7 +111,8 @@ const pg::Conn::Statements& statements() {
         {"upd_game",
          "WITH u AS (UPDATE games SET silver_id = $2, silver_name = $3, bronze_id = $4, "
          "bronze_name = $5, status = $6, result = $7, turns = $8, version = $9, "
-         "finished_at = $10 WHERE code = $1 RETURNING 1) "
+         "finished_at = $10, creator_addr = CASE WHEN $6 = 'open' THEN creator_addr END "
+         "WHERE code = $1 RETURNING 1) "
          "SELECT tf_check(count(*) = 1, 'no game ' || $1::text || ' to update') FROM u"},
         {"ins_row",
          "INSERT INTO journal (code, version, kind, event, at, format) "
@@ -167,8 +169,10 @@ const pg::Conn::Statements& statements() {
          "FROM ratings r JOIN accounts a ON a.player_id = r.player_id "
          "WHERE a.username_key = $1 ORDER BY r.category COLLATE \"C\""},
         {"profile_history",
-         "SELECT h.category, h.at, h.rating, h.code FROM rating_history h "
-         "JOIN accounts a ON a.player_id = h.player_id WHERE a.username_key = $1 "
+         "SELECT h.category, h.at, h.rating, CASE WHEN g.is_public IS NOT FALSE OR "
+         "($2 <> '' AND (g.silver_id = $2 OR g.bronze_id = $2)) THEN h.code ELSE '' END "
+         "FROM rating_history h JOIN accounts a ON a.player_id = h.player_id "
+         "LEFT JOIN games g ON g.code = h.code WHERE a.username_key = $1 "
          "ORDER BY h.at, h.code COLLATE \"C\""},
         {"profile_totals",
          "SELECT CASE WHEN g.silver_id = a.player_id THEN 0 ELSE 1 END, "
@@ -178,7 +182,13 @@ const pg::Conn::Statements& statements() {
         {"profile_recent", std::string("SELECT ") + pg::kGameColumns +
                                " FROM games WHERE id IN (SELECT g.id FROM games g JOIN accounts a "
                                "ON g.silver_id = a.player_id OR g.bronze_id = a.player_id "
-                               "WHERE a.username_key = $1) ORDER BY id DESC LIMIT $2"},
+                               "WHERE a.username_key = $1 AND (g.is_public OR ($3 <> '' AND "
+                               "(g.silver_id = $3 OR g.bronze_id = $3)))) "
+                               "ORDER BY id DESC LIMIT $2"},
+        {"open_counts",
+         "SELECT count(*) FILTER (WHERE silver_id = $1 OR bronze_id = $1), "
+         "count(*) FILTER (WHERE creator_addr = $2) FROM games WHERE status = 'open' AND "
+         "owner IS DISTINCT FROM $3 AND (silver_id = $1 OR bronze_id = $1 OR creator_addr = $2)"},
         {"code_taken", "SELECT 1 FROM games WHERE code = $1"},
         {"unfinished", std::string("SELECT ") + pg::kGameColumns +
                            " FROM games WHERE status IN ('open', 'playing') ORDER BY id"},
@@ -214,6 +224,7 @@ std::pair<std::int64_t, StoredGame> game_of(const pg::Result& r, int i) {
     g.created_ms = r.integer(i, 16);
     g.finished_ms = r.integer(i, 17);
     g.rated = r.boolean(i, 18);
+    g.creator_addr = r.text(i, 19);
     return {r.integer(i, 0), std::move(g)};
 }
 
@@ -302,11 +313,19 @@ class PgStore : public Store {
                           Then<std::vector<LeaderRow>> t) override {
         async(leaderboard_spec(c, limit, since), ex, std::move(t));
     }
-    void read_profile(std::string u, int recent, Executor ex,
+    void read_profile(std::string u, int recent, std::string viewer, Executor ex,
                       Then<std::optional<PlayerProfile>> t) override {
-        async(profile_spec(u, recent), ex, std::move(t));
+        async(profile_spec(u, recent, viewer), ex, std::move(t));
     }
 
+    void read_open_counts(std::string p, std::string a, std::string n, Executor ex,
+                          Then<OpenGameCounts> t) override {
+        async(open_counts_spec(p, a, n), ex, std::move(t));
+    }
+    OpenGameCounts open_counts(const std::string& p, const std::string& a,
+                               const std::string& n) override {
+        return wait(open_counts_spec(p, a, n));
+    }
     std::optional<StoredPlayer> player_by_selector(const std::string& s) override {
         return wait(player_spec(s));
     }
@@ -320,8 +339,9 @@ class PgStore : public Store {
                                        std::int64_t since) override {
         return wait(leaderboard_spec(c, limit, since));
     }
-    std::optional<PlayerProfile> profile(const std::string& u, int recent) override {
-        return wait(profile_spec(u, recent));
+    std::optional<PlayerProfile> profile(const std::string& u, int recent,
+                                         const std::string& viewer) override {
+        return wait(profile_spec(u, recent, viewer));
     }
     bool code_taken(const std::string& c) override { return wait(code_spec(c)); }
     std::vector<StoredGame> unfinished() override {
@@ -427,6 +447,13 @@ class PgStore : public Store {
                                         r[0].text(0, 3), r[0].text(0, 4)};
                 }};
     }
+    static Spec<OpenGameCounts> open_counts_spec(const std::string& player,
+                                                 const std::string& address,
+                                                 const std::string& node) {
+        return {{prepared("open_counts", {player, address, node})}, [](const Results& r) {
+                    return OpenGameCounts{int(r[0].integer(0, 0)), int(r[0].integer(0, 1))};
+                }};
+    }
     static Spec<bool> code_spec(const std::string& code) {
         return {{prepared("code_taken", {code})}, [](const Results& r) { return r[0].rows() > 0; }};
     }
@@ -460,12 +487,12 @@ class PgStore : public Store {
                     return out;
                 }};
     }
-    static Spec<std::optional<PlayerProfile>> profile_spec(const std::string& username,
-                                                           int recent) {
+    static Spec<std::optional<PlayerProfile>> profile_spec(const std::string& username, int recent,
+                                                           const std::string& viewer) {
         const std::string key = username_key(username);
         return {{prepared("account_by_key", {key}), prepared("profile_ratings", {key}),
-                 prepared("profile_history", {key}), prepared("profile_totals", {key}),
-                 prepared("profile_recent", {key, num(std::max(recent, 0))})},
+                 prepared("profile_history", {key, viewer}), prepared("profile_totals", {key}),
+                 prepared("profile_recent", {key, num(std::max(recent, 0)), viewer})},
                 [](const Results& r) -> std::optional<PlayerProfile> {
                     auto account = account_of(r[0]);
                     if (!account) return std::nullopt;
@@ -507,6 +534,12 @@ class PgStore : public Store {
             params.push_back(q.player_id);
             const std::string n = std::to_string(params.size());
             where += " AND (silver_id = $" + n + " OR bronze_id = $" + n + ")";
+        }
+        if (q.viewer) {
+            params.push_back(*q.viewer);
+            const std::string n = std::to_string(params.size());
+            where += " AND (is_public OR ($" + n + " <> '' AND (silver_id = $" + n +
+                     " OR bronze_id = $" + n + ")))";
         }
         params.push_back(num(std::int64_t(q.limit) + 1));
         Query query{nullptr,
@@ -774,7 +807,8 @@ class PgStore : public Store {
                                       num(g.finished_ms),
                                       boolean(g.rated),
                                       opt(w.owner),
-                                      num(w.epoch)}));
+                                      num(w.epoch),
+                                      opt(g.creator_addr)}));
         } else if (w.epoch > 0 && w.update) {
             const StoredGame& g = *w.update;
             add(prepared("upd_game_fenced",

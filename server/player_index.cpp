@@ -22,6 +22,57 @@ std::vector<std::string> PlayerIndex::games_of(const std::string& player_id) {
     return {it->second.begin(), it->second.end()};
 }
 
+std::uint64_t PlayerIndex::add_open_locked(const std::string& player, const std::string& address) {
+    const std::uint64_t t = next_ticket_++;
+    open_[t] = {player, address};
+    ++open_by_player_[player];
+    if (!address.empty()) ++open_by_address_[address];
+    return t;
+}
+
+std::uint64_t PlayerIndex::reserve_open(const std::string& player, const std::string& address,
+                                        int max_player, int max_address, OpenCounts elsewhere,
+                                        bool* by_address) {
+    std::lock_guard lock(m_);
+    auto count = [](const std::map<std::string, int>& m, const std::string& k) {
+        auto it = m.find(k);
+        return it == m.end() ? 0 : it->second;
+    };
+    if (by_address) *by_address = false;
+    if (count(open_by_player_, player) + elsewhere.player >= max_player) return 0;
+    if (!address.empty() && count(open_by_address_, address) + elsewhere.address >= max_address) {
+        if (by_address) *by_address = true;
+        return 0;
+    }
+    return add_open_locked(player, address);
+}
+
+std::uint64_t PlayerIndex::adopt_open(const std::string& player, const std::string& address) {
+    std::lock_guard lock(m_);
+    return add_open_locked(player, address);
+}
+
+void PlayerIndex::release_open(std::uint64_t ticket) {
+    std::lock_guard lock(m_);
+    auto it = open_.find(ticket);
+    if (it == open_.end()) return;
+    auto drop = [](std::map<std::string, int>& m, const std::string& k) {
+        auto c = m.find(k);
+        if (c != m.end() && --c->second <= 0) m.erase(c);
+    };
+    drop(open_by_player_, it->second.player);
+    if (!it->second.address.empty()) drop(open_by_address_, it->second.address);
+    open_.erase(it);
+}
+
+OpenCounts PlayerIndex::open_counts(const std::string& player, const std::string& address) {
+    std::lock_guard lock(m_);
+    auto p = open_by_player_.find(player);
+    auto a = open_by_address_.find(address);
+    return {p == open_by_player_.end() ? 0 : p->second,
+            a == open_by_address_.end() ? 0 : a->second};
+}
+
 void PlayerIndex::connected(const std::string& player_id, const std::shared_ptr<Member>& who) {
     std::lock_guard lock(m_);
     conns_[player_id][who.get()] = who;

@@ -1,9 +1,12 @@
 // Who is where: the unfinished games each player holds a seat in (for `welcome` after a token
-// restore and the --max-games limit) and the connections of each player (a player may use
-// several; a server shutdown notice goes to all). Rooms tell it about seats; sessions about
-// connections. Thread-safe (one mutex), never calls out while holding it.
+// restore and the --max-games limit), the open games each player and each client address has
+// created (the --max-open-games-per-player and -per-ip limits), and the connections of each
+// player (a player may use several; a server shutdown notice goes to all). Rooms tell it about
+// seats and open games; sessions about connections. Thread-safe (one mutex), never calls out
+// while holding it.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -28,8 +31,27 @@ class Member : public Participant {
     virtual void end(std::string reason) = 0;
 };
 
+// Open games of one creator and of one client address (key of server/conn_limit.h).
+struct OpenCounts {
+    int player = 0, address = 0;
+};
+
 class PlayerIndex {
   public:
+    // A place for a new open game of `player` created from `address`, or 0 when the player
+    // already has `max_player` open games or the address `max_address` (with `elsewhere`, those
+    // other nodes hold), counting this node's places given and not yet given back. Places are
+    // given back with release_open() once the game is no longer open (joined, cancelled, gone).
+    // `by_address` (when given) tells which limit refused.
+    std::uint64_t reserve_open(const std::string& player, const std::string& address,
+                               int max_player, int max_address, OpenCounts elsewhere = {},
+                               bool* by_address = nullptr);
+    // A place for an open game that exists already (restored at start, claimed from another
+    // node): never refused.
+    std::uint64_t adopt_open(const std::string& player, const std::string& address);
+    void release_open(std::uint64_t ticket);
+    OpenCounts open_counts(const std::string& player, const std::string& address);
+
     void seat(const std::string& player_id, const std::string& code);
     void unseat(const std::string& player_id, const std::string& code);
     std::vector<std::string> games_of(const std::string& player_id);
@@ -47,6 +69,13 @@ class PlayerIndex {
     std::mutex m_;
     std::map<std::string, std::set<std::string>> seats_;
     std::map<std::string, std::map<const Member*, std::weak_ptr<Member>>> conns_;
+    struct OpenPlace {
+        std::string player, address;
+    };
+    std::map<std::uint64_t, OpenPlace> open_;
+    std::map<std::string, int> open_by_player_, open_by_address_;
+    std::uint64_t next_ticket_ = 1;
+    std::uint64_t add_open_locked(const std::string& player, const std::string& address);
 };
 
 }  // namespace tf::server

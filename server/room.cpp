@@ -32,6 +32,8 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
       retention_(seconds(env.cfg.retention_seconds)),
       chat_window_(seconds(env.cfg.chat_window_seconds)),
       chat_lines_(env.cfg.chat_lines),
+      open_away_(seconds(env.cfg.open_away_seconds)),
+      open_cancel_(seconds(env.cfg.open_cancel_seconds)),
       game_(std::make_unique<Game>(params_.variant)),
       watchers_([this](const std::string& id) { return seat_of(id).has_value(); },
                 std::chrono::milliseconds(env.cfg.live_interval_ms)),
@@ -50,6 +52,19 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
 
 Room::~Room() {
     if (compact_) --metrics().games_compacted;
+    if (params_.open_ticket) env_.players.release_open(params_.open_ticket);
+}
+
+void Room::list_open() {
+    const bool listed = status_ == Status::Open && params_.is_public && !params_.quick_match &&
+                        !delisted_ && !lost_;
+    env_.listings.set_open(code_, listed ? std::optional(lobby_entry()) : std::nullopt);
+}
+
+void Room::left_open() {
+    if (params_.open_ticket) env_.players.release_open(std::exchange(params_.open_ticket, 0));
+    creator_away_.reset();
+    params_.creator_address.clear();
 }
 
 void Room::claimed(std::int64_t epoch) {
@@ -93,10 +108,10 @@ void Room::open(Who who, Msg created) {
         if (auto s = bot_side()) {
             emit(proto::JoinEv{*s, ref(*seats_[idx(*s)])});
         }
+        if (status_ != Status::Open) left_open();  // a game against the computer
         later([this] {
             env_.players.seat(seats_[idx(params_.creator_side)]->id, code_);
-            if (params_.is_public && !params_.quick_match && status_ == Status::Open)
-                env_.listings.set_open(code_, lobby_entry());
+            if (status_ == Status::Open) list_open();
         });
     });
 }
@@ -163,10 +178,11 @@ void Room::join(Player p, Who who, Msg joined) {
         note_rating(s);
         watchers_.recount();  // p may have been watching the open game
         status_ = Status::Playing;
+        left_open();
         start_deadline_ = SteadyClock::now() + start_timeout_;
         later([this, id = p.id] {
             env_.players.seat(id, code_);
-            if (params_.is_public) env_.listings.set_open(code_, std::nullopt);
+            list_open();  // off the lobby
         });
         if (joined) ops_.send({who, joined});
         emit(proto::JoinEv{s, ref(p)});
@@ -230,13 +246,18 @@ void Room::cancel(Player p, Who who) {
         if (refuse_unsaved(who)) return;
         if (status_ != Status::Open)
             return fail(who, Err::AlreadyStarted, "the game has already started");
-        status_ = Status::Cancelled;
-        finished_ms_ = epoch_ms(SteadyClock::now(), SteadyClock::now());
-        emit(proto::CancelEv{});
-        later([this, id = p.id] {
-            env_.players.unseat(id, code_);
-            env_.directory.remove(code_);
-        });
+        cancel_now();
+    });
+}
+
+void Room::cancel_now() {
+    status_ = Status::Cancelled;
+    left_open();
+    finished_ms_ = epoch_ms(SteadyClock::now(), SteadyClock::now());
+    emit(proto::CancelEv{});
+    later([this, id = seats_[idx(params_.creator_side)]->id] {
+        env_.players.unseat(id, code_);
+        env_.directory.remove(code_);
     });
 }
 

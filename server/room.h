@@ -51,6 +51,10 @@ struct RoomParams {
     bool quick_match = false;      // paired by the lobby: never in the open-games list
     std::optional<int> bot_level;  // a computer opponent of this level holds the other seat
     bool rated = false;            // counts for both players' ratings (both are accounts)
+    // The creator's client address (server/conn_limit.h client_key), kept while the game is open
+    // for the open-game limits, and its place under them (PlayerIndex::reserve_open; 0: none).
+    std::string creator_address = {};
+    std::uint64_t open_ticket = 0;
 };
 
 class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
@@ -201,6 +205,15 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void finish();
     void forget_history();
 
+    // An open game in the lobby (PROTOCOL.md "Open games"): listed while it is public, not a
+    // quick match's, and its creator is connected or left less than --open-away-seconds ago;
+    // cancelled once the creator has been away --open-cancel-seconds (room_timers.cpp).
+    void list_open();
+    void left_open();   // no longer open: its place under the open-game limits goes
+    void cancel_now();  // the cancellation, by the creator or for its absence
+    std::optional<TimePoint> creator_away_;  // open, and the creator has no connection
+    bool delisted_ = false;                  // off the lobby for the creator's absence
+
     // room_live.cpp: the entry of a public game in the lobby's live list, sent after `what`
     // (an event kind, "watch" or "leave") changed the room; turns are coalesced.
     void update_live(std::string_view what);
@@ -241,6 +254,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     static constexpr std::size_t kFinishedHistory = 8;
     SteadyClock::duration grace_, award_, start_timeout_, retention_, chat_window_;
     int chat_lines_;
+    SteadyClock::duration open_away_, open_cancel_;  // see list_open()
 
     Status status_ = Status::Open;
     std::unique_ptr<Game> game_;  // null while a summary (compact_)

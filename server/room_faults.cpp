@@ -49,7 +49,7 @@ void Room::suspend(const std::string& why, const std::vector<Out>& out, bool cre
         suspended_ms_ = epoch_ms(now, now);
         suspended_at_ = now;
         env_.directory.set_suspended(code_, true);
-        if (params_.is_public && !params_.quick_match) env_.listings.set_open(code_, std::nullopt);
+        env_.listings.set_open(code_, std::nullopt);  // off the lobby while suspended
     }
     status_ = Status::Suspended;
     recover_backoff_ = kFirstRetry;
@@ -192,8 +192,7 @@ void Room::try_resume() {
         clock_->start(*resume_running_, now);
     resume_running_.reset();
     if (status_ == Status::Playing && !started()) start_deadline_ = now + start_timeout_;
-    if (status_ == Status::Open && params_.is_public && !params_.quick_match)
-        env_.listings.set_open(code_, lobby_entry());
+    if (status_ == Status::Open) list_open();
     if (proto::finished(status_) || status_ == Status::Cancelled) {
         for (auto& s : seats_)
             if (s) env_.players.unseat(s->id, code_);

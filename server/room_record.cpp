@@ -33,6 +33,7 @@ StoredGame Room::stored_row() const {
     g.version = version_;
     g.created_ms = created_ms_;
     g.finished_ms = finished_ms_;
+    if (status_ == Status::Open) g.creator_addr = params_.creator_address;
     return g;
 }
 
@@ -57,6 +58,7 @@ std::shared_ptr<Room> Room::restore(Executor ex, const StoredGame& row,
     params.creator_side = *creator;
     params.bot_level = row.bot_level;
     params.rated = row.rated;
+    params.creator_address = row.creator_addr;
     const int ci = idx(*creator);
     if (row.seat_id[ci].empty()) return fail("the creator's seat is empty");
     auto room = std::make_shared<Room>(ex, row.code, params,
@@ -240,8 +242,10 @@ void Room::resume() {
     on_strand([this] {
         for (auto& s : seats_)
             if (s) env_.players.seat(s->id, code_);
-        if (status_ == Status::Open && params_.is_public && !params_.quick_match)
-            env_.listings.set_open(code_, lobby_entry());
+        if (status_ == Status::Open && !params_.open_ticket)
+            params_.open_ticket = env_.players.adopt_open(seats_[idx(params_.creator_side)]->id,
+                                                          params_.creator_address);
+        if (status_ == Status::Open) list_open();
         update_live("resume");
         update_presence();  // nobody is connected yet: grace periods start now
         if (params_.rated) read_seat_ratings();

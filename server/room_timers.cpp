@@ -4,6 +4,8 @@
 // - disconnect grace: a seat with no connection may be claimed by the opponent after one
 //   grace period and is awarded to it after a further award period; both seats away: nobody is
 //   awarded, the clock (if any) keeps running, an untimed game is aborted at the award time;
+// - an open game's absent creator: off the lobby after --open-away-seconds, cancelled after
+//   --open-cancel-seconds (back in time: listed again);
 // - retention: a finished game leaves the directory after the retention period;
 // - the `spectators` event, at most one per interval (room.cpp, count_spectators).
 // One steady_timer on the room's strand is armed for the earliest of these deadlines; every
@@ -36,6 +38,17 @@ void Room::check_deadlines(TimePoint now) {
         else if (!clock_)
             end_abort(proto::AbortReason::Abandoned);
     }
+    if (status_ == Status::Open && creator_away_) {
+        if (!delisted_ && now >= *creator_away_ + open_away_) {
+            spdlog::info("room {}: its creator left; off the lobby", code_);
+            delisted_ = true;
+            list_open();
+        }
+        if (now >= *creator_away_ + open_cancel_) {
+            spdlog::info("room {}: cancelled, its creator has been away too long", code_);
+            cancel_now();
+        }
+    }
     if (auto n = watchers_.due_now(now)) tell_spectators(*n, now);
     if (live_flush_at_ && now >= *live_flush_at_) {
         live_flush_at_.reset();
@@ -62,6 +75,10 @@ void Room::schedule() {
             if (started() && away_since_[idx(s)] && (present(~s) || !clock_))
                 consider(*away_since_[idx(s)] + grace_ + award_);
     }
+    if (status_ == Status::Open && creator_away_) {
+        if (!delisted_) consider(*creator_away_ + open_away_);
+        consider(*creator_away_ + open_cancel_);
+    }
     consider(remove_at_);
     consider(watchers_.due());
     consider(live_flush_at_);
@@ -84,8 +101,18 @@ bool Room::present(Side s) const {
 }
 
 void Room::update_presence() {
-    if (status_ != Status::Playing) return;
     auto now = SteadyClock::now();
+    if (status_ == Status::Open && !lost_) {
+        const bool here = present(params_.creator_side);
+        if (!here && !creator_away_) {
+            creator_away_ = now;
+        } else if (here && creator_away_) {
+            creator_away_.reset();
+            if (std::exchange(delisted_, false)) list_open();
+        }
+        return schedule();
+    }
+    if (status_ != Status::Playing) return;
     for (Side s : {Side::Silver, Side::Bronze}) {
         auto& away = away_since_[idx(s)];
         bool here = present(s);

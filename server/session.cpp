@@ -7,6 +7,7 @@
 #include <set>
 
 #include "server/cluster.h"
+#include "server/display_name.h"
 #include "server/metrics.h"
 #include "server/room.h"
 
@@ -22,8 +23,13 @@ Session::Session(Hub& hub, std::string address)
     : hub_(hub),
       conn_id_(next_conn_id++),
       address_(std::move(address)),
+      address_key_(client_key(address_)),
       credits_(hub.cfg.rate_burst),
       refilled_(std::chrono::steady_clock::now()) {}
+
+std::string Session::tag() const {
+    return fmt::format("{}#{} [{}]", transport(), conn_id_, address_);
+}
 
 // Another connection of this player revoked the tokens: this one is told, then closed.
 void Session::end(std::string reason) {
@@ -58,26 +64,35 @@ bool Session::take_credit() {
     return false;
 }
 
+// A message (or ping) that found no credit: rate_limited, and a connection that goes on
+// sending without credits is closed.
+void Session::refuse_uncredited() {
+    if (++floods_ > int(hub_.cfg.rate_burst) + 1) return;  // closing: read and dropped
+    spdlog::warn("{}: rate limited", tag());
+    send_error(Err::RateLimited, "too many messages; slow down");
+    if (floods_ > hub_.cfg.rate_burst) {
+        spdlog::warn("{}: flooding, disconnecting", tag());
+        send_error(Err::Flooding, "kept sending without credits; disconnecting");
+        close("flood", false);
+    }
+}
+
+bool Session::pay_for_control() {
+    if (take_credit()) return true;
+    refuse_uncredited();
+    return false;
+}
+
 void Session::on_text(std::string_view text) {
     ++metrics().messages_in;
-    if (!take_credit()) {
-        if (++floods_ > int(hub_.cfg.rate_burst) + 1) return;  // closing: read and dropped
-        spdlog::warn("{}#{}: rate limited", transport(), conn_id_);
-        send_error(Err::RateLimited, "too many messages; slow down");
-        if (floods_ > hub_.cfg.rate_burst) {
-            spdlog::warn("{}#{}: flooding, disconnecting", transport(), conn_id_);
-            send_error(Err::Flooding, "kept sending without credits; disconnecting");
-            close("flood", false);
-        }
-        return;
-    }
+    if (!take_credit()) return refuse_uncredited();
     // While a hello waits for its token to be looked up (or an account request for the store
     // or the password hash), what follows waits with it (it was paid for with credits
     // already): answered in order once the hello is.
     if (hello_pending_) {
         if (held_.size() >= kMaxHeld) {
-            spdlog::warn("{}#{}: {} messages behind a pending hello, disconnecting", transport(),
-                         conn_id_, held_.size());
+            spdlog::warn("{}: {} messages behind a pending hello, disconnecting", tag(),
+                         held_.size());
             return close("flood", false);
         }
         held_.emplace_back(text);
@@ -89,8 +104,7 @@ void Session::on_text(std::string_view text) {
 void Session::dispatch(std::string_view text) {
     auto parsed = proto::parse_client(text);
     if (auto* e = std::get_if<proto::Error>(&parsed)) {
-        spdlog::warn("{}#{}: bad message ({}): {}", transport(), conn_id_, proto::err_name(e->code),
-                     e->message);
+        spdlog::warn("{}: bad message ({}): {}", tag(), proto::err_name(e->code), e->message);
         return send_error(e->code, e->message, e->ref, e->rule);
     }
     auto& msg = std::get<proto::ClientMsg>(parsed);
@@ -111,8 +125,8 @@ void Session::handle_here(std::vector<std::string> texts) {
 }
 
 void Session::moved(const std::string& code) {
-    spdlog::info("{}#{}: game {} moved to another node; closing so the client reconnects",
-                 transport(), conn_id_, code);
+    spdlog::info("{}: game {} moved to another node; closing so the client reconnects", tag(),
+                 code);
     close("moved", false);
 }
 
@@ -139,15 +153,46 @@ void Session::handle(proto::Hello& m) {
     if (m.version != proto::kProtocolVersion)
         return send_error(Err::UnsupportedVersion,
                           "unsupported protocol version; supported versions: [1]");
-    if (!m.token) {
-        auto issued = hub_.identity.create(m.name.value_or(""));
-        return welcome(*issued.player, issued.token, false);
-    }
+    if (!m.token) return hello_guest(m.name.value_or(""));
     wait();
     hub_.identity.restore(*m.token, executor(),
                           [self = self(), token = *m.token](Read<std::shared_ptr<const Player>> r) {
                               self->restored(r, token);
                           });
+}
+
+// A new guest. Its name is cleaned (server/display_name.h); one that a reserved name or an
+// account's username has (compared by key: NFKC, case-folded) is refused, bad_name, and the
+// connection may send another hello. The account's existence is read from the store meanwhile
+// (the connection waits as behind a token).
+void Session::hello_guest(const std::string& raw) {
+    std::string why;
+    auto name = clean_display_name(raw, why);
+    if (!name) return send_error(Err::BadName, why);
+    const std::string key = name_key(*name);
+    if (!name->empty() && reserved_guest_name(key))
+        return send_error(Err::BadName, "the name " + *name + " is reserved; choose another");
+    if (name->empty() || !proto::is_username(key)) {
+        auto issued = hub_.identity.create(*name);
+        return welcome(*issued.player, issued.token, false);
+    }
+    wait();
+    hub_.store->read_account(
+        key, executor(), [self = self(), name = *name](Read<std::optional<StoredAccount>> r) {
+            if (!r.ok()) {
+                self->send_error(Err::StoreUnavailable,
+                                 "names cannot be checked right now; try again in a moment");
+                return self->resume();
+            }
+            if (*r.value) {
+                self->send_error(Err::BadName, "the name " + name +
+                                                   " belongs to an account: log in, or choose "
+                                                   "another name");
+                return self->resume();
+            }
+            auto issued = self->hub_.identity.create(name);
+            self->welcome(*issued.player, issued.token, false);
+        });
 }
 
 void Session::wait() {
@@ -172,12 +217,12 @@ void Session::resume() {
 // The token's lookup came back (on this connection's strand).
 void Session::restored(const Read<std::shared_ptr<const Player>>& r, const std::string& token) {
     if (!r.ok()) {
-        spdlog::warn("{}#{}: token lookup failed: {}", transport(), conn_id_, r.error);
+        spdlog::warn("{}: token lookup failed: {}", tag(), r.error);
         send_error(Err::StoreUnavailable,
                    "your session token cannot be checked right now (the server's store is "
                    "failing); keep it and try again in a moment");
     } else if (!*r.value) {
-        spdlog::warn("{}#{}: bad token", transport(), conn_id_);
+        spdlog::warn("{}: bad token", tag());
         send_error(Err::BadToken, "unknown or expired session token");
     } else {
         return welcome(**r.value, token, true);  // resumes once sent
@@ -189,9 +234,8 @@ void Session::welcome(const Player& p, const std::string& token, bool restored,
                       std::optional<std::string> ref) {
     player_ = p;
     token_ = token;
-    spdlog::info("{}#{}: hello from {} {}{}", transport(), conn_id_,
-                 p.account ? "account" : "player", p.account ? p.name : p.id,
-                 restored ? " (token restored)" : "");
+    spdlog::info("{}: hello from {} {}{}", tag(), p.account ? "account" : "player",
+                 p.account ? p.name : p.id, restored ? " (token restored)" : "");
     hub_.players.connected(player_->id, self());
     if (!p.account) {
         if (!hub_.cluster) {
@@ -299,37 +343,112 @@ bool Session::refuse_new_game() {
 }
 
 void Session::handle(proto::CreateGame& m) {
+    const auto now = std::chrono::steady_clock::now();
+    if (m.ref && last_create_ && last_create_->ref == *m.ref &&
+        now - last_create_->at < kRepeatWindow) {
+        // A double click: the same request, answered with the same game.
+        if (last_create_->code.empty())
+            ++last_create_->repeats;
+        else
+            send(proto::to_text(
+                proto::GameCreated{last_create_->code, "/g/" + last_create_->code, m.ref}));
+        return;
+    }
     if (refuse_new_game()) return;
     if (hub_.players.games_of(player_->id).size() >= std::size_t(hub_.cfg.max_games))
-        return send_error(Err::TooManyGames, "you already have " +
-                                                 std::to_string(hub_.cfg.max_games) +
-                                                 " unfinished games; finish or cancel one first");
+        return send_error(Err::TooManyGames,
+                          "you already have " + std::to_string(hub_.cfg.max_games) +
+                              " unfinished games; finish or cancel one first",
+                          m.ref);
     if (m.rated) {
         if (!player_->account)
-            return send_error(Err::AccountRequired, "rated games are for accounts: log in first");
-        if (m.bot) return send_error(Err::NotRatable, "games against the computer are never rated");
+            return send_error(Err::AccountRequired, "rated games are for accounts: log in first",
+                              m.ref);
+        if (m.bot)
+            return send_error(Err::NotRatable, "games against the computer are never rated", m.ref);
         if (!proto::rating_category(m.variant, m.time_control))
             return send_error(Err::NotRatable,
                               "only the standard and the small board are rated; play this "
-                              "variant casual");
+                              "variant casual",
+                              m.ref);
     }
     RoomParams params{m.variant, m.time_control, m.is_public, Side::Silver, false, m.bot, m.rated};
     if (m.color == proto::ColorChoice::Bronze) params.creator_side = Side::Bronze;
     if (m.color == proto::ColorChoice::Random)
         params.creator_side = std::random_device{}() & 1 ? Side::Bronze : Side::Silver;
+    if (m.ref) last_create_ = LastCreate{*m.ref, now, "", 0};
+    create_game(std::move(params), m.ref);
+}
+
+// A game against the computer starts at once: it never waits open and takes no place.
+void Session::create_game(RoomParams params, std::optional<std::string> ref) {
+    if (params.bot_level) return create_room(std::move(params), std::move(ref));
+    params.creator_address = address_key_;
+    auto reserve = [this](RoomParams p, std::optional<std::string> r, OpenCounts elsewhere) {
+        bool by_address = false;
+        p.open_ticket = hub_.players.reserve_open(
+            player_->id, p.creator_address, hub_.cfg.max_open_games_per_player,
+            hub_.cfg.max_open_games_per_ip, elsewhere, &by_address);
+        if (!p.open_ticket) {
+            last_create_.reset();
+            if (by_address)
+                spdlog::warn("{}: create_game refused: {} open games from the address", tag(),
+                             hub_.cfg.max_open_games_per_ip);
+            return send_error(
+                Err::TooManyOpenGames,
+                by_address ? "your address has " + std::to_string(hub_.cfg.max_open_games_per_ip) +
+                                 " games waiting for an opponent already; wait until one starts "
+                                 "or is cancelled"
+                           : "you have " + std::to_string(hub_.cfg.max_open_games_per_player) +
+                                 " games waiting for an opponent already; cancel one first",
+                r);
+        }
+        create_room(std::move(p), std::move(r));
+    };
+    if (!hub_.cluster) return reserve(std::move(params), std::move(ref), {});
+    // Several nodes: the other nodes' open games, as the store knows them.
+    hub_.store->read_open_counts(
+        player_->id, address_key_, hub_.cfg.node_id, executor(),
+        [self = self(), reserve, params = std::move(params),
+         ref = std::move(ref)](Read<OpenGameCounts> r) mutable {
+            if (!r.ok()) {
+                self->last_create_.reset();
+                return self->send_error(Err::StoreUnavailable,
+                                        "the server cannot count open games right now; try "
+                                        "again in a moment",
+                                        ref);
+            }
+            reserve(std::move(params), std::move(ref), {r.value->player, r.value->address});
+        });
+}
+
+void Session::create_room(RoomParams params, std::optional<std::string> ref) {
+    const std::uint64_t ticket = params.open_ticket;
     hub_.directory.create(
-        params, *player_, executor(),
-        [self = std::static_pointer_cast<Session>(shared_from_this())](std::shared_ptr<Room> room) {
-            if (!room)
+        params, *player_, executor(), [self = self(), ref, ticket](std::shared_ptr<Room> room) {
+            if (!room) {
+                if (ticket) self->hub_.players.release_open(ticket);
+                self->last_create_.reset();
                 return self->send_error(Err::StoreUnavailable,
                                         "no free game code could be checked (the store cannot be "
-                                        "read); try again in a moment");
+                                        "read); try again in a moment",
+                                        ref);
+            }
             room->open(self->weak_from_this(),
-                       std::make_shared<const std::string>(
-                           proto::to_text(proto::GameCreated{room->code(), "/g/" + room->code()})));
+                       std::make_shared<const std::string>(proto::to_text(
+                           proto::GameCreated{room->code(), "/g/" + room->code(), ref})));
             self->remember(room);
             room->watch(*self->player_, self->weak_from_this(), std::nullopt);
+            self->created(room->code(), ref);
         });
+}
+
+// The repeats of a create_game that waited for its code get the same answer.
+void Session::created(const std::string& code, const std::optional<std::string>& ref) {
+    if (!ref || !last_create_ || last_create_->ref != *ref) return;
+    last_create_->code = code;
+    for (; last_create_->repeats > 0; --last_create_->repeats)
+        send(proto::to_text(proto::GameCreated{code, "/g/" + code, ref}));
 }
 
 void Session::handle(proto::JoinGame& m) {

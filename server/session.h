@@ -23,6 +23,7 @@
 namespace tf::server {
 
 class Room;
+struct RoomParams;
 
 class Session : public Member, public std::enable_shared_from_this<Session> {
   public:
@@ -37,6 +38,9 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     // closes so that the client reconnects and watches it there (Participant::moved).
     void moved(const std::string& code) override;
     std::uint64_t conn_id() const { return conn_id_; }
+    // "ws#12 [203.0.113.5]": how log lines name this connection (its client's address included,
+    // for forensics and fail2ban).
+    std::string tag() const;
     // Cluster mode: requests that were forwarded for a game that turned out to live here after
     // all (this node claimed it meanwhile): handled here, in order, on this connection's strand.
     void handle_here(std::vector<std::string> texts);
@@ -50,12 +54,21 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     // This connection's strand: where asynchronous answers (store reads) come back to.
     virtual Store::Executor executor() = 0;
     void on_text(std::string_view text);
+    // A control message of the transport (a WebSocket ping) costs a credit like a message:
+    // false when there was none (answered rate_limited, as a message would be; not answered).
+    bool pay_for_control();
     void on_closed();
     void send(std::string text);
     void send_error(proto::Err code, std::string message,
                     std::optional<std::string> ref = std::nullopt,
                     std::optional<std::string> rule = std::nullopt);
     virtual const char* transport() const = 0;
+    // The client's address once a trusted proxy named it (before the first message).
+    void set_address(std::string address) {
+        address_ = std::move(address);
+        address_key_ = client_key(address_);
+    }
+    const std::string& address() const { return address_; }
     // A connection of another node, through the cluster's bus (server/cluster.cpp): the
     // player is the origin's, requests come already paid for and parsed once there.
     void assume(const Player& p) { player_ = p; }
@@ -73,6 +86,7 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
 
   private:
     bool take_credit();
+    void refuse_uncredited();
     void dispatch(std::string_view text);
     void restored(const Read<std::shared_ptr<const Player>>& r, const std::string& token);
     // This connection is now `p` (token `token`): `welcome`, with the account's ratings for an
@@ -92,10 +106,16 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     std::shared_ptr<Room> find_room(const std::string& code,
                                     const std::optional<std::string>& ref = std::nullopt);
     bool refuse_new_game();
+    // create_game after its checks: a place under the open-game limits (with several nodes,
+    // counting the other nodes' open games in the store), then the room.
+    void create_game(RoomParams params, std::optional<std::string> ref);
+    void create_room(RoomParams params, std::optional<std::string> ref);
+    void created(const std::string& code, const std::optional<std::string>& ref);
     void remember(const std::shared_ptr<Room>& room);
     void remember_locked(const std::shared_ptr<Room>& room);  // rooms_m_ held
 
     void handle(proto::Hello& m);
+    void hello_guest(const std::string& raw_name);
     void handle(proto::CreateGame& m);
     void handle(proto::JoinGame& m);
     void handle(proto::CancelGame& m);
@@ -123,6 +143,7 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     void handle(proto::ChangePassword& m);
     void switch_to(const Player& p, const std::string& token, std::optional<std::string> ref);
     void account_error(proto::Err code, std::string message, const std::optional<std::string>& ref);
+    bool may_check_password(const std::string& account, const std::optional<std::string>& ref);
     void end_others(const std::string& reason);
     // session_match.cpp: a rated request's range widens; it is tried again every second.
     void retry_match();
@@ -132,7 +153,17 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
 
     std::optional<Player> player_;
     std::string token_;  // the token player_ was welcomed with
-    const std::string address_;
+    // The last create_game with a ref: a repeat within kRepeatWindow is the same request.
+    struct LastCreate {
+        std::string ref;
+        std::chrono::steady_clock::time_point at;
+        std::string code;  // "" while it is being made
+        int repeats = 0;   // repeats waiting for the code
+    };
+    std::optional<LastCreate> last_create_;
+    static constexpr std::chrono::seconds kRepeatWindow{5};
+    std::string address_;
+    std::string address_key_;  // what the per-address limits count it under (conn_limit.h)
     std::optional<boost::asio::steady_timer> match_timer_;
     std::optional<proto::QuickMatch> match_req_;  // a rated request waiting
     double credits_;

@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -291,14 +292,41 @@ StoredRating rating_of(const Stmt& s, int c) {
             s.real(c + 3), int(s.integer(c + 4)), s.integer(c + 5)};
 }
 
+// The store holds password hashes and token hashes: a data folder the server makes is its
+// user's alone (0700), and the files are 0600 (SQLite gives its -wal and -shm files the
+// database's mode), whatever the umask. The database file is made here, 0600, before SQLite
+// opens it. A folder that exists already is left as the operator made it (a warning says when
+// others may list it: its files are 0600 anyway).
+void secure_data_files(const std::string& dir, bool made, const std::string& db) {
+    struct stat st {};
+    if (made && ::chmod(dir.c_str(), 0700) != 0)
+        throw StoreError("cannot make the data directory " + dir +
+                         " private (0700): " + std::strerror(errno));
+    if (!made && ::stat(dir.c_str(), &st) == 0 && (st.st_mode & 007))
+        spdlog::warn("store: others may list the data directory {} (mode {:o}); 0700 is advised",
+                     dir, st.st_mode & 0777);
+    const int fd = ::open(db.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) throw StoreError("cannot open the database " + db + ": " + std::strerror(errno));
+    const int rc = ::fchmod(fd, 0600);
+    ::close(fd);
+    if (rc != 0)
+        throw StoreError("cannot make the database " + db +
+                         " private (0600): " + std::strerror(errno));
+    for (const char* suffix : {"-wal", "-shm", "-journal"})
+        if (::chmod((db + suffix).c_str(), 0600) != 0 && errno != ENOENT)
+            throw StoreError("cannot make " + db + suffix +
+                             " private (0600): " + std::strerror(errno));
+}
+
 class SqliteStore : public Store {
   public:
     SqliteStore(const std::string& dir, SyncLevel sync)
         : path_((fs::path(dir) / "trunkfield.db").string()), sync_(sync) {
         std::error_code ec;
-        fs::create_directories(dir, ec);
+        const bool made = fs::create_directories(dir, ec);
         if (ec) throw StoreError("cannot create the data directory " + dir + ": " + ec.message());
         lock_ = std::make_unique<DataDirLock>(dir);
+        secure_data_files(dir, made, path_);
         try {
             wr_ = open_db(path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
             sqlite3_create_function(wr_, "tf_sha256", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
@@ -400,7 +428,8 @@ class SqliteStore : public Store {
         return out;
     }
 
-    std::optional<PlayerProfile> profile(const std::string& username, int recent) override {
+    std::optional<PlayerProfile> profile(const std::string& username, int recent,
+                                         const std::string& viewer) override {
         auto account = account_by_name(username);
         if (!account) return std::nullopt;
         PlayerProfile p;
@@ -408,10 +437,13 @@ class SqliteStore : public Store {
         p.ratings = ratings_of(account->player_id);
         std::lock_guard lock(rm_);
         {
+            // A private game's code only for a viewer seated in it.
             Stmt s(reader(),
-                   "SELECT category, at, rating, code FROM rating_history WHERE player_id = ? "
-                   "ORDER BY at, code");
-            s.bind(1, account->player_id);
+                   "SELECT h.category, h.at, h.rating, CASE WHEN g.is_public IS NULL OR "
+                   "g.is_public = 1 OR (?2 <> '' AND (g.silver_id = ?2 OR g.bronze_id = ?2)) "
+                   "THEN h.code ELSE '' END FROM rating_history h LEFT JOIN games g ON "
+                   "g.code = h.code WHERE h.player_id = ?1 ORDER BY h.at, h.code");
+            s.bind(1, account->player_id).bind(2, viewer);
             while (s.step() == SQLITE_ROW)
                 p.history[s.text(0)].push_back({s.integer(1), s.real(2), s.text(3)});
         }
@@ -436,11 +468,15 @@ class SqliteStore : public Store {
             }
         }
         {
-            Stmt s(reader(), (std::string("SELECT ") + kGameColumns +
-                              " FROM games WHERE silver_id = ?1 OR bronze_id = ?1 "
-                              "ORDER BY id DESC LIMIT ?2")
-                                 .c_str());
-            s.bind(1, account->player_id).bind(2, std::int64_t(std::max(recent, 0)));
+            Stmt s(reader(),
+                   (std::string("SELECT ") + kGameColumns +
+                    " FROM games WHERE (silver_id = ?1 OR bronze_id = ?1) AND "
+                    "(is_public = 1 OR (?3 <> '' AND (silver_id = ?3 OR bronze_id = ?3))) "
+                    "ORDER BY id DESC LIMIT ?2")
+                       .c_str());
+            s.bind(1, account->player_id)
+                .bind(2, std::int64_t(std::max(recent, 0)))
+                .bind(3, viewer);
             while (s.step() == SQLITE_ROW) p.recent.push_back(game_of(s).second);
         }
         return p;
@@ -498,6 +534,8 @@ class SqliteStore : public Store {
         else if (!q.status.empty())
             where += " AND status = ?2";
         if (!q.player_id.empty()) where += " AND (silver_id = ?3 OR bronze_id = ?3)";
+        if (q.viewer)
+            where += " AND (is_public = 1 OR (?5 <> '' AND (silver_id = ?5 OR bronze_id = ?5)))";
         std::string sql = std::string("SELECT ") + kGameColumns + " FROM games " + where +
                           " ORDER BY id DESC LIMIT ?4";
         std::lock_guard lock(rm_);
@@ -506,6 +544,7 @@ class SqliteStore : public Store {
         if (!q.status.empty() && q.status != "live" && q.status != "finished") s.bind(2, q.status);
         if (!q.player_id.empty()) s.bind(3, q.player_id);
         s.bind(4, std::int64_t(q.limit) + 1);
+        if (q.viewer) s.bind(5, *q.viewer);
         GamePage page;
         while (s.step() == SQLITE_ROW) page.games.push_back(game_of(s));
         if (int(page.games.size()) > q.limit) {

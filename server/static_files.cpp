@@ -155,14 +155,6 @@ bool q_is_zero(std::string_view params) {
     return false;
 }
 
-std::optional<std::string> read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return std::move(ss).str();
-}
-
 // p resolved (symlinks too) to a regular file inside canon_root, or nullopt.
 std::optional<fs::path> inside(const fs::path& canon_root, const fs::path& p) {
     std::error_code ec;
@@ -212,18 +204,18 @@ std::optional<StaticFile> load_static_file(const fs::path& root, std::string_vie
         // A copy older than the file is stale (an interrupted build): never serve it.
         auto copy_mtime = fs::last_write_time(*copy, ec);
         if (ec || copy_mtime < mtime) continue;
-        auto body = read_file(*copy);
-        if (!body) continue;
-        out.body = std::move(*body);
+        auto copy_size = fs::file_size(*copy, ec);
+        if (ec) continue;
+        out.path = *copy;
+        out.size = copy_size;
         out.content_encoding = coding;
         suffix = std::string("-") + coding;
     }
     std::uintmax_t size = fs::file_size(*file, ec);
     if (ec) return std::nullopt;
     if (out.content_encoding.empty()) {
-        auto body = read_file(*file);
-        if (!body) return std::nullopt;
-        out.body = std::move(*body);
+        out.path = *file;
+        out.size = size;
     }
     out.etag = "W/\"" + std::to_string(size) + "-" +
                std::to_string(static_cast<unsigned long long>(mtime.time_since_epoch().count())) +

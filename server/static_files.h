@@ -34,7 +34,8 @@ bool is_hashed_name(std::string_view filename);
 bool accepts_encoding(std::string_view accept_encoding, std::string_view coding);
 
 struct StaticFile {
-    std::string body;
+    std::filesystem::path path;  // the file whose bytes answer (the precompressed copy, if any)
+    std::uintmax_t size = 0;
     std::string content_type;
     std::string content_encoding;  // "" (the file itself), "br" or "gzip" (a precompressed copy)
     std::string etag;              // weak validator from size, modification time and encoding
@@ -45,7 +46,8 @@ struct StaticFile {
 
 // Loads target's file from root. nullopt when the target is refused, the file is missing, not a
 // regular file, or (after resolving symlinks) outside root. When `accept_encoding` accepts it and
-// a copy at least as new as the file exists next to it, the body is FILE.br or else FILE.gz.
+// a copy at least as new as the file exists next to it, the answer is FILE.br or else FILE.gz.
+// Nothing is read: the caller streams `path`.
 std::optional<StaticFile> load_static_file(const std::filesystem::path& root,
                                            std::string_view target,
                                            std::string_view accept_encoding = {});

@@ -126,6 +126,10 @@ struct StoredGame {
     std::int64_t turns = 0;
     std::int64_t version = 0;                      // last journaled event
     std::int64_t created_ms = 0, finished_ms = 0;  // epoch ms; 0 = not finished
+    // While open: the creator's client address (server/conn_limit.h client_key), for the
+    // open-game limits across nodes. Kept by the PostgreSQL store only (nodes share it), and
+    // cleared there once the game is no longer open; "" elsewhere.
+    std::string creator_addr = {};
 };
 
 // A player page's data (GET /api/players/NAME).
@@ -137,12 +141,14 @@ struct PlayerProfile {
         double rating = 0;
         std::string code;
     };
-    std::map<std::string, std::vector<Point>> history;  // by category, oldest first
+    // By category, oldest first; `code` is empty for a private game the viewer holds no seat in.
+    std::map<std::string, std::vector<Point>> history;
     struct Totals {
         int wins = 0, draws = 0, losses = 0;
     };
     Totals as[2];  // finished games with a result, by the colour played: silver, bronze
-    std::vector<StoredGame> recent;  // newest first
+    // Newest first: public games, and private ones the viewer holds a seat in.
+    std::vector<StoredGame> recent;
 };
 
 // One event of a game's journal, in the storage format `format` (server/record_codec.h, which
@@ -179,11 +185,20 @@ struct GameQuery {
     std::string player_id;  // "" for everyone
     int limit = 20;
     std::int64_t before = 0;  // cursor: only games older than this one (0: from the newest)
+    // Set (the public history API): public games only, and the private games this player holds
+    // a seat in ("" for an anonymous reader: public ones only). Unset: every game (the server's
+    // own reads).
+    std::optional<std::string> viewer = std::nullopt;
 };
 
 struct GamePage {
     std::vector<std::pair<std::int64_t, StoredGame>> games;  // (cursor, game), newest first
     std::optional<std::int64_t> next;
+};
+
+// Open games (waiting for an opponent) of one creator and of one creator's client address.
+struct OpenGameCounts {
+    int player = 0, address = 0;
 };
 
 // A game's row and its whole journal.
@@ -254,10 +269,30 @@ class Store {
             },
             std::move(then));
     }
-    virtual void read_profile(std::string username, int recent, Executor ex,
+    virtual void read_profile(std::string username, int recent, std::string viewer, Executor ex,
                               Then<std::optional<PlayerProfile>> then) {
         read_async<std::optional<PlayerProfile>>(
-            ex, [this, u = std::move(username), recent] { return profile(u, recent); },
+            ex,
+            [this, u = std::move(username), recent, v = std::move(viewer)] {
+                return profile(u, recent, v);
+            },
+            std::move(then));
+    }
+    // The open games of `player_id` and created from `address` that nodes other than `node`
+    // hold (cluster mode: the open-game limits across nodes). Stores that serve one node know
+    // no other: zero.
+    virtual OpenGameCounts open_counts(const std::string& player_id, const std::string& address,
+                                       const std::string& node) {
+        (void)player_id, (void)address, (void)node;
+        return {};
+    }
+    virtual void read_open_counts(std::string player_id, std::string address, std::string node,
+                                  Executor ex, Then<OpenGameCounts> then) {
+        read_async<OpenGameCounts>(
+            ex,
+            [this, p = std::move(player_id), a = std::move(address), n = std::move(node)] {
+                return open_counts(p, a, n);
+            },
             std::move(then));
     }
     // Where the default asynchronous reads run their blocking read; empty: on the caller's
@@ -284,7 +319,9 @@ class Store {
     // ratings are no longer provisional; best first.
     virtual std::vector<LeaderRow> leaderboard(const std::string& category, int limit,
                                                std::int64_t active_since_ms) = 0;
-    virtual std::optional<PlayerProfile> profile(const std::string& username, int recent) = 0;
+    // An account's page as `viewer` (a player id, "" for anyone) may see it (PlayerProfile).
+    virtual std::optional<PlayerProfile> profile(const std::string& username, int recent,
+                                                 const std::string& viewer) = 0;
     virtual bool code_taken(const std::string& code) = 0;
     virtual std::vector<StoredGame> unfinished() = 0;
     virtual std::optional<StoredGame> game(const std::string& code) = 0;
@@ -344,7 +381,9 @@ class NullStore : public Store {
     std::vector<LeaderRow> leaderboard(const std::string&, int, std::int64_t) override {
         return {};
     }
-    std::optional<PlayerProfile> profile(const std::string&, int) override { return {}; }
+    std::optional<PlayerProfile> profile(const std::string&, int, const std::string&) override {
+        return {};
+    }
     bool code_taken(const std::string&) override { return false; }
     std::vector<StoredGame> unfinished() override { return {}; }
     std::optional<StoredGame> game(const std::string&) override { return {}; }

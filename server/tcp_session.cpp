@@ -7,6 +7,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 
+#include "server/client_address.h"
 #include "server/io_errors.h"
 #include "server/line_framer.h"
 #include "server/metrics.h"
@@ -24,8 +25,14 @@ namespace {
 
 class TcpSession : public Session {
   public:
-    TcpSession(tcp::socket s, Hub& hub, ConnLimiter::Slot slot, std::string address)
-        : Session(hub, std::move(address)), sock_(std::move(s)), slot_(std::move(slot)) {
+    // `from_proxy`: the peer is a trusted proxy, whose PROXY protocol header (if the stream
+    // starts with one) names the client.
+    TcpSession(tcp::socket s, Hub& hub, ConnLimiter::Slot slot, std::string address,
+               bool from_proxy)
+        : Session(hub, std::move(address)),
+          sock_(std::move(s)),
+          slot_(std::move(slot)),
+          proxy_pending_(from_proxy) {
         ++metrics().connections_tcp;
     }
     ~TcpSession() override { --metrics().connections_tcp; }
@@ -53,7 +60,7 @@ class TcpSession : public Session {
     }
     void close(std::string reason, bool now) override {
         net::post(sock_.get_executor(), [self = shared(), reason, now] {
-            spdlog::info("tcp#{}: closing: {}", self->conn_id_, reason);
+            spdlog::info("{}: closing: {}", self->tag(), reason);
             self->close_after_write_ = true;
             if (now || !self->out_.writing()) self->shutdown();
         });
@@ -75,10 +82,42 @@ class TcpSession : public Session {
     }
     void on_read(boost::system::error_code ec, std::size_t n) {
         if (ec) {  // a partial line at the end is dropped
-            io_error(fmt::format("tcp#{}", conn_id_), ec, "read");
+            io_error(tag(), ec, "read");
             return finish();
         }
+        if (proxy_pending_) return proxy_header(std::string_view(chunk_.data(), n));
         framer_.feed(std::string_view(chunk_.data(), n));
+        next_line();
+    }
+    // The first bytes from a trusted proxy: a PROXY protocol header names the client (counted
+    // under its address from now on); without one, the proxy's own connection.
+    void proxy_header(std::string_view bytes) {
+        proxy_buf_.append(bytes);
+        auto h = parse_proxy_header(proxy_buf_);
+        switch (h.status) {
+            case ProxyHeader::Status::NeedMore:
+                return read();  // within the handshake time armed at start
+            case ProxyHeader::Status::Bad:
+                spdlog::warn("{}: {}, disconnecting", tag(), h.why);
+                return shutdown();
+            case ProxyHeader::Status::NotProxy:
+                h.length = 0;
+                break;
+            case ProxyHeader::Status::Done:
+                if (h.source) {
+                    set_address(h.source->to_string());
+                    if (!slot_.rekey(*h.source)) {
+                        metrics().reject(proto::Err::TooManyConnections);
+                        send_error(proto::Err::TooManyConnections,
+                                   "too many connections from your address");
+                        return close("too many connections from the address", false);
+                    }
+                }
+                break;
+        }
+        proxy_pending_ = false;
+        framer_.feed(std::string_view(proxy_buf_).substr(h.length));
+        std::string().swap(proxy_buf_);
         next_line();
     }
     // One line per handler, as a read per line did: a close posted by on_text runs in between.
@@ -109,7 +148,7 @@ class TcpSession : public Session {
         slow_.expires_after(std::chrono::milliseconds(std::int64_t(seconds * 1000)));
         slow_.async_wait([self = shared(), why](boost::system::error_code ec) {
             if (ec || self->closed_) return;
-            spdlog::warn("tcp#{}: {}, disconnecting", self->conn_id_, why);
+            spdlog::warn("{}: {}, disconnecting", self->tag(), why);
             self->shutdown();
         });
     }
@@ -119,7 +158,7 @@ class TcpSession : public Session {
         bool start = false;
         switch (out_.push({m})) {
             case Outbox::Push::Full:
-                spdlog::warn("tcp#{}: outgoing queue full, disconnecting a slow reader", conn_id_);
+                spdlog::warn("{}: outgoing queue full, disconnecting a slow reader", tag());
                 ++metrics().queue_drops;
                 close_after_write_ = true;  // nothing more is queued; the end in a handler
                 net::post(sock_.get_executor(), [self = shared()] { self->shutdown(); });
@@ -148,7 +187,7 @@ class TcpSession : public Session {
             [self = shared()](boost::system::error_code ec, std::size_t) { self->written(ec); });
     }
     void written(boost::system::error_code ec) {
-        if (ec) io_error(fmt::format("tcp#{}", conn_id_), ec, "write");
+        if (ec) io_error(tag(), ec, "write");
         if (ec || closed_) return shutdown();
         if (out_.written()) return write();
         if (close_after_write_) shutdown();
@@ -168,7 +207,9 @@ class TcpSession : public Session {
     }
 
     tcp::socket sock_;
-    ConnLimiter::Slot slot_;  // this connection's place under --max-connections-per-ip
+    ConnLimiter::Slot slot_;  // this connection's place under --max-connections(-per-ip)
+    bool proxy_pending_;      // a trusted proxy's PROXY header may still come
+    std::string proxy_buf_;   // its bytes so far
     net::steady_timer slow_{sock_.get_executor()};
     bool greeted_ = false;  // a complete message arrived
     bool partial_ = false;  // slow_ runs for an incomplete message
@@ -185,19 +226,22 @@ void start_tcp_session(tcp::socket s, Hub& hub) {
     boost::system::error_code ec;
     auto peer = s.remote_endpoint(ec);
     if (ec) return;  // already gone
-    auto slot = hub.conn_limit.acquire(peer.address());
+    const bool from_proxy = hub.trusted.contains(peer.address());
+    ConnLimiter::Refusal why{};
+    auto slot = hub.conn_limit.acquire(peer.address(), !from_proxy, &why);
     if (!slot) {
         metrics().reject(proto::Err::TooManyConnections);
-        static const std::string refusal =
-            proto::to_text(proto::ErrorMsg{proto::Err::TooManyConnections,
-                                           "too many connections from your address",
-                                           {},
-                                           {},
-                                           {}}) +
-            "\n";
-        return refuse_connection(s, refusal);
+        auto line = [](const char* message) {
+            return proto::to_text(
+                       proto::ErrorMsg{proto::Err::TooManyConnections, message, {}, {}, {}}) +
+                   "\n";
+        };
+        static const std::string address = line("too many connections from your address"),
+                                 full = line("the server is full; try again in a moment");
+        return refuse_connection(s, why == ConnLimiter::Refusal::Full ? full : address);
     }
-    std::make_shared<TcpSession>(std::move(s), hub, std::move(*slot), peer.address().to_string())
+    std::make_shared<TcpSession>(std::move(s), hub, std::move(*slot), peer.address().to_string(),
+                                 from_proxy)
         ->start();
 }
 

@@ -46,6 +46,8 @@ class WsFramer {
 
     // Bytes of a frame or a fragmented message have arrived and it is not complete yet.
     bool mid_message() const { return !done_ && (pos_ < buf_.size() || fragmented_); }
+    // A fragmented data message has begun and its last fragment has not arrived.
+    bool in_fragmented_message() const { return fragmented_ && !done_; }
     // The framer stopped: an error or a close frame was returned.
     bool done() const { return done_; }
 

@@ -100,7 +100,7 @@ class WsSession : public Session {
     void close(std::string reason, bool now) override {
         net::post(sock_.get_executor(), [self = shared(), reason, now] {
             if (self->closed_ || self->close_sent_) return;
-            spdlog::info("ws#{}: closing: {}", self->conn_id_, reason);
+            spdlog::info("{}: closing: {}", self->tag(), reason);
             self->close_reason_ = reason;
             if (now) self->out_.drop_unsent();
             if (!self->out_.writing()) self->send_close(1008, reason);  // policy violation
@@ -134,7 +134,10 @@ class WsSession : public Session {
     void next_frame() {
         if (closed_) return;
         auto r = framer_.next();
-        if (r.status != WsFramer::Status::NeedMore) frame_since_ = {};  // a frame is complete
+        // A frame is complete; its deadline ends, unless it was a control frame between the
+        // fragments of a message, whose deadline runs on.
+        if (r.status != WsFramer::Status::NeedMore && !framer_.in_fragmented_message())
+            frame_since_ = {};
         switch (r.status) {
             case WsFramer::Status::NeedMore:
                 if (!framer_.mid_message()) {
@@ -148,12 +151,12 @@ class WsSession : public Session {
                 if (!close_sent_) on_text(r.payload);
                 break;
             case WsFramer::Status::Binary:
-                spdlog::warn("ws#{}: binary frame", conn_id_);
+                spdlog::warn("{}: binary frame", tag());
                 if (!close_sent_)
                     send_error(proto::Err::BinaryFrame, "binary frames are not accepted");
                 break;
-            case WsFramer::Status::Ping:
-                if (!close_sent_)
+            case WsFramer::Status::Ping:  // a ping costs a message credit, as a message does
+                if (!close_sent_ && pay_for_control())
                     push({std::make_shared<const std::string>(r.payload), ws_opcode::kPong});
                 break;
             case WsFramer::Status::Pong:
@@ -167,10 +170,10 @@ class WsSession : public Session {
                 return read();  // until the echo is written; EOF or errors just end it
             case WsFramer::Status::Error:
                 if (r.code == 1009)
-                    spdlog::warn("ws#{}: message over {} bytes, closed", conn_id_,
+                    spdlog::warn("{}: message over {} bytes, closed", tag(),
                                  proto::kMaxMessageBytes);
                 else
-                    spdlog::warn("ws#{}: protocol error ({}), closed", conn_id_, r.why);
+                    spdlog::warn("{}: protocol error ({}), closed", tag(), r.why);
                 out_.drop_unsent();
                 send_close(r.code, r.why);
                 return read();
@@ -202,12 +205,11 @@ class WsSession : public Session {
         const auto now = Clock::now();
         if (close_sent_ && now >= close_by_) return finish();
         if (frame_since_ != Clock::time_point{} && now - frame_since_ >= slow_) {
-            spdlog::warn("ws#{}: a message left incomplete too long, disconnecting", conn_id_);
+            spdlog::warn("{}: a message left incomplete too long, disconnecting", tag());
             return finish();
         }
         if (now - last_rx_ >= 2 * idle_) {
-            spdlog::warn("ws#{}: no answer to a ping within the idle time, disconnecting",
-                         conn_id_);
+            spdlog::warn("{}: no answer to a ping within the idle time, disconnecting", tag());
             return finish();
         }
         if (now - last_rx_ >= idle_ && !ping_sent_ && !close_sent_) {
@@ -233,7 +235,7 @@ class WsSession : public Session {
         if (closed_ || dropped_) return false;
         switch (out_.push(std::move(o))) {
             case Outbox::Push::Full: {
-                spdlog::warn("ws#{}: outgoing queue full, disconnecting a slow reader", conn_id_);
+                spdlog::warn("{}: outgoing queue full, disconnecting a slow reader", tag());
                 ++metrics().queue_drops;
                 dropped_ = true;
                 boost::system::error_code ec;
@@ -296,7 +298,7 @@ class WsSession : public Session {
         arm();
     }
     void fail(boost::system::error_code ec, const char* what) {
-        if (!closed_) io_error(fmt::format("ws#{}", conn_id_), ec, what);
+        if (!closed_) io_error(tag(), ec, what);
         finish();
     }
     // The socket closes here (a write to a client that stopped reading would otherwise keep
@@ -339,31 +341,12 @@ std::optional<std::string> ws_upgrade_refusal(
     return std::nullopt;
 }
 
-// Who the client is, for the login limits: the peer, or behind a proxy on this machine the
-// address that proxy saw (the last hop of X-Forwarded-For, the one it appended itself).
-static std::string client_address(const net::ip::tcp::socket& s,
-                                  const http::request<http::string_body>& req) {
-    beast::error_code ec;
-    auto peer = s.remote_endpoint(ec).address();
-    if (ec) return "?";
-    if (peer.is_loopback()) {
-        std::string_view fwd(req["X-Forwarded-For"].data(), req["X-Forwarded-For"].size());
-        if (auto comma = fwd.rfind(','); comma != std::string_view::npos)
-            fwd.remove_prefix(comma + 1);
-        while (!fwd.empty() && fwd.front() == ' ') fwd.remove_prefix(1);
-        while (!fwd.empty() && fwd.back() == ' ') fwd.remove_suffix(1);
-        if (!fwd.empty() && fwd.size() <= 64) return std::string(fwd);
-    }
-    return peer.to_string();
-}
-
 // The HTTP session is done with the socket: it moves to a socket type bound to a strand of
 // its own (same descriptor; Asio re-registers it with the reactor).
 void start_ws_session(beast::tcp_stream stream, http::request<http::string_body> req, Hub& hub,
-                      ConnLimiter::Slot slot) {
+                      ConnLimiter::Slot slot, std::string address) {
     stream.expires_never();
     net::ip::tcp::socket plain = stream.release_socket();
-    const std::string address = client_address(plain, req);
     beast::error_code ec;
     auto protocol = plain.local_endpoint(ec).protocol();
     if (ec) return;  // the peer is already gone

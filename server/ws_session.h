@@ -17,9 +17,10 @@ namespace tf::server {
 std::optional<std::string> ws_upgrade_refusal(
     const boost::beast::http::request<boost::beast::http::string_body>& req);
 
-// Answers the (acceptable) upgrade with 101 and runs the WebSocket session on the socket.
+// Answers the (acceptable) upgrade with 101 and runs the WebSocket session on the socket;
+// `address` is the client's (the peer, or whom a trusted proxy named).
 void start_ws_session(boost::beast::tcp_stream stream,
                       boost::beast::http::request<boost::beast::http::string_body> req, Hub& hub,
-                      ConnLimiter::Slot slot);
+                      ConnLimiter::Slot slot, std::string address);
 
 }  // namespace tf::server

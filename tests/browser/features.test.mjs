@@ -302,6 +302,29 @@ test("against the computer: 'Play again' starts a new game with the same setting
   await ann.context().close();
 });
 
+test("a double click on Create makes one game, against a player or the computer", async () => {
+  const ann = await newPlayer(browser, server.base, problems, "AnnDbl");
+  const mine = () => ann.evaluate(async () => {
+    const S = window.trunkfield.S;
+    const token = localStorage.getItem("trunkfield.token");
+    const r = await fetch(`/api/games?player=${S.me.player_id}`, { headers: { Authorization: `Bearer ${token}` } });
+    return (await r.json()).games.length;
+  });
+  await ann.selectOption("#cv-opponent", "");
+  await ann.dblclick("#create-btn");
+  await ann.waitForURL(/\/g\/[A-Za-z0-9_-]+$/);
+  await sleep(500); // a second game would be made by now
+  assert.equal(await mine(), 1);
+  await ann.goto(server.base + "/");
+  await ann.waitForSelector("#conn.conn-online");
+  await ann.selectOption("#cv-opponent", "1");
+  await ann.dblclick("#create-btn");
+  await ann.waitForURL(/\/g\/[A-Za-z0-9_-]+$/);
+  await sleep(500);
+  assert.equal(await mine(), 2);
+  await ann.context().close();
+});
+
 test("the client in French: chosen from the browser's language, with the rules' reasons translated", async () => {
   const ann = await newPlayer(browser, server.base, problems, "Anne", DESKTOP, { locale: "fr-FR" });
   assert.equal(await ann.textContent(".nav a[data-view=lobby]"), "Salon");

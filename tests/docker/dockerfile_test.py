@@ -432,6 +432,16 @@ class ClusterProfile(unittest.TestCase):
     def node_flags(self, block):
         return flag_values(compose_command(block) or [])
 
+    def lb_address(self):
+        """HAProxy's fixed address on the compose network, inside the network's subnet."""
+        m = re.search(r"ipv4_address:\s*([0-9.]+)", self.services["lb"])
+        self.assertIsNotNone(m, "lb has no fixed ipv4_address")
+        subnet = re.search(r"(?m)^networks:\n  default:\n(?:    .*\n)*?\s+- subnet:\s*([0-9./]+)", self.compose)
+        self.assertIsNotNone(subnet, "the default network has no fixed subnet")
+        import ipaddress
+        self.assertIn(ipaddress.ip_address(m.group(1)), ipaddress.ip_network(subnet.group(1)))
+        return m.group(1)
+
     def test_services_in_the_profile(self):
         self.assertEqual(set(profiles(self.services["postgres"])), {"postgres", "cluster"})
         for name in ["redis", "lb"] + list(self.nodes):
@@ -460,8 +470,10 @@ class ClusterProfile(unittest.TestCase):
             self.assertEqual(flags.get("--node-id"), name)
             # WebSockets only from the pages of the name the certificate is for.
             self.assertRegex(block, r'TRUNKFIELD_ALLOWED_ORIGINS:\s*"https://\$\{TRUNKFIELD_TLS_NAME:-localhost\}"', name)
-            # Every connection comes from HAProxy's address.
-            self.assertEqual(flags.get("--max-connections-per-ip"), "0", name)
+            # Every connection comes from HAProxy, at its fixed address, which names the client:
+            # the node trusts it alone, and keeps its per-address limits on.
+            self.assertNotIn("--max-connections-per-ip", flags, name)
+            self.assertEqual(flags.get("--trusted-proxies"), self.lb_address(), name)
             # Listening on all addresses: the image's --bind 0.0.0.0, not replaced.
             self.assertNotIn("--bind", flags, name)
             self.assertNotRegex(block, r"(?m)^    ports:", f"{name} publishes ports")
@@ -585,6 +597,10 @@ class ClusterProfile(unittest.TestCase):
         tcp_backend = backends[by_port[tcp_port][0]]
         self.assertIn("mode tcp", tcp_backend)
         self.assertIn("timeout server 1h", tcp_backend)
+        # The TCP connections start with the client's address (the PROXY protocol v2).
+        for l in tcp_backend:
+            if l.startswith("server "):
+                self.assertIn("send-proxy-v2", l.split(), l)
         self.assertNotIn("mode tcp", backends[by_port[http_port][0]])
 
     def run_entrypoint(self, env, *args):

@@ -31,7 +31,7 @@ if not BASE:
     sys.exit(77)
 
 failures = []
-SCHEMA = 2  # server/pg_store.h kPgSchemaVersion
+SCHEMA = 3  # server/pg_store.h kPgSchemaVersion
 
 
 def check(ok, what):

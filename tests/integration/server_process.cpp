@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sys/resource.h>
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -17,18 +18,23 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+
 #include <thread>
 
 #include "tests/support/pg_test_db.h"
 
 namespace tf::test {
 
-pid_t spawn(std::vector<std::string> args, int out_fd) {
+pid_t spawn(std::vector<std::string> args, int out_fd, long nofile) {
     pid_t pid = fork();
     if (pid < 0) throw std::runtime_error("fork failed");
     if (pid == 0) {
         dup2(out_fd, 1);
         dup2(out_fd, 2);
+        if (nofile > 0) {
+            rlimit r{rlim_t(nofile), rlim_t(nofile)};
+            setrlimit(RLIMIT_NOFILE, &r);
+        }
         std::vector<char*> argv;
         for (auto& a : args) argv.push_back(a.data());
         argv.push_back(nullptr);
@@ -87,7 +93,12 @@ ServerProcess::ServerProcess(std::vector<std::string> extra_args) {
     log_path_ = tmpl;
     std::vector<std::string> args = {TF_SERVER_BIN, "--http-port", "0",        "--tcp-port",
                                      "0",           "--bind",      "127.0.0.1"};
-    args.insert(args.end(), extra_args.begin(), extra_args.end());
+    long nofile = 0;
+    for (const auto& a : extra_args)
+        if (a.rfind("--test-nofile=", 0) == 0)
+            nofile = std::stol(a.substr(14));
+        else
+            args.push_back(a);
     for (std::size_t i = 0; i + 1 < args.size(); ++i)
         if (args[i] == "--data") data_dir_ = args[i + 1];
     if (data_dir_.empty()) {
@@ -118,7 +129,7 @@ ServerProcess::ServerProcess(std::vector<std::string> extra_args) {
         args.insert(args.end(),
                     {"--store", "postgres", "--database-url", pg_with_dbname(pg, name)});
     }
-    pid_ = spawn(std::move(args), fd);
+    pid_ = spawn(std::move(args), fd, nofile);
     close(fd);
     // Polls the log for the listening line; the deadline only guards against a hung start.
     static const std::regex re(R"(listening http=[^ ]*:(\d+) tcp=[^ ]*:(\d+))");

@@ -18,11 +18,14 @@
 namespace tf::test {
 
 // Starts `args` (args[0] the program) as a child process with its standard output and error on
-// `out_fd`; the child's pid (the caller closes out_fd and reaps the child).
-pid_t spawn(std::vector<std::string> args, int out_fd);
+// `out_fd`, and RLIMIT_NOFILE `nofile` (soft and hard) when it is not 0; the child's pid (the
+// caller closes out_fd and reaps the child).
+pid_t spawn(std::vector<std::string> args, int out_fd, long nofile = 0);
 
 class ServerProcess {
   public:
+    // `extra_args` go to the server, but for "--test-nofile=N", which runs it with
+    // RLIMIT_NOFILE N (soft and hard).
     explicit ServerProcess(std::vector<std::string> extra_args = {});
     ~ServerProcess();
     ServerProcess(const ServerProcess&) = delete;

@@ -38,9 +38,9 @@ void set_faults(const std::string& path, const std::string& text) {
     std::rename((path + ".tmp").c_str(), path.c_str());
 }
 
-HttpReply http_get(unsigned short port, const std::string& target) {
+HttpReply http_get(unsigned short port, const std::string& target, const std::string& headers) {
     int fd = connect_loopback(port);
-    std::string req = "GET " + target + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
+    std::string req = "GET " + target + " HTTP/1.0\r\nHost: localhost\r\n" + headers + "\r\n";
     REQUIRE(write(fd, req.data(), req.size()) == ssize_t(req.size()));
     std::string all;
     char buf[4096];

@@ -34,7 +34,8 @@ struct HttpReply {
 void set_faults(const std::string& path, const std::string& text);
 
 // A GET over a plain socket (HTTP/1.0: the server closes after the answer).
-HttpReply http_get(unsigned short port, const std::string& target);
+// `headers`: extra request header lines, each ending in \r\n ("Authorization: Bearer T\r\n").
+HttpReply http_get(unsigned short port, const std::string& target, const std::string& headers = "");
 // A history API answer, checked to have status `want` and a JSON body.
 nlohmann::json api(ServerProcess& s, const std::string& target, int want = 200);
 

@@ -7,6 +7,8 @@ ports instead of 80 and 443, a self-signed certificate for play.example.org and 
 instead of Let's Encrypt's, the server's port), in front of trunkfield-server started with the
 settings the file's header names, and checks through it, over TLS:
   - plain HTTP redirects to https://, the lobby is served, /metrics is not (directly it is);
+  - the server trusts nginx (trusted-proxies) and sees the player's address: a player
+    connecting from 127.0.0.2 is logged as 127.0.0.2, and the per-address limits are on;
   - a WebSocket upgrade with the allowed Origin gets 101 and hello/welcome; another Origin
     gets the server's 403 (the proxy passes Origin on);
   - a whole game from a `trunkfield rules random` record, both players over wss://, and its
@@ -128,8 +130,10 @@ def main():
                        check=True, capture_output=True)
         snippet = open(SNIPPET).read()
         settings = server_settings(snippet)
-        if not any(s.startswith("max-connections-per-ip") for s in settings):
-            fail(f"the snippet's header names no max-connections-per-ip setting: {settings}")
+        if not any(s.startswith("trusted-proxies") for s in settings):
+            fail(f"the snippet's header names no trusted-proxies setting: {settings}")
+        if any(s.startswith("max-connections-per-ip") for s in settings):
+            fail(f"the per-address limits are off behind the proxy: {settings}")
         server, server_port = start_server(server_bin, work, settings)
 
         https_port, http_port = free_port(), free_port()
@@ -188,11 +192,15 @@ http {{
         origin = origin.group(1) if origin else f"https://{NAME}"
         ws = lambda o: tfproto.WsConn.connect("127.0.0.1", https_port, tls=tls,
                                               host_header=NAME, origin=o)
-        c = ws(origin)
+        c = tfproto.WsConn.connect("127.0.0.1", https_port, tls=tls, host_header=NAME,
+                                   origin=origin, source="127.0.0.2")
         welcome = tfproto.hello(c, "through-nginx")
         if not welcome.get("token"):
             fail(f"welcome through the proxy: {welcome}")
         c.close()
+        log = open(os.path.join(work, "server.log")).read()
+        if not re.search(r"ws#\d+ \[127\.0\.0\.2\]: hello from player " + welcome["player_id"], log):
+            fail("the server did not log the player's address (127.0.0.2) behind nginx:\n" + log[-2000:])
         try:
             ws("https://elsewhere.example").close()
             fail("a WebSocket from another origin was accepted through the proxy")
@@ -212,7 +220,7 @@ http {{
             if got.get(k) != over.get(k):
                 fail(f"game {code}: the record replays to {k}={got.get(k)}, game_over said "
                      f"{over.get(k)}")
-        print(f"ok: through nginx over TLS: redirect, lobby, /metrics hidden, Origin checked, "
+        print(f"ok: through nginx over TLS: redirect, lobby, /metrics hidden, the player's address, Origin checked, "
               f"game {code} played over wss:// ({len(record['turns'])} turns, {over['reason']})")
     finally:
         if proxy and proxy.poll() is None:

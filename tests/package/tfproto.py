@@ -14,6 +14,15 @@ import struct
 import time
 
 
+def free_port():
+    """A TCP port free on loopback right now."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
 class ProtocolError(Exception):
     pass
 
@@ -72,8 +81,10 @@ class Conn:
 
 class TcpConn(Conn):
     @classmethod
-    def connect(cls, host, port, timeout=10):
-        return cls(socket.create_connection((host, port), timeout=timeout))
+    def connect(cls, host, port, timeout=10, source=None):
+        """source: the local address to connect from (e.g. "127.0.0.2", another loopback)."""
+        return cls(socket.create_connection((host, port), timeout=timeout,
+                                            source_address=(source, 0) if source else None))
 
     def send(self, msg):
         self.sock.sendall(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
@@ -96,9 +107,11 @@ class HandshakeRefused(ProtocolError):
 class WsConn(Conn):
     @classmethod
     def connect(cls, host, port, path="/ws", tls=None, host_header=None, origin=None,
-                timeout=10):
-        """tls: an ssl.SSLContext for wss:// (the certificate is checked against host)."""
-        sock = socket.create_connection((host, port), timeout=timeout)
+                timeout=10, source=None):
+        """tls: an ssl.SSLContext for wss:// (the certificate is checked against host); source:
+        the local address to connect from."""
+        sock = socket.create_connection((host, port), timeout=timeout,
+                                        source_address=(source, 0) if source else None)
         if tls is not None:
             sock = tls.wrap_socket(sock, server_hostname=host)
         key = base64.b64encode(os.urandom(16)).decode()

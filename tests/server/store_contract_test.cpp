@@ -430,7 +430,7 @@ TEST_CASE("store contract: accounts, tokens and ratings") {
 
             // One game leaves a provisional rating: not on the leaderboard yet.
             CHECK(st.leaderboard("blitz", 10, 0).empty());
-            auto prof = st.profile("ANN", 10);
+            auto prof = st.profile("ANN", 10, "");
             REQUIRE(prof);
             CHECK(prof->account.username == "Ann");
             REQUIRE(prof->ratings.size() == 1);
@@ -441,7 +441,99 @@ TEST_CASE("store contract: accounts, tokens and ratings") {
             REQUIRE(!prof->recent.empty());
             CHECK(prof->recent[0].code == "rat234");
             CHECK(prof->recent[0].rated);
-            CHECK(!st.profile("nobody", 10));
+            CHECK(!st.profile("nobody", 10, ""));
+
+            // A private game (rated too): in the lists and the player page only for a viewer
+            // seated in it; its code in the rating history likewise.
+            StoredGame priv = game_row("prv234", "p1", 6);
+            priv.is_public = false;
+            priv.rated = true;
+            priv.seat_id[1] = "p2";
+            priv.seat_name[1] = "bob";
+            priv.status = "playing";
+            CHECK(!commit(st, GameWrite{"prv234", priv, {row(1, "join")}, {}}));
+            priv.status = "over";
+            priv.result = g.result;
+            priv.version = 2;
+            priv.finished_ms = 95'000;
+            CHECK(!commit(st, GameWrite{"prv234",
+                                        std::nullopt,
+                                        {row(2, "game_over")},
+                                        priv,
+                                        RateGame{"blitz", {"p1", "p2"}, 1.0, 95'000}}));
+            auto codes = [&](std::optional<std::string> viewer, const std::string& player) {
+                GameQuery q;
+                q.player_id = player;
+                q.viewer = std::move(viewer);
+                std::vector<std::string> out;
+                for (auto& [cursor, game] : st.list(q).games) out.push_back(game.code);
+                return out;
+            };
+            using V = std::vector<std::string>;
+            CHECK(codes(std::nullopt, "p1") == V{"prv234", "rat234"});  // the server's own reads
+            CHECK(codes("", "p1") == V{"rat234"});                      // anyone
+            CHECK(codes("p3", "") == V{"rat234"});                      // another player
+            CHECK(codes("p2", "") == V{"prv234", "rat234"});            // a player of it
+            auto seen_by = [&](const std::string& viewer) {
+                auto p = st.profile("ann", 10, viewer);
+                REQUIRE(p);
+                V recent, history;
+                for (auto& game : p->recent) recent.push_back(game.code);
+                for (auto& pt : p->history["blitz"]) history.push_back(pt.code);
+                return std::pair{recent, history};
+            };
+            CHECK(seen_by("") == std::pair{V{"rat234"}, V{"rat234", ""}});
+            CHECK(seen_by("p1") == std::pair{V{"prv234", "rat234"}, V{"rat234", "prv234"}});
+        }
+    }
+}
+
+// The open-game limits across nodes (server/player_index.h): the store counts the open games of
+// a player and of a creator's address that other nodes own. Only a store nodes share keeps the
+// address (PostgreSQL); the others know no other node and count nothing.
+TEST_CASE("store contract: open games of other nodes") {
+    for (auto& [name, maker] : makers()) {
+        SUBCASE(name.c_str()) {
+            Subject s;
+            maker(s);
+            Store& st = *s.store;
+            st.add_player(StoredPlayer{"p1", "ann", "s1", "h1", ""});
+            st.add_player(StoredPlayer{"p2", "bob", "s2", "h2", ""});
+            settle(st);
+            const bool shared = name.find("postgres") != std::string::npos;
+            for (int i = 0; i < 3; ++i) {
+                StoredGame g = game_row("opn23" + std::to_string(i + 4), i < 2 ? "p1" : "p2", i);
+                g.creator_addr = "192.0.2.1";
+                GameWrite w{g.code, g, {}, {}};
+                if (shared) {
+                    w.owner = "nodeA";
+                    w.epoch = 1;
+                }
+                CHECK(!commit(st, w));
+            }
+            auto counts = [&](const std::string& node) {
+                auto c = st.open_counts("p1", "192.0.2.1", node);
+                return std::pair{c.player, c.address};
+            };
+            if (!shared) {
+                CHECK(counts("nodeB") == std::pair{0, 0});
+                continue;
+            }
+            CHECK(counts("nodeB") == std::pair{2, 3});
+            CHECK(counts("nodeA") == std::pair{0, 0});  // the node's own: it counts them itself
+            CHECK(st.game("opn234")->creator_addr == "192.0.2.1");
+            // Joined: no longer open, and the address is gone from the row.
+            StoredGame joined = *st.game("opn234");
+            joined.seat_id[1] = "p2";
+            joined.seat_name[1] = "bob";
+            joined.status = "playing";
+            joined.version = 1;
+            GameWrite w{"opn234", std::nullopt, {row(1, "join")}, joined};
+            w.owner = "nodeA";
+            w.epoch = 1;
+            CHECK(!commit(st, w));
+            CHECK(counts("nodeB") == std::pair{1, 2});
+            CHECK(st.game("opn234")->creator_addr.empty());
         }
     }
 }

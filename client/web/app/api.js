@@ -18,10 +18,15 @@ export class ApiError extends Error {
   }
 }
 
+// The player's token goes with every request: the history API shows a player its own private
+// games, and nobody else's.
 async function getJson(path) {
   let res;
+  const headers = { Accept: "application/json" };
+  const token = localStorage.getItem("trunkfield.token");
+  if (token) headers.Authorization = `Bearer ${token}`;
   try {
-    res = await fetch(path, { headers: { Accept: "application/json" } });
+    res = await fetch(path, { headers });
   } catch (e) {
     throw new ApiError(t("api.unreachable", { reason: e.message }), 0);
   }

@@ -14,7 +14,7 @@ import { Rules } from "./trunkfield-rules.js";
 import { Connection } from "./net.js";
 import { $, errorText, playerName } from "./dom.js";
 import { t, lang, setLang, translatePage } from "./i18n.js";
-import { S, app, send, mySide } from "./state.js";
+import { S, app, send, mySide, createAnswered } from "./state.js";
 import { gameView, onSnapshot, onEvent, onGameError, watchGame, resendPending, gameHooks, dropGames } from "./game.js";
 import { turnPhase, playPremove } from "./turn.js";
 import { renderGame, setupGameControls, onTurnShown, showNotice, notation } from "./gamescreen.js";
@@ -190,6 +190,7 @@ function onWelcome(m) {
 
 function onError(m) {
   if (m.ref && S.doneRefs.has(m.ref)) return; // the late answer to a resent copy
+  if (m.ref && S.creating?.ref === m.ref) createAnswered(m.ref);
   if (accountError(m)) return render(); // shown in the account dialog
   // a refused setup/turn: roll the prediction back
   for (const G of S.games.values()) {
@@ -273,6 +274,8 @@ function onMessage(m, raw = null) {
       if (!S.rulesReady) return void waiting.push([m, raw]);
       return onGameMessage(m, raw);
     case "game_created": {
+      if (m.ref && S.creating?.ref !== m.ref && !S.lastCreate) return undefined; // a repeat's answer
+      createAnswered(m.ref);
       const G = gameView(m.code);
       G.watchSent = true; // the creator is subscribed already
       if (S.lastCreate) rememberCreated(m.code, S.lastCreate);

@@ -7,7 +7,7 @@ import { t } from "./i18n.js";
 import { renderBoard, renderLegend, cellName, key, unkey, arrival } from "./board.js";
 import { animateTurn } from "./anim.js";
 import { playSound } from "./sound.js";
-import { S, app, send, mySide } from "./state.js";
+import { S, app, send, sendCreate, mySide } from "./state.js";
 import { turnPhase, drafting, legalMoves, elephantReady, draftResult, candidates, facingChoices, draftTurn,
   onCell, chooseFacing, toggleBurnt, canSend, canBurn, sendDraft, undo } from "./turn.js";
 import { Rules } from "./trunkfield-rules.js";
@@ -334,9 +334,9 @@ export function setupGameControls() {
   $("missing-replay").addEventListener("click", () => app.navigate(`/#replay/${S.route.code}`));
   $("again-btn").addEventListener("click", act((G) => {
     const msg = sameSettings(G);
+    if (S.creating) return; // one in flight already
     S.bot = msg.bot ? { level: msg.bot, at: Date.now() } : null;
-    S.lastCreate = msg;
-    send(msg);
+    sendCreate(msg);
   }));
   $("copy-link").addEventListener("click", async () => {
     const url = `${location.origin}/g/${S.route.code}`;

@@ -4,7 +4,7 @@
 // (history API). It needs no rules: it is shown before the WebAssembly module is loaded.
 import { $, h, other, variantText, tcText, scoreText, sideName, errorText } from "./dom.js";
 import { t, fmtDate } from "./i18n.js";
-import { S, app, send, mySide } from "./state.js";
+import { S, app, send, sendCreate, mySide } from "./state.js";
 import { listGames } from "./api.js";
 import { ratedVariant, categoryOf, categoryName, ratingSpan } from "./ratings.js";
 import { openSignIn } from "./account.js";
@@ -259,8 +259,7 @@ export function setupLobby() {
       msg.bot = bot;
       S.bot = { level: bot, at: Date.now() };
     } else S.bot = null;
-    S.lastCreate = msg;
-    send(msg);
+    if (!sendCreate(msg)) S.bot = null;
   });
   $("cv-opponent").addEventListener("change", () => renderLobby());
   for (const id of ["cv-size", "cv-elephants", "cv-burnt", "cv-quiet", "cv-time", "qm-variant", "qm-time"])

@@ -80,6 +80,15 @@ export class Connection {
         for (const x of q) this.send(x);
         return;
       }
+      if (m.type === "error" && m.code === "bad_name" && !this.ready) {
+        // The saved name cannot be had (an account's, a reserved one): come in as a guest
+        // without one, and say why.
+        const hello = { type: "hello", version: 1 };
+        if (this.token) hello.token = this.token;
+        ws.send(JSON.stringify(hello));
+        this.onMessage(m, null);
+        return;
+      }
       if (m.type === "error" && m.code === "bad_token") {
         // At the hello: the server forgot us (a new database). Later: this account was signed
         // out by another connection (sign out everywhere, a new password), and the server closes

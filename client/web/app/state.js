@@ -13,6 +13,7 @@ export const S = {
   profile: null,       // the player page shown (profile.js)
   board: null,         // the leaderboard shown (leaderboard.js)
   pendingJoin: null,   // the code of a join_game in flight
+  creating: null,      // a create_game in flight: {ref, at} (sendCreate)
   refSeq: 0,
   doneRefs: new Set(), // refs of setups/turns already settled (a resent one's late error is void)
   rulesReady: false,   // the WebAssembly rules are loaded
@@ -26,6 +27,35 @@ export const app = {
 };
 
 export const send = (msg) => app.conn?.send(msg);
+
+// A create_game, sent once however often its button is clicked: while one is in flight (5 s at
+// most) further clicks do nothing and the buttons that create stay disabled; its ref makes the
+// server answer a repeat with the same game, should one get through.
+const CREATE_BUTTONS = ["create-btn", "again-btn"];
+export function sendCreate(msg) {
+  if (S.creating && Date.now() - S.creating.at < 5000) return false;
+  const ref = `c${++S.refSeq}`;
+  S.creating = { ref, at: Date.now() };
+  S.lastCreate = msg;
+  setCreateButtons(true);
+  setTimeout(() => {
+    if (S.creating?.ref === ref) createAnswered(ref);
+  }, 5000);
+  send({ ...msg, ref });
+  return true;
+}
+// The answer to a create_game (game_created or an error with its ref) came: the buttons work again.
+export function createAnswered(ref) {
+  if (!S.creating || (ref && S.creating.ref !== ref)) return;
+  S.creating = null;
+  setCreateButtons(false);
+}
+function setCreateButtons(busy) {
+  for (const id of CREATE_BUTTONS) {
+    const b = document.getElementById(id);
+    if (b) b.disabled = busy;
+  }
+}
 
 // The side the signed-in player holds in game view G, or null (a spectator). A local game (the
 // practice of How to play) says which side the player has.
