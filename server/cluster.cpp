@@ -486,10 +486,40 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         }
         spdlog::info("cluster: game {} {} at epoch {}", code, at_start ? "restored" : "taken over",
                      epoch);
+        adopt_routes(code);
         if (bus_)
             bus_->publish(kAll, envelope({{"k", "moved"}, {"code", code}, {"owner", node_}}));
         else  // at start: announced once the bus is up (the other nodes route to our new life)
             restored_.push_back(code);
+    }
+
+    // This node serves `code` now: its own connections that reached the game through another
+    // node are served here from now on, and those that watched it are caught up at once from
+    // the last version they saw (PROTOCOL.md "With several nodes": the missed events follow,
+    // without the client asking). The "moved" announcement does this on the other nodes; this
+    // node ignores its own. Only requests not yet published go with them: those the old owner
+    // had were its to answer.
+    void adopt_routes(const std::string& code) {
+        std::vector<std::pair<std::shared_ptr<Session>, std::vector<std::string>>> here;
+        {
+            std::lock_guard lock(m_);
+            for (auto& [conn, link] : links_) {
+                auto it = link.routes.find(code);
+                if (it == link.routes.end()) continue;
+                Route& r = it->second;
+                std::vector<std::string> texts;
+                if (r.watching) {
+                    texts.push_back(watch_text(code, r.last));
+                    ++stats_.catchups;
+                }
+                texts.insert(texts.end(), std::make_move_iterator(r.queue.begin()),
+                             std::make_move_iterator(r.queue.end()));
+                if (auto s = link.session.lock(); s && !texts.empty())
+                    here.emplace_back(std::move(s), std::move(texts));
+                link.routes.erase(it);
+            }
+        }
+        for (auto& [s, texts] : here) s->handle_here(std::move(texts));
     }
 
     // The codes of the rooms this node holds, as a PostgreSQL array literal (codes are letters

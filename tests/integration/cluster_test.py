@@ -26,6 +26,11 @@ then runs the scenarios, each printing ok/FAIL lines:
      15 s), no gaps, nothing lost.
   f  SIGTERM of an owner: it exits 0 and logs that it handed its games over; the others own
      them (the time is printed); clients go on, nothing lost.
+  h  (run second) an idle player on a surviving node gets what it missed without asking
+     (issue 30, bug 1): ann on node 1 creates a game, bob joins it on node 2 and then sends
+     nothing; node 3 is stopped, so that node 2 itself takes the game over when node 1 is
+     killed; bob must get the events of the takeover (player_left for both seats, player_back
+     for his), in version order from the last he saw. Node 3 is continued, node 1 restarted.
   g  (run first) the open-game limit per address holds across nodes (issue 31): eight guests
      from this machine's address open games on nodes 1 and 2; a ninth on node 3 is refused
      too_many_open_games; once one is cancelled, node 3 takes one.
@@ -451,6 +456,47 @@ def scenario_g(env):
     conns[0].close()
 
 
+def scenario_h(env):
+    if not env.cluster:
+        note("h: skipped (a takeover needs the cluster)")
+        return
+    n1, n2, n3 = env.nodes
+    ann, bob = Conn(n1.tcp, "ann-h"), Conn(n2.tcp, "bob-h")
+    ann.send({"type": "create_game", "time_control": None, "color": "silver", "public": False})
+    created = ann.wait(is_type("game_created"))
+    if not check(created is not None, "h: ann creates a game on node 1"):
+        return
+    code = created["code"]
+    bob.send({"type": "join_game", "code": code})
+    check(bob.wait(is_type("snapshot", game=code)) is not None, "h: bob joins it on node 2")
+    ann.send({"type": "setup", "game": code, "setup": SILVER_SETUP, "ref": "hs"})
+    check(ann.wait(is_type("ack", ref="hs")) is not None, "h: ann's setup is acknowledged")
+    check(bob.wait(is_event(code, "setup")) is not None, "h: bob sees it")
+    _, seen = versioned_view(bob.got, code)
+    last = max(seen) if seen else 0
+    n3.proc.send_signal(signal.SIGSTOP)
+    try:
+        n1.kill9()
+        back = bob.wait(lambda m: is_event(code, "player_back")(m) and
+                        m["payload"]["side"] == "bronze", LEASE + 15)
+        owner = env.sql(f"SELECT owner FROM games WHERE code = '{code}'")
+        check(owner == [("n2",)], f"h: node 2 took the game over (owner {owner})")
+        check(back is not None, "h: bob, idle on node 2, gets the takeover's events without "
+              "asking (player_back for his seat)")
+        problems, events = versioned_view(bob.got, code)
+        kinds = [events[v][0] for v in sorted(events) if v > last]
+        check(not problems and kinds.count("player_left") == 2 and sorted(events)[-1] > last,
+              f"h: in version order from v{last + 1}: {kinds}" +
+              (f" ({problems})" if problems else ""))
+    finally:
+        n3.proc.send_signal(signal.SIGCONT)
+        n1.start()
+    bob.send({"type": "resign", "game": code})
+    bob.wait(is_event(code, "game_over"))
+    for c in (ann, bob):
+        c.close()
+
+
 def scenario_a(env):
     ann, bob, cy = Conn(env.node(0).tcp, "ann"), Conn(env.node(1).tcp, "bob"), \
         Conn(env.node(2).tcp, "cy")
@@ -790,7 +836,7 @@ def main():
     ap.add_argument("cli_bin")
     ap.add_argument("client_bin")
     ap.add_argument("kills", nargs="?", type=int, default=10)
-    ap.add_argument("--only", default="a,b,c,d,e,f,g", help="scenarios to run, e.g. a,b")
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h", help="scenarios to run, e.g. a,b")
     ap.add_argument("--single-node", action="store_true",
                     help="one node without cluster flags (checks the harness on any binary)")
     args = ap.parse_args()
@@ -806,7 +852,7 @@ def main():
         print("redis-server is not installed: skipped")
         return SKIP
     only = set(args.only.split(","))
-    unknown = only - set("abcdefg")
+    unknown = only - set("abcdefgh")
     if unknown:
         ap.error(f"unknown scenarios {sorted(unknown)}")
     # A seat whose node hangs (SIGSTOP), or whose request waits on a dead owner, gives up after a
@@ -815,7 +861,8 @@ def main():
     env = Env(args, base)
     t0 = time.time()
     try:
-        for name, run in (("g", scenario_g), ("a", scenario_a), ("b", scenario_b),
+        for name, run in (("g", scenario_g), ("h", scenario_h), ("a", scenario_a),
+                          ("b", scenario_b),
                           ("c", lambda e: scenario_c(e, args.kills)), ("d", scenario_d),
                           ("e", scenario_e), ("f", scenario_f)):
             if name in only:
