@@ -115,9 +115,10 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // RoomOps::Host
     StoredGame stored_row() const override;
     void saved() override { saved_version_ = version_; }
-    void failed(const std::string& why, const std::vector<Out>& out, bool creating) override {
+    void failed(const std::string& why, const std::vector<Out>& out,
+                const std::vector<std::function<void()>>& after, bool creating) override {
         if (why.rfind(kFenced, 0) == 0) return fenced(why);
-        suspend(why, out, creating);
+        suspend(why, out, after, creating);
     }
     void idle() override {
         maybe_bot();
@@ -132,7 +133,19 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // room reloads its last saved state from the store (reload(): requests wait meanwhile) and
     // stays paused, clocks stopped, until the store is healthy again; then it resumes where it
     // was saved and sends everyone a fresh snapshot. A game whose creation failed is dropped.
-    void suspend(const std::string& why, const std::vector<Out>& out, bool creating);
+    void suspend(const std::string& why, const std::vector<Out>& out,
+                 const std::vector<std::function<void()>>& after, bool creating);
+    // A failed commit's fate is learnt from the store before anyone is told (a write reported
+    // failed may have been saved: the connection died during COMMIT, fsync failed after the
+    // write): saved, its messages go out as a success's would; not saved, its requester gets
+    // store_failed; unreadable, in_doubt (watch again once the game resumes).
+    struct Doubt {
+        std::vector<Out> out;                      // the operation's messages, held
+        std::vector<std::function<void()>> after;  // what runs once it is saved
+        std::int64_t version = 0;                  // the version it reached
+    };
+    std::optional<Doubt> doubt_;
+    void settle_doubt(std::optional<bool> saved);
     // Cluster mode: another node took the game over (this one stalled past its lease); the
     // write was refused, nothing of it is sent, and this node drops the game: its watchers
     // are told it moved (Participant::moved) and it leaves the directory.

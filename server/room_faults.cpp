@@ -1,9 +1,11 @@
 // A room when the store fails (docs/ARCHITECTURE.md "Failures"): a failed commit suspends the
-// game (nothing of the operation is sent, everyone watching is told once), the room reads its
-// last saved state back (room_record.cpp's replay) and stays paused, clocks stopped, until the
-// store is healthy again; then it resumes where it was saved, with the time it was suspended
-// charged to nobody, and sends everyone a fresh snapshot. A game whose creation failed is
-// dropped.
+// game, the room reads its last saved state back (room_record.cpp's replay) and only then tells
+// anyone: a commit reported failed that the store holds after all was saved (its ack and events
+// go out), one it does not hold was not (store_failed to its requester), and when the store
+// cannot be read the requester learns that the fate is unknown (in_doubt); everyone watching is
+// told once that the game is paused. It stays paused, clocks stopped, until the store is
+// healthy again; then it resumes where it was saved, with the time it was suspended charged to
+// nobody, and sends everyone a fresh snapshot. A game whose creation failed is dropped.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -24,9 +26,9 @@ constexpr auto kLongestRetry = std::chrono::seconds(2);
 
 }  // namespace
 
-// The operation's messages are dropped; each watcher gets one store_failed (with its ref where
-// it was waiting for an ack), then the room reloads what the store holds.
-void Room::suspend(const std::string& why, const std::vector<Out>& out, bool creating) {
+// The operation's messages are held until the store says whether it holds them (reloaded()).
+void Room::suspend(const std::string& why, const std::vector<Out>& out,
+                   const std::vector<std::function<void()>>& after, bool creating) {
     const auto now = SteadyClock::now();
     timer_.cancel();
     start_deadline_.reset();
@@ -53,26 +55,56 @@ void Room::suspend(const std::string& why, const std::vector<Out>& out, bool cre
     }
     status_ = Status::Suspended;
     recover_backoff_ = kFirstRetry;
-    std::string text =
-        "the game could not be saved; it is paused at its last saved position (version " +
-        std::to_string(saved_version_) +
-        ") and resumes by itself as soon as the server can save again";
-    auto generic = std::make_shared<const std::string>(proto::to_text(
-        proto::ErrorMsg{Err::StoreFailed, text, std::nullopt, saved_version_, std::nullopt}));
-    std::vector<Out> errors;
-    std::set<const Participant*> told;
-    for (const auto& o : out) {
-        if (!o.ack) continue;
-        if (auto p = o.to.lock(); p && told.insert(p.get()).second)
-            errors.push_back({o.to,
-                              std::make_shared<const std::string>(proto::to_text(proto::ErrorMsg{
-                                  Err::StoreFailed, text, *o.ack, saved_version_, std::nullopt})),
-                              o.crowd});
-    }
-    for (auto& [p, sub] : watchers_.subs())
-        if (told.insert(p).second) errors.push_back({sub.who, generic, watchers_.spectator(sub)});
-    ops_.deliver(std::move(errors));
+    doubt_ = Doubt{out, after, version_};
     reload();
+}
+
+// The failed operation's fate, once the store was read (`saved`) or could not be (nullopt).
+// Saved: its messages go out as they would have; then everyone is told the game is paused at
+// the version the store holds. Not saved: its requesters get store_failed with their ref; in
+// doubt: in_doubt. Either way each watcher gets one notice.
+void Room::settle_doubt(std::optional<bool> saved) {
+    if (!doubt_) return;
+    Doubt d = std::move(*doubt_);
+    doubt_.reset();
+    std::set<const Participant*> told;
+    if (saved == true) {
+        spdlog::warn("room {}: the commit reported failed was saved (version {})", code_,
+                     d.version);
+        for (auto& f : d.after) f();
+        ops_.deliver(std::move(d.out));
+    }
+    const std::string text =
+        saved ? "the game could not be saved; it is paused at its last saved position (version " +
+                    std::to_string(saved_version_) +
+                    ") and resumes by itself as soon as the server can save again"
+              : std::string(
+                    "the game could not be saved; it is paused and resumes by itself as "
+                    "soon as the server can save again (its snapshot then shows what was "
+                    "saved)");
+    std::vector<Out> notices;
+    if (saved != true)
+        for (const auto& o : d.out) {
+            if (!o.ack) continue;
+            auto p = o.to.lock();
+            if (!p || !told.insert(p.get()).second) continue;
+            auto e =
+                saved == false
+                    ? proto::ErrorMsg{Err::StoreFailed, text, *o.ack, saved_version_, std::nullopt}
+                    : proto::ErrorMsg{Err::InDoubt,
+                                      "the server cannot tell whether this was saved: the "
+                                      "game is paused and cannot be read right now; once it "
+                                      "resumes (a snapshot), it shows what was saved",
+                                      *o.ack, std::nullopt, std::nullopt};
+            notices.push_back(
+                {o.to, std::make_shared<const std::string>(proto::to_text(e)), o.crowd});
+        }
+    auto generic = std::make_shared<const std::string>(proto::to_text(proto::ErrorMsg{
+        Err::StoreFailed, text, std::nullopt,
+        saved ? std::optional<std::int64_t>(saved_version_) : std::nullopt, std::nullopt}));
+    for (auto& [p, sub] : watchers_.subs())
+        if (told.insert(p).second) notices.push_back({sub.who, generic, watchers_.spectator(sub)});
+    ops_.deliver(std::move(notices));
 }
 
 void Room::fenced(const std::string& why) {
@@ -148,7 +180,10 @@ void Room::reloaded(Read<std::optional<GameRows>> read) {
         if (loaded_ || recover_backoff_ == kFirstRetry)
             spdlog::error("room {}: cannot read the saved game back ({}); retrying", code_, error);
         loaded_ = false;
+        settle_doubt(std::nullopt);
     } else {
+        // load() took the store's version: the failed operation is saved when it reached it.
+        if (doubt_) settle_doubt(version_ >= doubt_->version);
         loaded_ = true;
         resume_status_ = status_;
         status_ = Status::Suspended;

@@ -92,7 +92,7 @@ void RoomOps::committed(const std::optional<std::string>& error, std::vector<Out
                         const std::shared_ptr<RateGame::Outcome>& rated) {
     const bool creating = creating_;
     creating_ = false;
-    if (error) return host_.failed(*error, out, creating);
+    if (error) return host_.failed(*error, out, after, creating);
     host_.saved();
     // Lobby changes first: a client that reacts to its ack (a second create_game, welcome after
     // a reconnect) must find the lobby already up to date.

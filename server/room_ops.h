@@ -44,9 +44,10 @@ class RoomOps {
         virtual StoredGame stored_row() const = 0;
         // A commit is durable, before its messages go out.
         virtual void saved() = 0;
-        // A commit failed: nothing of it was sent (`out` is what would have been); `creating`
-        // when it was the game's first write.
-        virtual void failed(const std::string& why, const std::vector<Out>& out, bool creating) = 0;
+        // A commit failed: nothing of it was sent (`out` is what would have been, `after` what
+        // would have run before); `creating` when it was the game's first write.
+        virtual void failed(const std::string& why, const std::vector<Out>& out,
+                            const std::vector<std::function<void()>>& after, bool creating) = 0;
         // After every operation or batch of them (the bot may think).
         virtual void idle() = 0;
         // A rated game's end is durable, its ratings applied: after its messages went out.

@@ -94,7 +94,8 @@ TEST_CASE("store_faults") {
     CHECK(metrics.find("trunkfield_games_suspended 1") != std::string::npos);
     CHECK(metrics.find("trunkfield_store_healthy 0") != std::string::npos);
 
-    // Written, but reported failed (fsync): still suspended; what reached the disk is the truth.
+    // Written, but reported failed (fsync): acknowledged, then suspended; what reached the disk is
+    // the truth.
     set_faults(faults, "write=ok\n");
     for (auto* c : {&a, &b}) {
         json snap = wait_for(*c, "snapshot");
@@ -107,6 +108,8 @@ TEST_CASE("store_faults") {
     set_faults(faults, "write=fsync\n");
     GameClient& m2 = a.game->to_move() == *a.side ? a : b;
     m2.conn->send(random_action(m2, rng, "fs"));
+    // The store holds it: acknowledged (never a false store_failed), then paused like the rest.
+    CHECK(wait_for(m2, "ack")["ref"] == "fs");
     CHECK(wait_for(m2, "error")["code"] == "store_failed");
     set_faults(faults, "write=ok\n");
     for (auto* c : {&a, &b}) {

@@ -133,7 +133,9 @@ TEST_CASE("room: the time a game is suspended is charged to nobody") {
     CHECK(s["clocks"]["bronze_ms"].get<std::int64_t>() > 300000 - 500);
 }
 
-TEST_CASE("room: a commit written but reported failed (fsync) comes back when the game resumes") {
+TEST_CASE(
+    "room: a commit written but reported failed (fsync) is answered as saved, never a false "
+    "store_failed") {
     FaultFixture ff;
     Fixture f(1000, &ff.store);
     start_game(f);
@@ -141,8 +143,22 @@ TEST_CASE("room: a commit written but reported failed (fsync) comes back when th
     auto t = f.turn_msg(4);
     f.room->turn(f.bob, f.b, t);
     f.run();
-    CHECK(f.b->last("error")["code"] == "store_failed");
     CHECK(journal_versions(ff.inner()).back() == 5);  // it did reach the store
+    // Its requester learns so (ack, event), then, like everyone, that the game is paused at the
+    // version the store holds (issue 30, bug 4: it was told store_failed).
+    REQUIRE(f.b->got.size() == 3);
+    CHECK(f.b->got[0]["type"] == "ack");
+    CHECK(f.b->got[0]["ref"] == "t");
+    CHECK(f.b->got[0]["version"] == 5);
+    CHECK(f.b->got[1]["version"] == 5);  // the event
+    REQUIRE(f.a->got.size() == 2);
+    CHECK(f.a->got[0]["version"] == 5);
+    for (Fake* p : {f.a.get(), f.b.get()}) {
+        json e = p->last("error");
+        CHECK(e["code"] == "store_failed");
+        CHECK(!e.contains("ref"));
+        CHECK(e["version"] == 5);
+    }
     auto d = std::make_shared<Fake>();
     f.room->watch(Player{"p-dan", "dan"}, d, std::nullopt);
     f.run();
@@ -167,6 +183,13 @@ TEST_CASE("room: while the saved game cannot be read back, watching says so; the
     ff.faults(Faults::Write::Fail, true);
     f.room->turn(f.bob, f.b, f.turn_msg(4));
     f.run();
+    // Neither saved nor readable: the requester is told the fate is unknown, the others that
+    // the game is paused.
+    REQUIRE(f.b->got.size() == 1);
+    CHECK(f.b->got[0]["code"] == "in_doubt");
+    CHECK(f.b->got[0]["ref"] == "t");
+    CHECK(f.a->last("error")["code"] == "store_failed");
+    f.b->got.clear();
     auto d = std::make_shared<Fake>();
     f.room->watch(Player{"p-dan", "dan"}, d, std::nullopt);
     CHECK(f.error_of(*d)["code"] == "store_failed");

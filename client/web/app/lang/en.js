@@ -358,6 +358,7 @@ export const en = {
   "err.flooding": "too many requests: the connection was closed",
   "err.internal": "the server had a problem",
   "err.store_failed": "the server cannot save games right now: the game is paused where it was last saved",
+  "err.in_doubt": "the server cannot tell whether your move was saved: the game is paused, and shows where it stands when it resumes",
   "err.too_many_games": "you already play as many games as the server allows",
   "err.too_many_connections": "too many connections from your address",
   "err.store_unavailable": "the server cannot save right now: try again in a moment",

@@ -358,6 +358,7 @@ export const fr = {
   "err.flooding": "trop de demandes : la connexion a été fermée",
   "err.internal": "le serveur a rencontré un problème",
   "err.store_failed": "le serveur ne peut pas enregistrer les parties pour l'instant : la partie est en pause là où elle a été enregistrée",
+  "err.in_doubt": "le serveur ne sait pas si votre coup a été enregistré : la partie est en pause, et montrera où elle en est en reprenant",
   "err.too_many_games": "vous jouez déjà autant de parties que le serveur le permet",
   "err.too_many_connections": "trop de connexions depuis votre adresse",
   "err.store_unavailable": "le serveur ne peut pas enregistrer pour l'instant : réessayez dans un moment",
