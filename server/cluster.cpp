@@ -84,6 +84,17 @@ std::optional<Versioned> versioned(std::string_view m) {
     return v;
 }
 
+// The game of an owner's notice that it is paused (store_failed or in_doubt, which name it).
+std::optional<std::string> paused_game(std::string_view m) {
+    if (m.rfind("{\"code\":\"store_failed\"", 0) != 0 && m.rfind("{\"code\":\"in_doubt\"", 0) != 0)
+        return std::nullopt;
+    auto g = m.find("\"game\":\"");
+    if (g == std::string_view::npos) return std::nullopt;
+    auto e = m.find('"', g + 8);
+    if (e == std::string_view::npos) return std::nullopt;
+    return std::string(m.substr(g + 8, e - g - 8));
+}
+
 double ms_since(SteadyTime t) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
@@ -245,8 +256,11 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     struct Route {
         std::string owner;  // the node serving the game, "" while not known
         bool resolving = false;
-        bool watching = false;             // events came: on a move, ask the new owner to replay
-        std::int64_t last = -1;            // the highest version passed on
+        bool watching = false;   // events came: on a move, ask the new owner to replay
+        std::int64_t last = -1;  // the highest version passed on
+        // The owner said the game is paused (store_failed, in_doubt, a suspended snapshot): the
+        // client waits for the snapshot of its resumption, so a catch-up asks for a snapshot.
+        bool suspended = false;
         std::deque<std::string> queue;     // requests waiting for the owner
         std::deque<std::string> inflight;  // published, not yet confirmed received
         // Published requests with a ref not answered yet (an ack or an error names it): a
@@ -509,7 +523,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                 Route& r = it->second;
                 std::vector<std::string> texts;
                 if (r.watching) {
-                    texts.push_back(watch_text(code, r.last));
+                    texts.push_back(catch_up_text(code, r));
                     ++stats_.catchups;
                 }
                 texts.insert(texts.end(), std::make_move_iterator(r.queue.begin()),
@@ -520,6 +534,13 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             }
         }
         for (auto& [s, texts] : here) s->handle_here(std::move(texts));
+    }
+
+    // What a route's client missed, asked of the game's (new) owner: the events after the last
+    // version passed on, or the whole snapshot when the game was paused there (PROTOCOL.md:
+    // "after a suspension the game sends its resume snapshot", on whatever node it resumes).
+    static std::string catch_up_text(const std::string& code, const Route& r) {
+        return watch_text(code, r.suspended ? -1 : r.last);
     }
 
     // The codes of the rooms this node holds, as a PostgreSQL array literal (codes are letters
@@ -870,7 +891,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                 r.owner = res->owner;
                 r.attempts = 0;
                 if (r.watching) {
-                    r.queue.push_front(watch_text(code, r.last));
+                    r.queue.push_front(catch_up_text(code, r));
                     ++stats_.catchups;
                 }
                 pump(conn, code, r);
@@ -879,7 +900,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             if (mine && hub_.directory.find(code)) {  // claimed here meanwhile
                 here.assign(std::make_move_iterator(r.queue.begin()),
                             std::make_move_iterator(r.queue.end()));
-                if (r.watching) here.insert(here.begin(), watch_text(code, r.last));
+                if (r.watching) here.insert(here.begin(), catch_up_text(code, r));
                 l->second.routes.erase(it);
             } else if (res && (!res->found || (!res->unfinished && !res->live) ||
                                (mine && !res->unfinished))) {
@@ -1004,10 +1025,17 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                     if (r.owner.empty() && !r.resolving) r.owner = from;
                     r.watching = true;
                     std::erase_if(r.unanswered, [](const auto& u) { return u.first == kSyncKey; });
-                    if (v->snapshot)
+                    if (v->snapshot) {
                         r.last = v->version;
-                    else if (v->version > r.last)
+                        r.suspended =
+                            body.find("\"status\":\"suspended\"") != std::string_view::npos;
+                    } else if (v->version > r.last) {
                         r.last = v->version;
+                    }
+                } else if (auto game = paused_game(body)) {
+                    if (auto l2 = links_.find(conn); l2 != links_.end())
+                        if (auto it = l2->second.routes.find(*game); it != l2->second.routes.end())
+                            it->second.suspended = true;
                 }
                 if (std::string ref = ref_of(body); !ref.empty())
                     if (auto l2 = links_.find(conn); l2 != links_.end())
@@ -1096,7 +1124,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             r.owner = owner;
             r.attempts = 0;
             if (r.watching) {
-                r.queue.push_front(watch_text(code, r.last));
+                r.queue.push_front(catch_up_text(code, r));
                 ++stats_.catchups;
             }
             pump(conn, code, r);

@@ -88,8 +88,8 @@ void Room::count_spectators() {
 // count from their snapshot, and telling every spectator about every other one would be
 // quadratic in a crowd.
 void Room::tell_spectators(int count, TimePoint now) {
-    auto msg = std::make_shared<const std::string>(
-        proto::to_text(proto::Event{code_, version_, proto::SpectatorsEv{count}, clocks(now)}));
+    auto msg = std::make_shared<const std::string>(proto::to_text(
+        proto::Event{code_, shown_version(), proto::SpectatorsEv{count}, clocks(now)}));
     for (auto& [p, sub] : watchers_.subs())
         if (!sub.who.expired() && !watchers_.spectator(sub)) ops_.send({sub.who, msg});
 }
@@ -143,8 +143,8 @@ void Room::fail(const Who& who, Err code, std::string message, std::optional<std
                 std::optional<std::string> rule) {
     spdlog::warn("room {}: rejected ({}): {}", code_, proto::err_name(code), message);
     metrics().reject(code);
-    reply(who, proto::to_text(proto::ErrorMsg{code, std::move(message), std::move(ref), version_,
-                                              std::move(rule), code_}));
+    reply(who, proto::to_text(proto::ErrorMsg{code, std::move(message), std::move(ref),
+                                              shown_version(), std::move(rule), code_}));
 }
 
 // Serializes the event once, journals it, keeps it in the bounded history and addresses it to

@@ -184,6 +184,11 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // watcher (room.cpp).
     void emit(proto::EventBody body);
     bool started() const { return compact_ ? turn_count_ > 0 : !turns_.empty(); }
+    // The version unversioned messages and errors carry: while suspended, the last saved one
+    // (an operation that failed may have counted a version nobody will ever see).
+    std::int64_t shown_version() const {
+        return status_ == Status::Suspended ? saved_version_ : version_;
+    }
 
     // room_summary.cpp. Once a finished game's end (and whatever followed it) is committed to a
     // store that can give it back, the room drops what the journal rebuilds (the rules state,

@@ -88,20 +88,23 @@ void Room::settle_doubt(std::optional<bool> saved) {
             if (!o.ack) continue;
             auto p = o.to.lock();
             if (!p || !told.insert(p.get()).second) continue;
-            auto e =
-                saved == false
-                    ? proto::ErrorMsg{Err::StoreFailed, text, *o.ack, saved_version_, std::nullopt}
-                    : proto::ErrorMsg{Err::InDoubt,
-                                      "the server cannot tell whether this was saved: the "
-                                      "game is paused and cannot be read right now; once it "
-                                      "resumes (a snapshot), it shows what was saved",
-                                      *o.ack, std::nullopt, std::nullopt};
+            auto e = saved == false
+                         ? proto::ErrorMsg{Err::StoreFailed, text,         *o.ack,
+                                           saved_version_,   std::nullopt, code_}
+                         : proto::ErrorMsg{Err::InDoubt,
+                                           "the server cannot tell whether this was saved: the "
+                                           "game is paused and cannot be read right now; once it "
+                                           "resumes (a snapshot), it shows what was saved",
+                                           *o.ack,
+                                           std::nullopt,
+                                           std::nullopt,
+                                           code_};
             notices.push_back(
                 {o.to, std::make_shared<const std::string>(proto::to_text(e)), o.crowd});
         }
     auto generic = std::make_shared<const std::string>(proto::to_text(proto::ErrorMsg{
         Err::StoreFailed, text, std::nullopt,
-        saved ? std::optional<std::int64_t>(saved_version_) : std::nullopt, std::nullopt}));
+        saved ? std::optional<std::int64_t>(saved_version_) : std::nullopt, std::nullopt, code_}));
     for (auto& [p, sub] : watchers_.subs())
         if (told.insert(p).second) notices.push_back({sub.who, generic, watchers_.spectator(sub)});
     ops_.deliver(std::move(notices));

@@ -31,6 +31,11 @@ then runs the scenarios, each printing ok/FAIL lines:
      nothing; node 3 is stopped, so that node 2 itself takes the game over when node 1 is
      killed; bob must get the events of the takeover (player_left for both seats, player_back
      for his), in version order from the last he saw. Node 3 is continued, node 1 restarted.
+  i  (run third) a game paused by its owner's store failure and taken over by another node sends
+     its resumption snapshot to the players of other nodes (issue 30, bug 5): ann on node 1
+     creates, bob joins on node 2; node 1's writes fail (fault file), ann's setup is refused
+     and bob told the game is paused; node 1 is stopped past its lease, another node takes the
+     game; bob, idle, must get a snapshot with status playing. Node 1 is continued.
   g  (run first) the open-game limit per address holds across nodes (issue 31): eight guests
      from this machine's address open games on nodes 1 and 2; a ninth on node 3 is refused
      too_many_open_games; once one is cancelled, node 3 takes one.
@@ -134,11 +139,22 @@ class Node(crash_test.Server):
         if env.cluster:
             args += ["--bus", f"redis://127.0.0.1:{env.redis.port}", "--node-id", name,
                      "--lease-ms", str(LEASE_MS)]
+        # Store faults a scenario injects into this node alone (server/faulty_store.h); none
+        # while the file is empty.
+        self.faults = os.path.join(folder, "faults")
+        open(self.faults, "w").close()
+        args += ["--fault-file", self.faults]
         super().__init__(env.server_bin, os.path.join(folder, "data"), self.http, self.tcp,
                          os.path.join(folder, "server.log"), args)
 
     def running(self):
         return self.proc is not None and self.proc.poll() is None
+
+    def set_faults(self, text):
+        tmp = self.faults + ".new"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, self.faults)  # a new inode: the server sees the change
 
     def log_size(self):
         return os.path.getsize(self.log_path)
@@ -497,6 +513,45 @@ def scenario_h(env):
         c.close()
 
 
+def scenario_i(env):
+    if not env.cluster:
+        note("i: skipped (a takeover needs the cluster)")
+        return
+    n1, n2 = env.nodes[0], env.nodes[1]
+    ann, bob = Conn(n1.tcp, "ann-i"), Conn(n2.tcp, "bob-i")
+    ann.send({"type": "create_game", "time_control": None, "color": "silver", "public": False})
+    created = ann.wait(is_type("game_created"))
+    if not check(created is not None, "i: ann creates a game on node 1"):
+        return
+    code = created["code"]
+    bob.send({"type": "join_game", "code": code})
+    check(bob.wait(is_type("snapshot", game=code)) is not None, "i: bob joins it on node 2")
+    n1.set_faults("write=fail\n")
+    time.sleep(1.5)  # the fault file is read again when it changes (mtime, polled)
+    ann.send({"type": "setup", "game": code, "setup": SILVER_SETUP, "ref": "is"})
+    refused = ann.wait(lambda m: m.get("ref") == "is")
+    check(refused is not None and refused.get("code") in ("store_failed", "in_doubt"),
+          f"i: ann's setup on node 1, whose store fails, is refused: {refused}")
+    paused = bob.wait(lambda m: m.get("code") == "store_failed" and m.get("game") == code, 10)
+    check(paused is not None, "i: bob (node 2) is told the game is paused")
+    n1.proc.send_signal(signal.SIGSTOP)
+    try:
+        snap = bob.wait(lambda m: is_type("snapshot", game=code)(m) and m["status"] == "playing",
+                        LEASE + 15)
+        owner = env.sql(f"SELECT owner FROM games WHERE code = '{code}'")
+        check(owner and owner[0][0] in ("n2", "n3"), f"i: another node took the game ({owner})")
+        check(snap is not None, "i: bob, idle, gets the snapshot of the game's resumption "
+              "(status playing) from its new owner")
+    finally:
+        n1.set_faults("")
+        n1.proc.send_signal(signal.SIGCONT)
+    time.sleep(2)
+    bob.send({"type": "resign", "game": code})
+    bob.wait(is_event(code, "game_over"))
+    for c in (ann, bob):
+        c.close()
+
+
 def scenario_a(env):
     ann, bob, cy = Conn(env.node(0).tcp, "ann"), Conn(env.node(1).tcp, "bob"), \
         Conn(env.node(2).tcp, "cy")
@@ -836,7 +891,7 @@ def main():
     ap.add_argument("cli_bin")
     ap.add_argument("client_bin")
     ap.add_argument("kills", nargs="?", type=int, default=10)
-    ap.add_argument("--only", default="a,b,c,d,e,f,g,h", help="scenarios to run, e.g. a,b")
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i", help="scenarios to run, e.g. a,b")
     ap.add_argument("--single-node", action="store_true",
                     help="one node without cluster flags (checks the harness on any binary)")
     args = ap.parse_args()
@@ -852,7 +907,7 @@ def main():
         print("redis-server is not installed: skipped")
         return SKIP
     only = set(args.only.split(","))
-    unknown = only - set("abcdefgh")
+    unknown = only - set("abcdefghi")
     if unknown:
         ap.error(f"unknown scenarios {sorted(unknown)}")
     # A seat whose node hangs (SIGSTOP), or whose request waits on a dead owner, gives up after a
@@ -861,7 +916,7 @@ def main():
     env = Env(args, base)
     t0 = time.time()
     try:
-        for name, run in (("g", scenario_g), ("h", scenario_h), ("a", scenario_a),
+        for name, run in (("g", scenario_g), ("h", scenario_h), ("i", scenario_i), ("a", scenario_a),
                           ("b", scenario_b),
                           ("c", lambda e: scenario_c(e, args.kills)), ("d", scenario_d),
                           ("e", scenario_e), ("f", scenario_f)):
