@@ -294,10 +294,11 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     // ---------------------------------------------------------------- startup and shutdown
     bool start() {
         try {
+            db_.now([&](pg::Blocking& db) { check_twin(db); });
             db_.now([&](pg::Blocking& db) { renew(db); });
             db_.now([&](pg::Blocking& db) { claim(db, true); });
         } catch (const std::exception& e) {
-            spdlog::critical("cluster: cannot take this node's lease: {}", e.what());
+            spdlog::critical("cluster: cannot start node {}: {}", node_, e.what());
             return false;
         }
         hub_.listings.on_change([w = weak_from_this()](const std::string& code) {
@@ -387,6 +388,39 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         return std::chrono::duration_cast<std::chrono::milliseconds>(
                    std::chrono::steady_clock::now().time_since_epoch())
             .count();
+    }
+
+    // Another node with this id must not be running: two would take each other's games. A live
+    // lease under our id is either this node's previous life (killed, its lease running out) or
+    // a twin that renews it; watched for up to a lease, the first runs out and the second is
+    // renewed. A node handed its games over at its stop (SIGTERM) left no lease: no wait.
+    void check_twin(pg::Blocking& db) {
+        auto lease = [&]() -> std::optional<std::string> {
+            auto rows = db.exec(
+                              "SELECT lease_until::text FROM nodes WHERE id = $1 AND "
+                              "lease_until > now()",
+                              {node_})
+                            .rows;
+            if (rows.empty()) return std::nullopt;
+            return rows[0][0].value_or("");
+        };
+        auto first = lease();
+        if (!first) return;
+        spdlog::warn(
+            "cluster: node id {} holds a lease until {}: waiting at most one lease to see whether "
+            "another node with this id runs (a restart after a crash waits for its old lease)",
+            node_, *first);
+        const auto deadline =
+            std::chrono::steady_clock::now() + std::chrono::milliseconds(lease_ms_ + 1000);
+        while (std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            auto now = lease();
+            if (!now) return;  // it ran out: a previous life
+            if (*now != *first)
+                throw std::runtime_error("another node with id " + node_ +
+                                         " is running (it renewed its lease); give every node "
+                                         "its own --node-id");
+        }
     }
 
     // ---------------------------------------------------------------- the database thread

@@ -191,7 +191,8 @@ int main(int argc, char** argv) {
                    "the others when it dies (docs/ARCHITECTURE.md \"Several nodes\")");
     app.add_option("--node-id", cfg.node_id,
                    "--bus: this node's name, unique among the nodes (default: host name and "
-                   "HTTP port)");
+                   "the HTTP port bound). A node whose id another running node holds refuses "
+                   "to start");
     app.add_option("--lease-ms", cfg.lease_ms,
                    "--bus: how long this node's hold on its games lasts without renewal "
                    "(renewed every third of it); its games move to other nodes this long "
@@ -493,22 +494,11 @@ int main(int argc, char** argv) {
             spdlog::critical("--bus {}: not a redis://host:port address", cfg.bus);
             return 1;
         }
-        if (cfg.node_id.empty()) {
-            char name[256] = {};
-            gethostname(name, sizeof name - 1);
-            cfg.node_id = std::string(name) + "-" + std::to_string(cfg.http_port);
-        }
     }
     net::io_context ioc(cfg.threads);
     auto hub = std::make_unique<tf::server::Hub>(ioc, cfg, std::move(store));
-    std::unique_ptr<tf::server::Cluster> cluster;
-    if (!cfg.bus.empty()) {
-        cluster = std::make_unique<tf::server::Cluster>(*hub);
-        hub->cluster = cluster.get();
-        if (!cluster->start()) return 1;
-    } else if (!hub->directory.recover()) {
-        return 1;
-    }
+    // The ports are bound first (connections wait in the kernel's queue until the games are
+    // back): a node's default id names the port it really has.
     std::shared_ptr<tf::server::Listener> http, tcp;
     try {
         auto addr = net::ip::make_address(cfg.bind);
@@ -524,6 +514,20 @@ int main(int argc, char** argv) {
             });
     } catch (const std::exception& e) {
         spdlog::critical("cannot listen: {}", e.what());
+        return 1;
+    }
+    std::unique_ptr<tf::server::Cluster> cluster;
+    if (!cfg.bus.empty()) {
+        if (hub->cfg.node_id.empty()) {
+            char name[256] = {};
+            gethostname(name, sizeof name - 1);
+            hub->cfg.node_id = std::string(name) + "-" + std::to_string(http->port());
+            hub->services.node = hub->cfg.node_id;
+        }
+        cluster = std::make_unique<tf::server::Cluster>(*hub);
+        hub->cluster = cluster.get();
+        if (!cluster->start()) return 1;
+    } else if (!hub->directory.recover()) {
         return 1;
     }
     http->run();

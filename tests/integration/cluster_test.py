@@ -36,6 +36,8 @@ then runs the scenarios, each printing ok/FAIL lines:
      creates, bob joins on node 2; node 1's writes fail (fault file), ann's setup is refused
      and bob told the game is paused; node 1 is stopped past its lease, another node takes the
      game; bob, idle, must get a snapshot with status playing. Node 1 is continued.
+  j  (run fourth) node identity (issue 30, bug 6): a fourth node started with node 2's id
+     refuses to start (exit 1, "another node with id n2 is running"); node 2 keeps its games.
   g  (run first) the open-game limit per address holds across nodes (issue 31): eight guests
      from this machine's address open games on nodes 1 and 2; a ninth on node 3 is refused
      too_many_open_games; once one is cancelled, node 3 takes one.
@@ -52,6 +54,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -130,15 +133,15 @@ class Redis:
 class Node(crash_test.Server):
     """One trunkfield-server: its own data folder, ports and log, the shared database and bus."""
 
-    def __init__(self, env, name):
+    def __init__(self, env, name, node_id=None):
         self.name = name
         folder = os.path.join(env.work, name)
         os.mkdir(folder)
         self.http, self.tcp = crash_test.free_port(), crash_test.free_port()
         args = env.store.server_args()
         if env.cluster:
-            args += ["--bus", f"redis://127.0.0.1:{env.redis.port}", "--node-id", name,
-                     "--lease-ms", str(LEASE_MS)]
+            args += ["--bus", f"redis://127.0.0.1:{env.redis.port}", "--node-id",
+                     node_id or name, "--lease-ms", str(LEASE_MS)]
         # Store faults a scenario injects into this node alone (server/faulty_store.h); none
         # while the file is empty.
         self.faults = os.path.join(folder, "faults")
@@ -552,6 +555,47 @@ def scenario_i(env):
         c.close()
 
 
+def scenario_j(env):
+    if not env.cluster:
+        note("j: skipped (node ids are the cluster's)")
+        return
+    twin = Node(env, "n2-twin", node_id="n2")
+    try:
+        twin.proc = subprocess.Popen(twin.args, stdout=open(twin.log_path, "w"),
+                                     stderr=subprocess.STDOUT)
+        try:
+            code = twin.proc.wait(LEASE + 15)
+        except subprocess.TimeoutExpired:
+            code = None
+        log = open(twin.log_path).read()
+        check(code not in (None, 0) and "another node with id n2 is running" in log,
+              f"j: a second node with id n2 refuses to start (exit {code})")
+        check(env.nodes[1].running(), "j: node 2 runs on")
+        c = Conn(env.nodes[1].tcp, "after-j")
+        check(c.welcome is not None, "j: node 2 still serves")
+        c.close()
+        # Without --node-id, on port 0: the id names the port bound, not 0.
+        i = twin.args.index("--node-id")
+        args = twin.args[:i] + twin.args[i + 2:]
+        args[args.index("--http-port") + 1] = "0"
+        twin.proc = subprocess.Popen(args, stdout=open(twin.log_path, "w"),
+                                     stderr=subprocess.STDOUT)
+        deadline, m = time.time() + 20, None
+        while time.time() < deadline and not m:
+            m = re.search(r"listening http=[^:]*:(\d+)", open(twin.log_path).read())
+            time.sleep(0.1)
+        named = re.search(r"cluster: node (\S+) on bus", open(twin.log_path).read())
+        check(m is not None and named is not None and named.group(1).endswith("-" + m.group(1)),
+              f"j: a node without --node-id is named after the port it bound "
+              f"({named.group(1) if named else None}, port {m.group(1) if m else None})")
+        twin.proc.send_signal(signal.SIGTERM)
+        twin.proc.wait(30)
+    finally:
+        if twin.proc and twin.proc.poll() is None:
+            twin.proc.kill()
+            twin.proc.wait()
+
+
 def scenario_a(env):
     ann, bob, cy = Conn(env.node(0).tcp, "ann"), Conn(env.node(1).tcp, "bob"), \
         Conn(env.node(2).tcp, "cy")
@@ -891,7 +935,7 @@ def main():
     ap.add_argument("cli_bin")
     ap.add_argument("client_bin")
     ap.add_argument("kills", nargs="?", type=int, default=10)
-    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i", help="scenarios to run, e.g. a,b")
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j", help="scenarios to run, e.g. a,b")
     ap.add_argument("--single-node", action="store_true",
                     help="one node without cluster flags (checks the harness on any binary)")
     args = ap.parse_args()
@@ -907,7 +951,7 @@ def main():
         print("redis-server is not installed: skipped")
         return SKIP
     only = set(args.only.split(","))
-    unknown = only - set("abcdefghi")
+    unknown = only - set("abcdefghij")
     if unknown:
         ap.error(f"unknown scenarios {sorted(unknown)}")
     # A seat whose node hangs (SIGSTOP), or whose request waits on a dead owner, gives up after a
@@ -916,7 +960,8 @@ def main():
     env = Env(args, base)
     t0 = time.time()
     try:
-        for name, run in (("g", scenario_g), ("h", scenario_h), ("i", scenario_i), ("a", scenario_a),
+        for name, run in (("g", scenario_g), ("h", scenario_h), ("i", scenario_i),
+                          ("j", scenario_j), ("a", scenario_a),
                           ("b", scenario_b),
                           ("c", lambda e: scenario_c(e, args.kills)), ("d", scenario_d),
                           ("e", scenario_e), ("f", scenario_f)):
