@@ -426,7 +426,8 @@ TEST_CASE("abuse_private_games") {
     Line watcher(s.tcp_port());
     watcher.hello("watcher");
     watcher.send({{"type", "list_live"}});
-    for (const auto& g : watcher.until({"live"})["games"]) CHECK(g["code"] != priv);
+    const json live = watcher.until({"live"});
+    for (const auto& g : live["games"]) CHECK(g["code"] != priv);
     CHECK(!contains(listed(s, "/api/games?status=live"), priv));
     CHECK(contains(listed(s, "/api/games?status=live", bearer(bw["token"])), priv));
 }
@@ -454,6 +455,12 @@ TEST_CASE("abuse_descriptors") {
         CHECK(std::stoi(metric(s, "trunkfield_connections_refused_total{reason=\"full\"}")) >=
               refused);
     }
+#if defined(__SANITIZE_ADDRESS__)
+    // Past the cap the sanitizers' own runtime needs descriptors too (UBSan reports an "invalid
+    // vptr" when it cannot read /proc/self/maps): the exhaustion itself is the release tree's.
+    MESSAGE("accept's pause at the descriptor limit: not checked in a sanitizer build");
+    return;
+#endif
     ServerProcess s(args({"--test-nofile=100", "--max-connections", "100000"}));
     std::vector<int> held;
     for (int i = 0; i < 150; ++i) held.push_back(connect_loopback(s.tcp_port()));
