@@ -58,6 +58,9 @@ struct Versioned {
     std::string game;
     std::int64_t version = 0;
     bool snapshot = false;
+    // An event that carries the game's version without adding one (the spectator count,
+    // ratings, a spectators' chat line): outside the order of the others.
+    bool unversioned = false;
 };
 std::optional<Versioned> versioned(std::string_view m) {
     Versioned v;
@@ -81,6 +84,9 @@ std::optional<Versioned> versioned(std::string_view m) {
     auto e = m.find('"', g + 8);
     if (e == std::string_view::npos) return std::nullopt;
     v.game = std::string(m.substr(g + 8, e - g - 8));
+    v.unversioned = !v.snapshot && (m.find("\"kind\":\"spectators\"") != std::string_view::npos ||
+                                    m.find("\"kind\":\"ratings\"") != std::string_view::npos ||
+                                    m.find("\"room\":\"spectators\"") != std::string_view::npos);
     return v;
 }
 
@@ -204,10 +210,9 @@ class BusSession : public Session {
     void deliver(Msg m) override;
     void close(std::string reason, bool now) override;
     void moved(const std::string& code) override;
-    void request(std::string text) {
-        asio::post(ex_, [self = std::static_pointer_cast<BusSession>(shared_from_this()),
-                         text = std::move(text)] { self->forwarded(text); });
-    }
+    // A request from the origin; `seq` (0: none) numbers it on its connection, the same again
+    // when the origin re-sends it after a fault: run once, a repeat answered from memory.
+    void request(std::string text, std::uint64_t seq, std::string ref);
     void gone() {
         asio::post(ex_, [self = std::static_pointer_cast<BusSession>(shared_from_this())] {
             self->on_closed();
@@ -227,6 +232,16 @@ class BusSession : public Session {
     asio::strand<asio::io_context::executor_type> ex_;
     std::string origin_;
     std::uint64_t conn_;
+    // Exactly once (PROTOCOL.md "With several nodes"): the last requests run for this
+    // connection, by sequence number, with the answer that named their ref once it came.
+    struct Ran {
+        std::uint64_t seq = 0;
+        std::string ref;  // "" for a request without one (nothing to answer again)
+        Msg answer;
+    };
+    static constexpr std::size_t kRemembered = 256;
+    std::mutex ran_m_;
+    std::deque<Ran> ran_;
 };
 
 class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
@@ -253,26 +268,43 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
 
     mutable std::mutex m_;
     // ---- the origin's side: connections of ours with requests forwarded to other nodes ----
+    // A request on its way to the owner: `seq` numbers the client's requests on this
+    // connection (the owner runs each number once); 0 for the catch-ups this node asks itself.
+    struct Req {
+        std::uint64_t seq = 0;
+        std::string text;
+        // What answers it: its ref; for a watch or a join (no ref), the game's snapshot or
+        // events (kSyncKey); "" for the others (chat, resign...).
+        std::string key;
+    };
     struct Route {
         std::string owner;  // the node serving the game, "" while not known
         bool resolving = false;
         bool watching = false;   // events came: on a move, ask the new owner to replay
-        std::int64_t last = -1;  // the highest version passed on
+        std::int64_t last = -1;  // the highest version passed on (-1: the next one, whatever)
         // The owner said the game is paused (store_failed, in_doubt, a suspended snapshot): the
         // client waits for the snapshot of its resumption, so a catch-up asks for a snapshot.
         bool suspended = false;
-        std::deque<std::string> queue;     // requests waiting for the owner
-        std::deque<std::string> inflight;  // published, not yet confirmed received
+        std::deque<Req> queue;     // requests waiting for the owner
+        std::deque<Req> inflight;  // published, not yet confirmed received
         // Published requests with a ref not answered yet (an ack or an error names it): a
         // dead owner may have taken them with it, so they go again to the next one.
-        std::deque<std::pair<std::string, std::string>> unanswered;  // (ref or kSyncKey, text)
+        std::deque<std::pair<std::string, Req>> unanswered;  // (ref or kSyncKey, request)
         std::uint64_t gen = 0;  // bumped when the in-flight ones are taken back
         int attempts = 0;       // lookups in a row without a live owner
+        // Events are passed on in version order, without a gap: one above last + 1 waits here
+        // while the missing ones are asked of the owner (a catch-up), which fills the gap.
+        std::map<std::int64_t, Msg> held;
+        SteadyTime asked{};  // when the catch-up for the gap was asked (held not empty)
     };
     struct Link {
         std::weak_ptr<Session> session;
         Player player;
         std::map<std::string, Route> routes;
+        std::uint64_t next_seq = 1;
+        // The sequence numbers answered lately: a second answer to one request (the owner
+        // answering a re-send from its memory while the first answer was on its way) is dropped.
+        std::set<std::uint64_t> answered;
     };
     std::map<std::uint64_t, Link> links_;
     // ---- the owner's side: connections of other nodes ----
@@ -545,8 +577,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     // node are served here from now on, and those that watched it are caught up at once from
     // the last version they saw (PROTOCOL.md "With several nodes": the missed events follow,
     // without the client asking). The "moved" announcement does this on the other nodes; this
-    // node ignores its own. Only requests not yet published go with them: those the old owner
-    // had were its to answer.
+    // node ignores its own. The requests the old owner left unanswered go with them.
     void adopt_routes(const std::string& code) {
         std::vector<std::pair<std::shared_ptr<Session>, std::vector<std::string>>> here;
         {
@@ -560,8 +591,14 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                     texts.push_back(catch_up_text(code, r));
                     ++stats_.catchups;
                 }
-                texts.insert(texts.end(), std::make_move_iterator(r.queue.begin()),
-                             std::make_move_iterator(r.queue.end()));
+                // What the old owner left unanswered runs here (a move it had applied is
+                // answered with its ack again, Room::applied_before); its late answers to
+                // them, should it wake, are dropped.
+                take_back(r);
+                for (auto& q : r.queue) {
+                    if (q.seq) link.answered.insert(q.seq);
+                    if (q.key != kSyncKey || q.seq) texts.push_back(std::move(q.text));
+                }
                 if (auto s = link.session.lock(); s && !texts.empty())
                     here.emplace_back(std::move(s), std::move(texts));
                 link.routes.erase(it);
@@ -614,6 +651,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             last_alive_sent_ = now;
             send_alive();
             drop_silent(now);
+            ask_again(now);
         }
         timer_.expires_after(std::chrono::milliseconds(50));
         timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
@@ -633,6 +671,16 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         for (auto& [n, conns] : by_node)
             bus_->publish(channel_of(n),
                           envelope({{"k", "alive"}, {"from", me_}, {"conns", conns}}));
+    }
+
+    // Gaps still open 2 s after their catch-up was asked (it was lost with the bus, or the owner
+    // moved meanwhile): asked again.
+    void ask_again(SteadyTime now) {
+        std::lock_guard lock(m_);
+        for (auto& [conn, link] : links_)
+            for (auto& [code, r] : link.routes)
+                if (!r.held.empty() && now - r.asked > std::chrono::seconds(2))
+                    ask_missing_locked(conn, code, r);
     }
 
     // Connections of nodes that stopped saying they are alive (dead, or cut off from us).
@@ -761,13 +809,31 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
 
     // ---------------------------------------------------------------- forwarding (origin)
     void forward(const std::shared_ptr<Session>& from, const Player& p, const std::string& code,
-                 std::string text) {
+                 std::string text, const proto::ClientMsg& msg) {
+        std::string key = std::visit(
+            [](const auto& m) -> std::string {
+                if constexpr (requires { m.ref; }) {
+                    if constexpr (std::is_same_v<decltype(m.ref), std::optional<std::string>>)
+                        return m.ref.value_or("");
+                }
+                return "";
+            },
+            msg);
+        if (key.empty() && (std::holds_alternative<proto::Watch>(msg) ||
+                            std::holds_alternative<proto::JoinGame>(msg)))
+            key = kSyncKey;
         std::lock_guard lock(m_);
         Link& link = links_[from->conn_id()];
         link.session = from;
         link.player = p;
         Route& r = link.routes[code];
-        r.queue.push_back(std::move(text));
+        // The client's own watch says where it stands: what follows starts there (its
+        // since_version, or the snapshot it asks for).
+        if (auto* w = std::get_if<proto::Watch>(&msg)) {
+            r.last = w->since_version.value_or(-1);
+            r.held.clear();
+        }
+        r.queue.push_back(Req{link.next_seq++, std::move(text), std::move(key)});
         pump(from->conn_id(), code, r);
     }
 
@@ -784,40 +850,34 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         if (r.resolving) return;
         if (r.owner.empty()) return resolve(conn, code, r, std::chrono::milliseconds(0));
         while (!r.queue.empty()) {
-            std::string text = std::move(r.queue.front());
+            Req req = std::move(r.queue.front());
             r.queue.pop_front();
             const Link& link = links_[conn];
             json h{{"k", "req"},
                    {"from", me_},
                    {"conn", conn},
                    {"code", code},
+                   // a watch or a join runs again (it only sends where the game stands)
+                   {"seq", req.key == kSyncKey ? 0 : req.seq},
+                   {"ref", req.key == kSyncKey ? std::string() : req.key},
                    {"pid", link.player.id},
                    {"pname", link.player.name},
                    {"acct", link.player.account}};
             ++stats_.forwarded_out;
-            bus_->publish(channel_of(r.owner), envelope(h, text),
+            bus_->publish(channel_of(r.owner), envelope(h, req.text),
                           [self = shared_from_this(), conn, code, gen = r.gen](long n) {
                               self->sent(conn, code, gen, n);
                           });
-            if (std::string key = key_of(text); !key.empty()) {
-                r.unanswered.emplace_back(std::move(key), text);
+            if (!req.key.empty()) {
+                r.unanswered.emplace_back(req.key, req);
                 if (r.unanswered.size() > 32) r.unanswered.pop_front();
             }
-            r.inflight.push_back(std::move(text));
+            r.inflight.push_back(std::move(req));
         }
     }
 
-    // What answers a request: an answer naming its ref; for a watch or a join (no ref), the
-    // game's snapshot or events (kSyncKey). "" for the others (chat, resign...).
     static constexpr const char* kSyncKey = "#sync";
-    static std::string key_of(std::string_view text) {
-        std::string key = ref_of(text);
-        if (key.empty() && (text.find("\"type\":\"watch\"") != std::string_view::npos ||
-                            text.find("\"type\":\"join_game\"") != std::string_view::npos))
-            key = kSyncKey;
-        return key;
-    }
-    // The ref of a request or an answer, as JSON writes it compactly ("" when none).
+    // The ref of a server message, as serialize_server.cpp writes it ("" when none).
     static std::string ref_of(std::string_view text) {
         auto at = text.find("\"ref\":\"");
         if (at == std::string_view::npos) return {};
@@ -831,10 +891,10 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     // flight and those whose answer never came.
     static void take_back(Route& r) {
         ++r.gen;
-        std::deque<std::string> again;
-        for (auto& [ref, text] : r.unanswered) again.push_back(std::move(text));
+        std::deque<Req> again;
+        for (auto& [ref, req] : r.unanswered) again.push_back(std::move(req));
         for (auto& t : r.inflight)
-            if (key_of(t).empty()) again.push_back(std::move(t));
+            if (t.key.empty()) again.push_back(std::move(t));
         r.unanswered.clear();
         r.inflight.clear();
         for (auto it = again.rbegin(); it != again.rend(); ++it) r.queue.push_front(std::move(*it));
@@ -925,15 +985,14 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                 r.owner = res->owner;
                 r.attempts = 0;
                 if (r.watching) {
-                    r.queue.push_front(catch_up_text(code, r));
+                    r.queue.push_front(Req{0, catch_up_text(code, r), kSyncKey});
                     ++stats_.catchups;
                 }
                 pump(conn, code, r);
                 return;
             }
             if (mine && hub_.directory.find(code)) {  // claimed here meanwhile
-                here.assign(std::make_move_iterator(r.queue.begin()),
-                            std::make_move_iterator(r.queue.end()));
+                for (auto& q : r.queue) here.push_back(std::move(q.text));
                 if (r.watching) here.insert(here.begin(), catch_up_text(code, r));
                 l->second.routes.erase(it);
             } else if (res && (!res->found || (!res->unfinished && !res->live) ||
@@ -998,6 +1057,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             if (k == "alive") return on_alive(h);
             if (k == "notmine") return on_notmine(h);
             if (k == "close") return on_close(h);
+            if (k == "back") return on_back(h.value("from", ""));
             if (h.value("from", "") == node_ || h.value("owner", "") == node_) return;
             if (k == "lobby") return on_lobby(h, body);
             if (k == "moved") return on_moved(h.value("code", ""), h.value("owner", ""));
@@ -1026,7 +1086,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                 from, conn,
                 Player{h.value("pid", ""), h.value("pname", ""), h.value("acct", false)});
         }
-        s->request(std::string(body));
+        s->request(std::string(body), h.value("seq", std::uint64_t(0)), h.value("ref", ""));
     }
 
     std::shared_ptr<BusSession> remote_locked(const std::string& origin, std::uint64_t conn,
@@ -1038,9 +1098,11 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
 
     void on_out(const json& h, std::string_view body) {
         const auto conn = h.value("conn", std::uint64_t(0));
+        const auto seq = h.value("seq", std::uint64_t(0));
         const std::string from = h.value("from", "");
         std::shared_ptr<Session> session;
         bool matched = false;
+        std::vector<Msg> pass;  // what the client gets of it, in order
         if (const std::string to = h.value("to", ""); to != me_) {  // this node's previous life
             bus_->publish(channel_of(from),
                           envelope({{"k", "gone"}, {"from", to}, {"conn", conn}}));
@@ -1051,31 +1113,21 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             auto l = links_.find(conn);
             if (l != links_.end()) session = l->second.session.lock();
             if (!session) session = seekers_lookup_locked(conn);
+            if (session && seq && !answer_locked(conn, seq, from)) return;
             if (session) {
-                if (auto v = versioned(body)) {
+                if (auto v = versioned(body); v && !v->unversioned) {
                     Link& link = links_[conn];
                     link.session = session;
                     Route& r = link.routes[v->game];
                     if (r.owner.empty() && !r.resolving) r.owner = from;
                     r.watching = true;
                     std::erase_if(r.unanswered, [](const auto& u) { return u.first == kSyncKey; });
-                    if (v->snapshot) {
-                        r.last = v->version;
-                        r.suspended =
-                            body.find("\"status\":\"suspended\"") != std::string_view::npos;
-                    } else if (v->version > r.last) {
-                        r.last = v->version;
-                    }
-                } else if (auto game = paused_game(body)) {
-                    if (auto l2 = links_.find(conn); l2 != links_.end())
-                        if (auto it = l2->second.routes.find(*game); it != l2->second.routes.end())
-                            it->second.suspended = true;
+                    order_locked(conn, v->game, r, *v, body, pass);
+                } else {
+                    if (auto game = paused_game(body))
+                        if (Route* r = route_locked(conn, *game)) r->suspended = true;
+                    pass.push_back(std::make_shared<const std::string>(body));
                 }
-                if (std::string ref = ref_of(body); !ref.empty())
-                    if (auto l2 = links_.find(conn); l2 != links_.end())
-                        for (auto& [code, r] : l2->second.routes)
-                            std::erase_if(r.unanswered,
-                                          [&](const auto& u) { return u.first == ref; });
                 matched = body.rfind("{\"code\":", 0) == 0 &&
                           body.find("\"type\":\"matched\"") != std::string_view::npos;
             }
@@ -1086,7 +1138,85 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             return;
         }
         if (matched) session->match_done();
-        session->deliver(std::make_shared<const std::string>(body));
+        for (auto& m : pass) session->deliver(std::move(m));
+    }
+
+    // The answer to request `seq` of connection `conn` came from node `from`: false when it is
+    // not to be passed on (m_ held). Once per request: a second answer (the owner answered a
+    // re-send from its memory while the first was on its way) is dropped, and so is one from a
+    // node that no longer serves the game while the request went again to its new owner (a
+    // stalled owner woken after the takeover, refusing what the new owner ran).
+    bool answer_locked(std::uint64_t conn, std::uint64_t seq, const std::string& from) {
+        auto l = links_.find(conn);
+        if (l == links_.end()) return true;
+        Link& link = l->second;
+        if (link.answered.count(seq)) {
+            ++stats_.answers_dropped;
+            return false;
+        }
+        for (auto& [code, r] : link.routes) {
+            auto is = [seq](const auto& u) { return u.second.seq == seq; };
+            auto it = std::find_if(r.unanswered.begin(), r.unanswered.end(), is);
+            const bool queued = std::any_of(r.queue.begin(), r.queue.end(),
+                                            [seq](const Req& q) { return q.seq == seq; });
+            if (it == r.unanswered.end() && !queued) continue;
+            if (!r.owner.empty() && r.owner != from) {
+                ++stats_.answers_dropped;
+                return false;
+            }
+            if (it != r.unanswered.end()) r.unanswered.erase(it);
+            std::erase_if(r.queue, [seq](const Req& q) { return q.seq == seq; });
+            break;
+        }
+        link.answered.insert(seq);
+        while (link.answered.size() > 256) link.answered.erase(link.answered.begin());
+        return true;
+    }
+
+    // A versioned event or a snapshot of `code` for a route's client (m_ held): passed on in
+    // version order without a gap. A snapshot starts the count again; an event at or below the
+    // last one passed on is a repeat (a catch-up overlapping the live events) and dropped; one
+    // above the next waits in `held` while the missing ones are asked of the owner.
+    void order_locked(std::uint64_t conn, const std::string& code, Route& r, const Versioned& v,
+                      std::string_view body, std::vector<Msg>& pass) {
+        auto msg = std::make_shared<const std::string>(body);
+        if (v.snapshot) {
+            r.last = v.version;
+            r.suspended = body.find("\"status\":\"suspended\"") != std::string_view::npos;
+            pass.push_back(std::move(msg));
+        } else if (r.last < 0 || v.version == r.last + 1) {
+            r.last = v.version;
+            pass.push_back(std::move(msg));
+        } else if (v.version <= r.last) {
+            return;
+        } else {
+            const bool first = r.held.empty();
+            r.held.emplace(v.version, std::move(msg));
+            if (r.held.size() > kHeldMax) {  // far behind: start again from a snapshot
+                r.held.clear();
+                r.last = -1;
+                r.suspended = true;
+            }
+            if (first) ask_missing_locked(conn, code, r);
+            return;
+        }
+        while (!r.held.empty() && r.held.begin()->first <= r.last + 1) {
+            auto it = r.held.begin();
+            if (it->first == r.last + 1) {
+                r.last = it->first;
+                pass.push_back(std::move(it->second));
+            }
+            r.held.erase(it);
+        }
+    }
+    static constexpr std::size_t kHeldMax = 2048;
+
+    // The owner is asked for what a route's client missed (m_ held).
+    void ask_missing_locked(std::uint64_t conn, const std::string& code, Route& r) {
+        r.asked = std::chrono::steady_clock::now();
+        r.queue.push_front(Req{0, catch_up_text(code, r), kSyncKey});
+        ++stats_.catchups;
+        pump(conn, code, r);
     }
 
     void on_gone(const std::string& from, std::uint64_t conn) {
@@ -1158,11 +1288,29 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             r.owner = owner;
             r.attempts = 0;
             if (r.watching) {
-                r.queue.push_front(catch_up_text(code, r));
+                r.queue.push_front(Req{0, catch_up_text(code, r), kSyncKey});
                 ++stats_.catchups;
             }
             pump(conn, code, r);
         }
+    }
+
+    // Node `from` was cut off from the bus and is back: what it published meanwhile (its games'
+    // events, the answers to our requests) never came. Its routes catch up and send again what
+    // is unanswered (it answers those from memory, PROTOCOL.md "With several nodes").
+    void on_back(const std::string& from) {
+        if (from.empty() || from == node_) return;
+        std::lock_guard lock(m_);
+        for (auto& [conn, link] : links_)
+            for (auto& [code, r] : link.routes) {
+                if (r.owner != from || r.resolving) continue;
+                take_back(r);
+                if (r.watching) {
+                    r.queue.push_front(Req{0, catch_up_text(code, r), kSyncKey});
+                    ++stats_.catchups;
+                }
+                pump(conn, code, r);
+            }
     }
 
     // The bus is back (or up for the first time): whatever was published meanwhile is lost,
@@ -1181,6 +1329,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         }
         resync_lobby();
         bus_->publish(kAll, envelope({{"k", "sync"}, {"from", node_}}));
+        bus_->publish(kAll, envelope({{"k", "back"}, {"from", node_}}));
     }
 
     void resync_lobby() {
@@ -1339,10 +1488,11 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     }
 
     // ---------------------------------------------------------------- the owner's replies
-    void send_out(const std::string& origin, std::uint64_t conn, const Msg& m) {
-        bus_->publish(
-            channel_of(origin),
-            envelope({{"k", "out"}, {"from", node_}, {"to", origin}, {"conn", conn}}, *m));
+    void send_out(const std::string& origin, std::uint64_t conn, const Msg& m,
+                  std::uint64_t seq = 0) {
+        json h{{"k", "out"}, {"from", node_}, {"to", origin}, {"conn", conn}};
+        if (seq) h["seq"] = seq;
+        bus_->publish(channel_of(origin), envelope(h, *m));
     }
     void send_close(const std::string& origin, std::uint64_t conn, const std::string& reason) {
         bus_->publish(channel_of(origin), envelope({{"k", "close"},
@@ -1360,8 +1510,40 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     }
 };
 
+void BusSession::request(std::string text, std::uint64_t seq, std::string ref) {
+    if (seq) {
+        Msg again;
+        {
+            std::lock_guard lock(ran_m_);
+            auto it = std::find_if(ran_.begin(), ran_.end(),
+                                   [seq](const Ran& r) { return r.seq == seq; });
+            if (it != ran_.end()) {
+                if (!it->answer) return;  // running, or nothing to answer: once is enough
+                again = it->answer;
+            } else {
+                ran_.push_back(Ran{seq, std::move(ref), nullptr});
+                if (ran_.size() > kRemembered) ran_.pop_front();
+            }
+        }
+        if (again) return cluster_.send_out(origin_, conn_, again, seq);
+    }
+    asio::post(ex_, [self = std::static_pointer_cast<BusSession>(shared_from_this()),
+                     text = std::move(text)] { self->forwarded(text); });
+}
+
 void BusSession::deliver(Msg m) {
-    cluster_.send_out(origin_, conn_, m);
+    std::uint64_t seq = 0;
+    if (m->find("\"ref\":\"") != std::string::npos) {
+        const std::string ref = Cluster::Impl::ref_of(*m);
+        std::lock_guard lock(ran_m_);
+        for (auto& r : ran_)  // the oldest request with this ref still unanswered
+            if (!r.answer && !r.ref.empty() && r.ref == ref) {
+                r.answer = m;
+                seq = r.seq;
+                break;
+            }
+    }
+    cluster_.send_out(origin_, conn_, m, seq);
 }
 void BusSession::close(std::string reason, bool) {
     cluster_.send_close(origin_, conn_, reason);
@@ -1394,8 +1576,8 @@ bool Cluster::healthy(std::string* why) const {
     return impl_->healthy(why);
 }
 void Cluster::forward(const std::shared_ptr<Session>& from, const Player& p,
-                      const std::string& code, std::string text) {
-    impl_->forward(from, p, code, std::move(text));
+                      const std::string& code, std::string text, const proto::ClientMsg& msg) {
+    impl_->forward(from, p, code, std::move(text), msg);
 }
 void Cluster::closed(Session& s, const std::string& player_id) {
     impl_->closed(s, player_id);

@@ -57,9 +57,11 @@ class Cluster {
     bool healthy(std::string* why = nullptr) const;
 
     // A connection's request about `code`, a game this node does not hold: sent to its owner
-    // (looked up in PostgreSQL), in order with the connection's other requests about it.
+    // (looked up in PostgreSQL), in order with the connection's other requests about it;
+    // `text` as the client sent it, `msg` parsed. Run there once, answered once, whatever
+    // faults follow (a re-send after a fault is answered from the owner's memory).
     void forward(const std::shared_ptr<Session>& from, const Player& p, const std::string& code,
-                 std::string text);
+                 std::string text, const proto::ClientMsg& msg);
     // The connection closed (every node serving it a game is told; its seek is withdrawn).
     void closed(Session& s, const std::string& player_id);
 
@@ -79,6 +81,9 @@ class Cluster {
         std::uint64_t forwarded_out = 0, forwarded_in = 0, catchups = 0, takeovers = 0;
         std::uint64_t bus_published = 0, bus_received = 0, bus_dropped = 0, bus_reconnects = 0;
         std::uint64_t lease_failures = 0;
+        // Answers not passed on: a second one to a request, or one from a node that lost the
+        // game while the request went again to its new owner.
+        std::uint64_t answers_dropped = 0;
         std::size_t remote_connections = 0, routes = 0, nodes_alive = 0;
         bool bus_up = false;
     };

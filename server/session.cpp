@@ -114,7 +114,7 @@ void Session::dispatch(std::string_view text) {
     // Cluster mode: a request about a game another node holds goes to that node as it came.
     if (hub_.cluster && may_forward())
         if (auto code = proto::game_of(msg); code && !hub_.directory.find(*code))
-            return hub_.cluster->forward(self(), *player_, *code, std::string(text));
+            return hub_.cluster->forward(self(), *player_, *code, std::string(text), msg);
     std::visit([this](auto& m) { handle(m); }, msg);
 }
 

@@ -38,6 +38,20 @@ then runs the scenarios, each printing ok/FAIL lines:
      game; bob, idle, must get a snapshot with status playing. Node 1 is continued.
   j  (run fourth) node identity (issue 30, bug 6): a fourth node started with node 2's id
      refuses to start (exit 1, "another node with id n2 is running"); node 2 keeps its games.
+  k  (issue 30, bug 3) a Redis restart: ann and bob play on node 1, a spectator watches from
+     node 3; while Redis is down they add players' chat lines (versioned events); once it is
+     back, one more. The spectator, who asks nothing, gets every version in order, no gap, the
+     catch-up before the live ones.
+  l  (issue 30, bug 3) only the owner is cut from Redis (a TCP proxy of the test's own between
+     node 1 and Redis): the lines ann and bob add meanwhile reach the spectator on node 3 once
+     the link is back, in order, without a later event or a request of its own.
+  m  (issue 30, bug 2) a forwarded request's answer is lost: bob on node 2 sends his setup to
+     node 1 while node 2's link from Redis holds everything back, then the link is cut; node 2
+     sends the setup again when its bus is back. It ran once: bob gets one answer, the ack, and
+     the setup's event.
+  n  (issue 30, bug 2) a stalled owner answers late: node 1 is stopped with bob's setup on its
+     way to it, another node takes the game and runs the setup sent again; node 1, continued,
+     runs its copy too. bob gets one answer (the ack), and no error.
   g  (run first) the open-game limit per address holds across nodes (issue 31): eight guests
      from this machine's address open games on nodes 1 and 2; a ninth on node 3 is refused
      too_many_open_games; once one is cancelled, node 3 takes one.
@@ -47,6 +61,10 @@ The journal and replay checks are crash_test.py's. A binary whose --help has no 
 --single-node runs the scenarios against one node without cluster flags (the three "nodes" of a
 scenario are that one server; c kills and restarts it; d is skipped): the harness's own check
 on a binary without cluster mode.
+
+Each node reaches Redis through a TCP proxy of the test's own (Proxy), which scenarios cut
+(every connection closed, new ones refused until healed) or hold (what Redis sends the node
+waits, what the node sends goes on).
 
 usage: cluster_test.py SERVER_BIN CLI_BIN CLIENT_BIN [KILLS] [--only a,b,...] [--single-node]
 """
@@ -62,6 +80,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -130,6 +149,93 @@ class Redis:
             self.proc.wait()
 
 
+class Proxy:
+    """A TCP proxy between one node and Redis (loopback): `cut` closes its connections and
+    refuses new ones until `heal`; `hold` keeps what Redis sends back to the node (the node's own
+    writes go on) until `heal` (which sends it) or `cut` (which drops it)."""
+
+    def __init__(self, target_port):
+        self.target = target_port
+        self.lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.lsock.bind(("127.0.0.1", 0))
+        self.lsock.listen(64)
+        self.port = self.lsock.getsockname()[1]
+        self.lock = threading.Lock()
+        self.pairs = []
+        self.refusing = False
+        self.flowing = threading.Event()
+        self.flowing.set()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.lsock.accept()
+            except OSError:
+                return
+            if self.refusing:
+                c.close()
+                continue
+            try:
+                u = socket.create_connection(("127.0.0.1", self.target), timeout=2)
+                u.settimeout(None)
+            except OSError:
+                c.close()
+                continue
+            pair = (c, u)
+            with self.lock:
+                self.pairs.append(pair)
+            threading.Thread(target=self._pump, args=(c, u, pair, False), daemon=True).start()
+            threading.Thread(target=self._pump, args=(u, c, pair, True), daemon=True).start()
+
+    def _pump(self, src, dst, pair, back):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                if back:
+                    self.flowing.wait()
+                    with self.lock:
+                        if pair not in self.pairs:
+                            break  # cut while held: dropped
+                dst.sendall(data)
+        except OSError:
+            pass
+        self._close(pair)
+
+    def _close(self, pair):
+        with self.lock:
+            if pair in self.pairs:
+                self.pairs.remove(pair)
+        for sock in pair:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+
+    def hold(self):
+        self.flowing.clear()
+
+    def cut(self):
+        self.refusing = True
+        with self.lock:
+            pairs = list(self.pairs)
+        for pair in pairs:
+            self._close(pair)
+        self.flowing.set()
+
+    def heal(self):
+        self.refusing = False
+        self.flowing.set()
+
+    def close(self):
+        self.cut()
+        self.lsock.close()
+
+
 class Node(crash_test.Server):
     """One trunkfield-server: its own data folder, ports and log, the shared database and bus."""
 
@@ -140,7 +246,9 @@ class Node(crash_test.Server):
         self.http, self.tcp = crash_test.free_port(), crash_test.free_port()
         args = env.store.server_args()
         if env.cluster:
-            args += ["--bus", f"redis://127.0.0.1:{env.redis.port}", "--node-id",
+            bus = env.proxies[node_id or name].port if (node_id or name) in env.proxies \
+                else env.redis.port
+            args += ["--bus", f"redis://127.0.0.1:{bus}", "--node-id",
                      node_id or name, "--lease-ms", str(LEASE_MS)]
         # Store faults a scenario injects into this node alone (server/faulty_store.h); none
         # while the file is empty.
@@ -308,6 +416,8 @@ class Env:
             self.redis = Redis(folder, crash_test.free_port())
             self.redis.start()
         self.store = crash_test.PgStore(base)
+        self.proxies = {f"n{k + 1}": Proxy(self.redis.port) for k in range(3)} \
+            if self.cluster and self.redis else {}
         self.nodes = [Node(self, f"n{k + 1}") for k in range(3 if self.cluster else 1)]
         for n in self.nodes:
             n.start()
@@ -377,6 +487,8 @@ class Env:
             n.stop()
         if self.redis:
             self.redis.stop()
+        for p in self.proxies.values():
+            p.close()
 
 
 def wait_acks(logs, count, seconds):
@@ -551,6 +663,180 @@ def scenario_i(env):
     time.sleep(2)
     bob.send({"type": "resign", "game": code})
     bob.wait(is_event(code, "game_over"))
+    for c in (ann, bob):
+        c.close()
+
+
+def game_watched(env, tag):
+    """ann and bob in a game on node 1 (ann silver, both set up), cat watching it from node 3.
+    (ann, bob, cat, code) or None."""
+    n1, n3 = env.nodes[0], env.nodes[2]
+    ann, bob, cat = Conn(n1.tcp, f"ann-{tag}"), Conn(n1.tcp, f"bob-{tag}"), Conn(n3.tcp, f"cat-{tag}")
+    ann.send({"type": "create_game", "time_control": None, "color": "silver", "public": False})
+    created = ann.wait(is_type("game_created"))
+    if not check(created is not None, f"{tag}: ann creates a game on node 1"):
+        return None
+    code = created["code"]
+    bob.send({"type": "join_game", "code": code})
+    bob.wait(is_type("snapshot", game=code))
+    ann.send({"type": "setup", "game": code, "setup": SILVER_SETUP, "ref": "s"})
+    ann.wait(is_type("ack", ref="s"))
+    bob.send({"type": "setup", "game": code, "setup": BRONZE_SETUP, "ref": "s"})
+    bob.wait(is_type("ack", ref="s"))
+    cat.send({"type": "watch", "code": code})
+    snap = cat.wait(is_type("snapshot", game=code))
+    check(snap is not None, f"{tag}: cat watches it from node 3")
+    return ann, bob, cat, code
+
+
+def chat_lines(code, players, lines, tag):
+    """Each player adds `lines` players' chat lines (versioned), waiting for each to be seen."""
+    for i in range(lines):
+        for p in players:
+            text = f"{tag}-{p.welcome['name']}-{i}"
+            p.send({"type": "chat", "game": code, "text": text})
+            p.wait(lambda m, t=text: m.get("kind") == "chat" and m["payload"].get("text") == t, 5)
+
+
+def cat_sees_all(env, tag, cat, code, players, before):
+    """cat, who asked nothing since its snapshot, has every version up to the game's last, in
+    order, without a gap."""
+    last = max(int(v) for (v,) in env.sql(f"SELECT max(version) FROM journal WHERE code = '{code}'"))
+    deadline = time.time() + 15
+    while time.time() < deadline:
+        cat.drain(0.3)
+        problems, events = versioned_view(cat.got, code)
+        if events and max(events) >= last:
+            break
+    problems, events = versioned_view(cat.got, code)
+    got = sorted(v for v in events if v > before)
+    check(not problems and got == list(range(before + 1, last + 1)),
+          f"{tag}: cat gets v{before + 1}..v{last} in order without asking "
+          f"(got {got[:3]}..{got[-3:]} of {len(got)}{', ' + str(problems[:3]) if problems else ''})")
+    for c in players + [cat]:
+        c.close()
+
+
+def scenario_k(env):
+    if not env.cluster:
+        note("k: skipped (the bus is the cluster's)")
+        return
+    started = game_watched(env, "k")
+    if not started:
+        return
+    ann, bob, cat, code = started
+    chat_lines(code, [ann, bob], 1, "k0")
+    cat.drain(1.0)
+    _, seen = versioned_view(cat.got, code)
+    before = max(seen) if seen else 0
+    env.redis.kill9()
+    chat_lines(code, [ann, bob], 2, "k1")  # node 1 holds the game: no bus needed
+    env.redis.start()
+    time.sleep(0.2)
+    chat_lines(code, [ann], 1, "k2")
+    cat_sees_all(env, "k", cat, code, [ann, bob], before)
+
+
+def scenario_l(env):
+    if not env.cluster:
+        note("l: skipped (the bus is the cluster's)")
+        return
+    started = game_watched(env, "l")
+    if not started:
+        return
+    ann, bob, cat, code = started
+    chat_lines(code, [ann, bob], 1, "l0")
+    cat.drain(1.0)
+    _, seen = versioned_view(cat.got, code)
+    before = max(seen) if seen else 0
+    proxy = env.proxies["n1"]
+    proxy.cut()
+    try:
+        time.sleep(0.3)
+        chat_lines(code, [ann, bob], 2, "l1")
+    finally:
+        proxy.heal()
+    cat_sees_all(env, "l", cat, code, [ann, bob], before)
+
+
+def forwarded_setup_game(env, tag):
+    """ann (node 1) creates and sets up; bob joins from node 2. (ann, bob, code, version)."""
+    n1, n2 = env.nodes[0], env.nodes[1]
+    ann, bob = Conn(n1.tcp, f"ann-{tag}"), Conn(n2.tcp, f"bob-{tag}")
+    ann.send({"type": "create_game", "time_control": None, "color": "silver", "public": False})
+    created = ann.wait(is_type("game_created"))
+    if not check(created is not None, f"{tag}: ann creates a game on node 1"):
+        return None
+    code = created["code"]
+    bob.send({"type": "join_game", "code": code})
+    check(bob.wait(is_type("snapshot", game=code)) is not None, f"{tag}: bob joins from node 2")
+    ann.send({"type": "setup", "game": code, "setup": SILVER_SETUP, "ref": "s"})
+    ann.wait(is_type("ack", ref="s"))
+    ev = bob.wait(is_event(code, "setup"))
+    check(ev is not None, f"{tag}: bob sees ann's setup")
+    return ann, bob, code, ev["version"] if ev else 0
+
+
+def answers(conn, ref, seconds):
+    conn.drain(seconds)
+    return [m for m in conn.got if m.get("ref") == ref]
+
+
+def scenario_m(env):
+    if not env.cluster:
+        note("m: skipped (forwarding is the cluster's)")
+        return
+    started = forwarded_setup_game(env, "m")
+    if not started:
+        return
+    ann, bob, code, version = started
+    proxy = env.proxies["n2"]
+    proxy.hold()
+    try:
+        bob.send({"type": "setup", "game": code, "setup": BRONZE_SETUP, "version": version,
+                  "ref": "m-setup"})
+        time.sleep(1.0)  # run on node 1; its answer waits in the proxy
+        proxy.cut()
+        time.sleep(0.5)
+    finally:
+        proxy.heal()
+    got = answers(bob, "m-setup", 6)
+    check([m["type"] for m in got] == ["ack"],
+          f"m: the setup sent again after node 2's bus came back is answered once, by its ack: "
+          f"{got}")
+    _, events = versioned_view(bob.got, code)
+    kinds = [events[v][0] for v in sorted(events)]
+    check(kinds.count("setup") == 2, f"m: bob gets both setups' events once each ({kinds})")
+    journal = env.sql(f"SELECT count(*) FROM journal WHERE code = '{code}' AND kind = 'setup'")
+    check(journal == [("2",)], f"m: the journal holds two setups ({journal})")
+    for c in (ann, bob):
+        c.close()
+
+
+def scenario_n(env):
+    if not env.cluster:
+        note("n: skipped (takeovers are the cluster's)")
+        return
+    started = forwarded_setup_game(env, "n")
+    if not started:
+        return
+    ann, bob, code, version = started
+    n1 = env.nodes[0]
+    n1.proc.send_signal(signal.SIGSTOP)
+    try:
+        bob.send({"type": "setup", "game": code, "setup": BRONZE_SETUP, "version": version,
+                  "ref": "n-setup"})
+        first = bob.wait(lambda m: m.get("ref") == "n-setup", LEASE + 15)
+        owner = env.sql(f"SELECT owner FROM games WHERE code = '{code}'")
+        check(first is not None and first["type"] == "ack",
+              f"n: the new owner ({owner}) answers bob's setup with its ack: {first}")
+    finally:
+        n1.proc.send_signal(signal.SIGCONT)
+    got = answers(bob, "n-setup", 4)
+    check(len(got) == 1, f"n: once node 1 runs again, bob still has one answer: {got}")
+    n1.proc.send_signal(signal.SIGTERM)
+    n1.proc.wait(30)
+    n1.start()
     for c in (ann, bob):
         c.close()
 
@@ -935,7 +1221,8 @@ def main():
     ap.add_argument("cli_bin")
     ap.add_argument("client_bin")
     ap.add_argument("kills", nargs="?", type=int, default=10)
-    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j", help="scenarios to run, e.g. a,b")
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k,l,m,n",
+                    help="scenarios to run, e.g. a,b")
     ap.add_argument("--single-node", action="store_true",
                     help="one node without cluster flags (checks the harness on any binary)")
     args = ap.parse_args()
@@ -951,7 +1238,7 @@ def main():
         print("redis-server is not installed: skipped")
         return SKIP
     only = set(args.only.split(","))
-    unknown = only - set("abcdefghij")
+    unknown = only - set("abcdefghijklmn")
     if unknown:
         ap.error(f"unknown scenarios {sorted(unknown)}")
     # A seat whose node hangs (SIGSTOP), or whose request waits on a dead owner, gives up after a
@@ -961,7 +1248,8 @@ def main():
     t0 = time.time()
     try:
         for name, run in (("g", scenario_g), ("h", scenario_h), ("i", scenario_i),
-                          ("j", scenario_j), ("a", scenario_a),
+                          ("j", scenario_j), ("k", scenario_k), ("l", scenario_l),
+                          ("m", scenario_m), ("n", scenario_n), ("a", scenario_a),
                           ("b", scenario_b),
                           ("c", lambda e: scenario_c(e, args.kills)), ("d", scenario_d),
                           ("e", scenario_e), ("f", scenario_f)):

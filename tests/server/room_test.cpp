@@ -43,6 +43,7 @@ TEST_CASE("room: seats, turns and versions through fake participants") {
     CHECK(f.error_of(*f.a)["code"] == "wrong_phase");
 
     auto s = f.setup_msg(1);
+    const auto ann_setup = s;
     REQUIRE(!f.mirror.apply_setup(Side::Silver, s.setup));
     f.room->setup(f.ann, f.a, s);
     f.run();
@@ -82,6 +83,30 @@ TEST_CASE("room: seats, turns and versions through fake participants") {
     CHECK(f.a->last("event")["kind"] == "turn");
     f.room->turn(f.ann, f.a, f.turn_msg(4));
     CHECK(f.error_of(*f.a)["code"] == "not_your_turn");
+    // The same turn again, named at the version it was applied to (a re-send after a fault):
+    // answered with its ack again, nothing applied twice; another turn there is still refused.
+    {
+        auto again = t;
+        again.ref = "again";
+        const auto events = f.b->got.size();
+        f.room->turn(f.ann, f.a, again);
+        f.run();
+        json ack = f.a->got.back();
+        CHECK(ack["type"] == "ack");
+        CHECK(ack["ref"] == "again");
+        CHECK(ack["version"] == 4);
+        CHECK(f.b->got.size() == events);  // no event: nothing happened
+        auto other = bad;
+        other.version = 3;
+        f.room->turn(f.ann, f.a, other);
+        CHECK(f.error_of(*f.a)["code"] == "not_your_turn");
+        auto silver_setup = ann_setup;  // ann's setup, re-sent at version 1
+        silver_setup.ref = "s-again";
+        f.room->setup(f.ann, f.a, silver_setup);
+        f.run();
+        CHECK(f.a->got.back()["type"] == "ack");
+        CHECK(f.a->got.back()["version"] == 2);
+    }
 
     // A spectator's chat line reaches the spectators only, without a version of its own; a
     // player's reaches everyone and does not make the opponent's version stale.
