@@ -25,6 +25,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SERVER_CPU = os.environ.get("SERVER_CPU", "0")
+OPEN_LIMITS = ["--max-open-games-per-ip", "100000", "--max-open-games-per-player", "100000"]
 LOADGEN_CPU = os.environ.get("LOADGEN_CPU", "1")
 PG_BIN = os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin")
 
@@ -42,12 +43,13 @@ def psql(conninfo, sql):
 
 class Node:
     def __init__(self, server, tmp, name, args):
+        # every generated player comes from 127.0.0.1: issue 31's open-game limits lifted
         self.log = os.path.join(tmp, f"{name}.log")
         data = tempfile.mkdtemp(prefix=f"{name}-", dir=tmp)
         self.proc = subprocess.Popen(
             ["taskset", "-c", SERVER_CPU, server, "--bind", "127.0.0.1", "--http-port", "0",
              "--tcp-port", "0", "--threads", "1", "--data", data, "--max-connections-per-ip",
-             "0", *args], stdout=open(self.log, "w"), stderr=subprocess.STDOUT)
+             "0", *OPEN_LIMITS, *args], stdout=open(self.log, "w"), stderr=subprocess.STDOUT)
         for _ in range(3000):
             text = open(self.log).read()
             if "listening http=" in text:
