@@ -17,6 +17,7 @@ struct Config {
     std::string store = "sqlite";         // sqlite, postgres, or memory (nothing kept: benchmarks)
     std::string database_url;             // --store postgres: the libpq connection string
     bool accept_unsafe_database = false;  // start on a PostgreSQL with fsync/sync commit off
+    bool fail_fast = false;  // exit at start when PostgreSQL cannot be reached (else wait)
     // Several nodes (server/cluster.h): the Redis bus ("" = a single node), this node's id and
     // the lease it holds on its games (renewed every third of it).
     std::string bus;

@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
 
+#include <atomic>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -26,8 +28,10 @@
 #include "server/hub.h"
 #include "server/io_thread.h"
 #include "server/listener.h"
+#include "server/pg_schema.h"
 #include "server/pg_store.h"
 #include "server/sqlite_store.h"
+#include "server/startup_wait.h"
 #include "server/static_files.h"
 #include "server/systemd.h"
 #include "server/transports.h"
@@ -185,6 +189,10 @@ int main(int argc, char** argv) {
                  "--store postgres: start even if the database runs with fsync or "
                  "synchronous_commit off (an acknowledged turn could then be lost in a crash)")
         ->default_str("false");  // a flag has no default text of its own: --print-config
+    app.add_flag("--fail-fast", cfg.fail_fast,
+                 "--store postgres: exit 1 at once when PostgreSQL cannot be reached at start "
+                 "(default: wait for it, trying again with a backoff, /readyz 503 meanwhile)")
+        ->default_str("false");
     app.add_option("--bus", cfg.bus,
                    "several nodes: the Redis server they share (redis://host:port); needs "
                    "--store postgres. Any node then serves any player; a node's games go on on "
@@ -454,6 +462,38 @@ int main(int argc, char** argv) {
                      cfg.trusted_proxies.empty() ? "" : "; trusted proxies name their clients");
     }
 
+    // PostgreSQL may not be up yet (a machine booting, a failover): the node waits for it,
+    // holding its HTTP port to answer 503 meanwhile (server/startup_wait.h), and keeps that
+    // answer until its games are back.
+    std::unique_ptr<tf::server::StartupResponder> waiting;
+    if (cfg.store == "postgres" && !cfg.database_url.empty()) {
+        try {
+            waiting = std::make_unique<tf::server::StartupResponder>(cfg.bind, cfg.http_port);
+        } catch (const std::exception& e) {
+            spdlog::critical("cannot listen: {}", e.what());
+            return 1;
+        }
+        cfg.http_port = waiting->port();
+        spdlog::info("startup: HTTP port {} answers 503 until the games are back", cfg.http_port);
+        static std::atomic<bool> stop_waiting{false};
+        auto previous_int = std::signal(SIGINT, [](int) { stop_waiting = true; });
+        auto previous_term = std::signal(SIGTERM, [](int) { stop_waiting = true; });
+        const bool reached = tf::server::wait_until_reached(
+            [&](std::string& why) {
+                try {
+                    tf::server::pg::Blocking probe(cfg.database_url);
+                    return true;
+                } catch (const std::exception& e) {
+                    why = e.what();
+                    return false;
+                }
+            },
+            cfg.fail_fast, [] { return stop_waiting.load(); }, waiting.get());
+        std::signal(SIGINT, previous_int);
+        std::signal(SIGTERM, previous_term);
+        if (!reached) return stop_waiting ? 0 : 1;
+        waiting->set_reason("starting: the games are being restored");
+    }
     std::unique_ptr<tf::server::Store> store;
     try {
         using tf::server::SyncLevel;
@@ -498,30 +538,35 @@ int main(int argc, char** argv) {
     net::io_context ioc(cfg.threads);
     auto hub = std::make_unique<tf::server::Hub>(ioc, cfg, std::move(store));
     // The ports are bound first (connections wait in the kernel's queue until the games are
-    // back): a node's default id names the port it really has.
+    // back): a node's default id names the port it really has. With PostgreSQL, the startup
+    // responder holds the HTTP port until then, answering 503.
     std::shared_ptr<tf::server::Listener> http, tcp;
-    try {
-        auto addr = net::ip::make_address(cfg.bind);
-        http = std::make_shared<tf::server::Listener>(
-            ioc, net::ip::tcp::endpoint(addr, cfg.http_port),
-            [h = hub.get()](net::ip::tcp::socket s) {
-                tf::server::start_http_session(std::move(s), *h);
-            });
-        tcp = std::make_shared<tf::server::Listener>(
-            ioc, net::ip::tcp::endpoint(addr, cfg.tcp_port),
-            [h = hub.get()](net::ip::tcp::socket s) {
-                tf::server::start_tcp_session(std::move(s), *h);
-            });
-    } catch (const std::exception& e) {
-        spdlog::critical("cannot listen: {}", e.what());
-        return 1;
-    }
+    auto listen = [&]() -> bool {
+        try {
+            auto addr = net::ip::make_address(cfg.bind);
+            http = std::make_shared<tf::server::Listener>(
+                ioc, net::ip::tcp::endpoint(addr, cfg.http_port),
+                [h = hub.get()](net::ip::tcp::socket s) {
+                    tf::server::start_http_session(std::move(s), *h);
+                });
+            tcp = std::make_shared<tf::server::Listener>(
+                ioc, net::ip::tcp::endpoint(addr, cfg.tcp_port),
+                [h = hub.get()](net::ip::tcp::socket s) {
+                    tf::server::start_tcp_session(std::move(s), *h);
+                });
+        } catch (const std::exception& e) {
+            spdlog::critical("cannot listen: {}", e.what());
+            return false;
+        }
+        return true;
+    };
+    if (!waiting && !listen()) return 1;
     std::unique_ptr<tf::server::Cluster> cluster;
     if (!cfg.bus.empty()) {
         if (hub->cfg.node_id.empty()) {
             char name[256] = {};
             gethostname(name, sizeof name - 1);
-            hub->cfg.node_id = std::string(name) + "-" + std::to_string(http->port());
+            hub->cfg.node_id = std::string(name) + "-" + std::to_string(cfg.http_port);
             hub->services.node = hub->cfg.node_id;
         }
         cluster = std::make_unique<tf::server::Cluster>(*hub);
@@ -529,6 +574,10 @@ int main(int argc, char** argv) {
         if (!cluster->start()) return 1;
     } else if (!hub->directory.recover()) {
         return 1;
+    }
+    if (waiting) {
+        waiting->stop();
+        if (!listen()) return 1;
     }
     http->run();
     tcp->run();

@@ -52,6 +52,10 @@ then runs the scenarios, each printing ok/FAIL lines:
   n  (issue 30, bug 2) a stalled owner answers late: node 1 is stopped with bob's setup on its
      way to it, another node takes the game and runs the setup sent again; node 1, continued,
      runs its copy too. bob gets one answer (the ack), and no error.
+  o  (issue 30, bug 6) a node started while PostgreSQL cannot be reached (a proxy of the test's
+     own in front of it, refusing) waits: its HTTP port answers /healthz 200 and /readyz 503
+     ("waiting for PostgreSQL"); once the proxy lets it through, it starts and /readyz is 200.
+     With --fail-fast the same start exits 1 at once.
   g  (run first) the open-game limit per address holds across nodes (issue 31): eight guests
      from this machine's address open games on nodes 1 and 2; a ninth on node 3 is refused
      too_many_open_games; once one is cancelled, node 3 takes one.
@@ -154,8 +158,8 @@ class Proxy:
     refuses new ones until `heal`; `hold` keeps what Redis sends back to the node (the node's own
     writes go on) until `heal` (which sends it) or `cut` (which drops it)."""
 
-    def __init__(self, target_port):
-        self.target = target_port
+    def __init__(self, target):
+        self.target = target  # a port on 127.0.0.1, or a Unix socket's path
         self.lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.lsock.bind(("127.0.0.1", 0))
@@ -178,8 +182,12 @@ class Proxy:
                 c.close()
                 continue
             try:
-                u = socket.create_connection(("127.0.0.1", self.target), timeout=2)
-                u.settimeout(None)
+                if isinstance(self.target, str):
+                    u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                    u.connect(self.target)
+                else:
+                    u = socket.create_connection(("127.0.0.1", self.target), timeout=2)
+                    u.settimeout(None)
             except OSError:
                 c.close()
                 continue
@@ -841,6 +849,83 @@ def scenario_n(env):
         c.close()
 
 
+def http_get(port, path):
+    """(status, body) of GET path on 127.0.0.1:port, or (None, "") when it cannot connect."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+            data = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+    except OSError:
+        return None, ""
+    head, _, body = data.decode(errors="replace").partition("\r\n\r\n")
+    parts = head.split(" ", 2)
+    return (int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None), body
+
+
+def scenario_o(env):
+    if not env.cluster:
+        note("o: skipped (waits for PostgreSQL with --store postgres)")
+        return
+    m = re.search(r"host=(\S+)", env.store.url)
+    pm = re.search(r"port=(\d+)", env.store.url)
+    if not m or not m.group(1).startswith("/"):
+        note("o: skipped (the test database is not on a Unix socket)")
+        return
+    sock = os.path.join(m.group(1), f".s.PGSQL.{pm.group(1) if pm else 5432}")
+    proxy = Proxy(sock)
+    proxy.cut()
+    url = re.sub(r"port=\d+", "", re.sub(r"host=\S+", "", env.store.url)).strip()
+    url = f"host=127.0.0.1 port={proxy.port} {url}"
+    late = Node(env, "n4", node_id="n4")
+    i = late.args.index("--database-url")
+    late.args[i + 1] = url
+    j = late.args.index("--http-port")
+    late.args[j + 1] = "0"
+    try:
+        late.proc = subprocess.Popen(late.args, stdout=open(late.log_path, "w"),
+                                     stderr=subprocess.STDOUT)
+        port, deadline = None, time.time() + 20
+        while time.time() < deadline and not port:
+            hit = re.search(r"HTTP port (\d+) answers 503", open(late.log_path).read())
+            port = int(hit.group(1)) if hit else None
+            time.sleep(0.1)
+        time.sleep(1.5)
+        check(port is not None and late.proc.poll() is None,
+              "o: a node started while PostgreSQL cannot be reached runs on, waiting")
+        if port:
+            ready = http_get(port, "/readyz")
+            check(ready[0] == 503 and "waiting for PostgreSQL" in ready[1],
+                  f"o: its /readyz says 503, waiting for PostgreSQL ({ready})")
+            check(http_get(port, "/healthz")[0] == 200, "o: its /healthz says 200")
+        proxy.heal()
+        deadline, status = time.time() + 30, None
+        while time.time() < deadline and status != 200:
+            time.sleep(0.3)
+            status = http_get(port, "/readyz")[0] if port else None
+        check(status == 200, f"o: once PostgreSQL is reachable it starts, /readyz 200 ({status})")
+        late.proc.send_signal(signal.SIGTERM)
+        late.proc.wait(30)
+        proxy.cut()
+        fast = subprocess.Popen(late.args + ["--fail-fast"], stdout=open(late.log_path, "a"),
+                                stderr=subprocess.STDOUT)
+        try:
+            code = fast.wait(15)
+        except subprocess.TimeoutExpired:
+            fast.kill()
+            code = None
+        check(code == 1, f"o: with --fail-fast it exits 1 at once (exit {code})")
+    finally:
+        if late.proc and late.proc.poll() is None:
+            late.proc.kill()
+            late.proc.wait()
+        proxy.close()
+
+
 def scenario_j(env):
     if not env.cluster:
         note("j: skipped (node ids are the cluster's)")
@@ -1221,7 +1306,7 @@ def main():
     ap.add_argument("cli_bin")
     ap.add_argument("client_bin")
     ap.add_argument("kills", nargs="?", type=int, default=10)
-    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k,l,m,n",
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k,l,m,n,o",
                     help="scenarios to run, e.g. a,b")
     ap.add_argument("--single-node", action="store_true",
                     help="one node without cluster flags (checks the harness on any binary)")
@@ -1238,7 +1323,7 @@ def main():
         print("redis-server is not installed: skipped")
         return SKIP
     only = set(args.only.split(","))
-    unknown = only - set("abcdefghijklmn")
+    unknown = only - set("abcdefghijklmno")
     if unknown:
         ap.error(f"unknown scenarios {sorted(unknown)}")
     # A seat whose node hangs (SIGSTOP), or whose request waits on a dead owner, gives up after a
@@ -1249,7 +1334,8 @@ def main():
     try:
         for name, run in (("g", scenario_g), ("h", scenario_h), ("i", scenario_i),
                           ("j", scenario_j), ("k", scenario_k), ("l", scenario_l),
-                          ("m", scenario_m), ("n", scenario_n), ("a", scenario_a),
+                          ("m", scenario_m), ("n", scenario_n), ("o", scenario_o),
+                          ("a", scenario_a),
                           ("b", scenario_b),
                           ("c", lambda e: scenario_c(e, args.kills)), ("d", scenario_d),
                           ("e", scenario_e), ("f", scenario_f)):
