@@ -119,6 +119,9 @@ int main(int argc, char** argv) {
     app.add_option("--port2", opt.port2,
                    "a second node of a cluster (same host): each game's second player and every "
                    "other spectator connect there");
+    app.add_option("--port3", opt.port3,
+                   "with --port2, a third node: the spectators are spread over the three nodes "
+                   "(the players stay on the first two)");
     app.add_option("--games", opt.games, "concurrent games")->check(CLI::Range(0, 1000000));
     app.add_option("--rate", opt.rate, "moves (setups and turns) per second, all games")
         ->check(CLI::NonNegativeNumber);
@@ -178,6 +181,7 @@ int main(int argc, char** argv) {
 
     Connector connector(ep, opt.host + ":" + std::to_string(opt.port), opt.parallel);
     if (opt.port2) connector.second(net::ip::tcp::endpoint(ep.address(), opt.port2));
+    if (opt.port2 && opt.port3) connector.third(net::ip::tcp::endpoint(ep.address(), opt.port3));
     std::vector<std::unique_ptr<Slot>> slots;
     for (int i = 0; i < opt.games; ++i)
         slots.push_back(std::make_unique<Slot>(i, ioc, opt, connector));

@@ -30,6 +30,7 @@ struct Options {
     std::string host = "127.0.0.1";
     unsigned short port = 8080;
     unsigned short port2 = 0;  // a cluster's second node: each game's second player there
+    unsigned short port3 = 0;  // and a third: the spectators spread over the three
     int games = 10;
     double rate = 100;  // moves (setups and turns) per second, all games together
     double duration = 10;

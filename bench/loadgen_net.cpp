@@ -189,7 +189,12 @@ void Connector::launch_locked(std::unique_lock<std::mutex>& lock) {
         ++in_flight_;
         lock.unlock();
         // Handlers run on the connection's strand, never inline.
-        c->start(ep2_ && c->tag % 2 == 1 ? *ep2_ : ep_, host_);
+        const auto& to = ep2_ && ep3_ && c->tag >= 2 ? (c->tag % 3 == 0   ? ep_
+                                                        : c->tag % 3 == 1 ? *ep2_
+                                                                          : *ep3_)
+                         : ep2_ && c->tag % 2 == 1   ? *ep2_
+                                                     : ep_;
+        c->start(to, host_);
         lock.lock();
     }
 }

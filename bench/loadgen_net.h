@@ -64,6 +64,8 @@ class Connector {
     // Connections with an odd tag (each game's second player, every other spectator) go to
     // `ep2` (another node of a cluster: --port2).
     void second(boost::asio::ip::tcp::endpoint ep2) { ep2_ = ep2; }
+    // With a third node, spectators (tags 2 and up) go to the three by tag % 3.
+    void third(boost::asio::ip::tcp::endpoint ep3) { ep3_ = ep3; }
     void add(std::shared_ptr<Conn> c);
 
   private:
@@ -71,7 +73,7 @@ class Connector {
     void done();
     void launch_locked(std::unique_lock<std::mutex>& lock);
     boost::asio::ip::tcp::endpoint ep_;
-    std::optional<boost::asio::ip::tcp::endpoint> ep2_;
+    std::optional<boost::asio::ip::tcp::endpoint> ep2_, ep3_;
     std::string host_;
     int parallel_;
     std::mutex m_;

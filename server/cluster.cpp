@@ -1096,18 +1096,32 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         return s;
     }
 
+    // What the owner sends connections of ours: one message for all those it goes to (a
+    // game's event for its watchers here crosses the bus once, "conns"), or one ("conn").
     void on_out(const json& h, std::string_view body) {
-        const auto conn = h.value("conn", std::uint64_t(0));
         const auto seq = h.value("seq", std::uint64_t(0));
         const std::string from = h.value("from", "");
+        std::vector<std::uint64_t> conns;
+        if (auto it = h.find("conns"); it != h.end() && it->is_array())
+            for (const auto& c : *it)
+                if (c.is_number_unsigned()) conns.push_back(c.get<std::uint64_t>());
+        if (conns.empty()) conns.push_back(h.value("conn", std::uint64_t(0)));
+        if (const std::string to = h.value("to", ""); to != me_) {  // this node's previous life
+            for (auto conn : conns)
+                bus_->publish(channel_of(from),
+                              envelope({{"k", "gone"}, {"from", to}, {"conn", conn}}));
+            return;
+        }
+        const auto v = versioned(body);
+        const auto msg = std::make_shared<const std::string>(body);  // one copy for them all
+        for (auto conn : conns) out_to(conn, seq, from, v, msg);
+    }
+
+    void out_to(std::uint64_t conn, std::uint64_t seq, const std::string& from,
+                const std::optional<Versioned>& v, const Msg& body) {
         std::shared_ptr<Session> session;
         bool matched = false;
         std::vector<Msg> pass;  // what the client gets of it, in order
-        if (const std::string to = h.value("to", ""); to != me_) {  // this node's previous life
-            bus_->publish(channel_of(from),
-                          envelope({{"k", "gone"}, {"from", to}, {"conn", conn}}));
-            return;
-        }
         {
             std::lock_guard lock(m_);
             auto l = links_.find(conn);
@@ -1115,7 +1129,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             if (!session) session = seekers_lookup_locked(conn);
             if (session && seq && !answer_locked(conn, seq, from)) return;
             if (session) {
-                if (auto v = versioned(body); v && !v->unversioned) {
+                if (v && !v->unversioned) {
                     Link& link = links_[conn];
                     link.session = session;
                     Route& r = link.routes[v->game];
@@ -1124,12 +1138,12 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                     std::erase_if(r.unanswered, [](const auto& u) { return u.first == kSyncKey; });
                     order_locked(conn, v->game, r, *v, body, pass);
                 } else {
-                    if (auto game = paused_game(body))
+                    if (auto game = paused_game(*body))
                         if (Route* r = route_locked(conn, *game)) r->suspended = true;
-                    pass.push_back(std::make_shared<const std::string>(body));
+                    pass.push_back(body);
                 }
-                matched = body.rfind("{\"code\":", 0) == 0 &&
-                          body.find("\"type\":\"matched\"") != std::string_view::npos;
+                matched = body->rfind("{\"code\":", 0) == 0 &&
+                          body->find("\"type\":\"matched\"") != std::string::npos;
             }
         }
         if (!session) {  // closed meanwhile: the owner forgets it
@@ -1178,11 +1192,11 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     // last one passed on is a repeat (a catch-up overlapping the live events) and dropped; one
     // above the next waits in `held` while the missing ones are asked of the owner.
     void order_locked(std::uint64_t conn, const std::string& code, Route& r, const Versioned& v,
-                      std::string_view body, std::vector<Msg>& pass) {
-        auto msg = std::make_shared<const std::string>(body);
+                      const Msg& body, std::vector<Msg>& pass) {
+        Msg msg = body;
         if (v.snapshot) {
             r.last = v.version;
-            r.suspended = body.find("\"status\":\"suspended\"") != std::string_view::npos;
+            r.suspended = body->find("\"status\":\"suspended\"") != std::string::npos;
             pass.push_back(std::move(msg));
         } else if (r.last < 0 || v.version == r.last + 1) {
             r.last = v.version;
@@ -1476,6 +1490,8 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         s.remote_connections = remotes_.size();
         for (auto& [c, l] : links_) s.routes += l.routes.size();
         s.nodes_alive = alive_nodes_.size();
+        s.out_messages = stats_out_messages_;
+        s.out_deliveries = stats_out_deliveries_;
         if (bus_) {
             auto b = bus_->stats();
             s.bus_published = b.published;
@@ -1488,26 +1504,103 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     }
 
     // ---------------------------------------------------------------- the owner's replies
+    // What the stand-ins send their origins waits here for the strand, in the order it was
+    // sent, so that a message a room sends several connections of one node (an event for its
+    // watchers there) crosses the bus once: it joins the entry already waiting for that node
+    // with that message, unless one of the connection's own later messages waits after it.
+    struct Outgoing {
+        std::string origin;
+        Msg msg;                           // an `out`'s body (null: `raw` is the payload)
+        std::uint64_t seq = 0;             // the request it answers (then one connection)
+        std::vector<std::uint64_t> conns;  // the connections it goes to
+        std::string raw;
+    };
+    std::mutex out_m_;
+    std::vector<Outgoing> outgoing_;
+    std::map<std::pair<std::string, const std::string*>, std::size_t> joinable_;
+    std::map<std::pair<std::string, std::uint64_t>, std::size_t> last_of_conn_;
+    bool out_posted_ = false;
+
     void send_out(const std::string& origin, std::uint64_t conn, const Msg& m,
                   std::uint64_t seq = 0) {
-        json h{{"k", "out"}, {"from", node_}, {"to", origin}, {"conn", conn}};
-        if (seq) h["seq"] = seq;
-        bus_->publish(channel_of(origin), envelope(h, *m));
+        std::lock_guard lock(out_m_);
+        if (!seq) {
+            auto j = joinable_.find({origin, m.get()});
+            auto l = last_of_conn_.find({origin, conn});
+            if (j != joinable_.end() && (l == last_of_conn_.end() || l->second < j->second)) {
+                outgoing_[j->second].conns.push_back(conn);
+                last_of_conn_[{origin, conn}] = j->second;
+                return;
+            }
+        }
+        queue_locked(Outgoing{origin, m, seq, {conn}, {}});
     }
     void send_close(const std::string& origin, std::uint64_t conn, const std::string& reason) {
-        bus_->publish(channel_of(origin), envelope({{"k", "close"},
-                                                    {"from", node_},
-                                                    {"to", origin},
-                                                    {"conn", conn},
-                                                    {"reason", reason}}));
+        std::lock_guard lock(out_m_);
+        queue_locked(Outgoing{origin,
+                              nullptr,
+                              0,
+                              {conn},
+                              envelope({{"k", "close"},
+                                        {"from", node_},
+                                        {"to", origin},
+                                        {"conn", conn},
+                                        {"reason", reason}})});
     }
     void send_notmine(const std::string& origin, std::uint64_t conn, const std::string& code) {
-        bus_->publish(channel_of(origin), envelope({{"k", "notmine"},
-                                                    {"from", node_},
-                                                    {"to", origin},
-                                                    {"conn", conn},
-                                                    {"code", code}}));
+        std::lock_guard lock(out_m_);
+        queue_locked(Outgoing{origin,
+                              nullptr,
+                              0,
+                              {conn},
+                              envelope({{"k", "notmine"},
+                                        {"from", node_},
+                                        {"to", origin},
+                                        {"conn", conn},
+                                        {"code", code}})});
     }
+    void queue_locked(Outgoing o) {
+        const std::size_t at = outgoing_.size();
+        last_of_conn_[{o.origin, o.conns.front()}] = at;
+        if (o.msg && !o.seq) joinable_[{o.origin, o.msg.get()}] = at;
+        outgoing_.push_back(std::move(o));
+        if (std::exchange(out_posted_, true)) return;
+        // Behind what is queued already (a room's crowd of spectators is sent in a handler
+        // after its players': the event for both goes as one message).
+        asio::post(strand_, [w = weak_from_this()] {
+            if (auto self = w.lock())
+                asio::post(self->strand_, [w] {
+                    if (auto again = w.lock()) again->flush_out();
+                });
+        });
+    }
+    void flush_out() {
+        std::vector<Outgoing> batch;
+        {
+            std::lock_guard lock(out_m_);
+            batch.swap(outgoing_);
+            joinable_.clear();
+            last_of_conn_.clear();
+            out_posted_ = false;
+        }
+        if (!bus_) return;
+        for (auto& o : batch) {
+            if (!o.msg) {
+                bus_->publish(channel_of(o.origin), std::move(o.raw));
+                continue;
+            }
+            json h{{"k", "out"}, {"from", node_}, {"to", o.origin}};
+            if (o.conns.size() == 1)
+                h["conn"] = o.conns.front();
+            else
+                h["conns"] = o.conns;
+            if (o.seq) h["seq"] = o.seq;
+            ++stats_out_messages_;
+            stats_out_deliveries_ += o.conns.size();
+            bus_->publish(channel_of(o.origin), envelope(h, *o.msg));
+        }
+    }
+    std::atomic<std::uint64_t> stats_out_messages_{0}, stats_out_deliveries_{0};
 };
 
 void BusSession::request(std::string text, std::uint64_t seq, std::string ref) {

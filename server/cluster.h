@@ -84,6 +84,9 @@ class Cluster {
         // Answers not passed on: a second one to a request, or one from a node that lost the
         // game while the request went again to its new owner.
         std::uint64_t answers_dropped = 0;
+        // What this node sent connections of other nodes: bus messages, and the deliveries
+        // they carried (an event for several watchers on one node is one message).
+        std::uint64_t out_messages = 0, out_deliveries = 0;
         std::size_t remote_connections = 0, routes = 0, nodes_alive = 0;
         bool bus_up = false;
     };

@@ -173,6 +173,17 @@ std::string render_metrics(Hub& hub) {
                "Times the bus connection was made again.", std::to_string(c.bus_reconnects));
         metric(out, "trunkfield_cluster_lease_failures_total", "counter",
                "Lease renewals that failed.", std::to_string(c.lease_failures));
+        metric(out, "trunkfield_cluster_answers_dropped_total", "counter",
+               "Answers from another node not passed on: a second answer to one request, or "
+               "one from a node that lost the game.",
+               std::to_string(c.answers_dropped));
+        metric(out, "trunkfield_cluster_out_messages_total", "counter",
+               "Messages for connections of other nodes published on the bus.",
+               std::to_string(c.out_messages));
+        metric(out, "trunkfield_cluster_out_deliveries_total", "counter",
+               "Deliveries those messages carried (one message serves every watcher of a game "
+               "on one node).",
+               std::to_string(c.out_deliveries));
         m.lease_renew.render(out, "trunkfield_cluster_lease_renew_seconds",
                              "Renewals of this node's lease in PostgreSQL.");
     }

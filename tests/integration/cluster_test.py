@@ -52,6 +52,9 @@ then runs the scenarios, each printing ok/FAIL lines:
   n  (issue 30, bug 2) a stalled owner answers late: node 1 is stopped with bob's setup on its
      way to it, another node takes the game and runs the setup sent again; node 1, continued,
      runs its copy too. bob gets one answer (the ack), and no error.
+  p  (issue 30) one fan-out per node: a game on node 1 watched by six spectators on node 3; a
+     players' chat line reaches all six, and node 1 published it once for them (its
+     trunkfield_cluster_out_messages_total grows by 1 or 2, out_deliveries by 6 or more).
   o  (issue 30, bug 6) a node started while PostgreSQL cannot be reached (a proxy of the test's
      own in front of it, refusing) waits: its HTTP port answers /healthz 200 and /readyz 503
      ("waiting for PostgreSQL"); once the proxy lets it through, it starts and /readyz is 200.
@@ -867,6 +870,43 @@ def http_get(port, path):
     return (int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None), body
 
 
+def node_metric(node, name):
+    status, body = http_get(node.http, "/metrics")
+    for line in body.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return None
+
+
+def scenario_p(env):
+    if not env.cluster:
+        note("p: skipped (the bus is the cluster's)")
+        return
+    n1, n3 = env.nodes[0], env.nodes[2]
+    started = game_watched(env, "p")
+    if not started:
+        return
+    ann, bob, cat, code = started
+    more = [Conn(n3.tcp, f"spec-p{i}") for i in range(5)]
+    for c in more:
+        c.send({"type": "watch", "code": code})
+        c.wait(is_type("snapshot", game=code))
+    time.sleep(1.5)  # the spectator counts settle
+    m0 = node_metric(n1, "trunkfield_cluster_out_messages_total")
+    d0 = node_metric(n1, "trunkfield_cluster_out_deliveries_total")
+    ann.send({"type": "chat", "game": code, "text": "to everyone"})
+    seen = [c.wait(lambda m: m.get("kind") == "chat" and m["payload"].get("text") ==
+                   "to everyone", 5) is not None for c in [cat] + more]
+    m1 = node_metric(n1, "trunkfield_cluster_out_messages_total")
+    d1 = node_metric(n1, "trunkfield_cluster_out_deliveries_total")
+    check(all(seen), f"p: the six spectators on node 3 get the line ({seen})")
+    check(None not in (m0, m1, d0, d1) and d1 - d0 >= 6 and m1 - m0 <= 2,
+          f"p: node 1 published it once for them: {m1 - m0 if m1 else None} bus message(s) "
+          f"for {d1 - d0 if d1 else None} deliveries")
+    for c in [ann, bob, cat] + more:
+        c.close()
+
+
 def scenario_o(env):
     if not env.cluster:
         note("o: skipped (waits for PostgreSQL with --store postgres)")
@@ -1306,7 +1346,7 @@ def main():
     ap.add_argument("cli_bin")
     ap.add_argument("client_bin")
     ap.add_argument("kills", nargs="?", type=int, default=10)
-    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k,l,m,n,o",
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p",
                     help="scenarios to run, e.g. a,b")
     ap.add_argument("--single-node", action="store_true",
                     help="one node without cluster flags (checks the harness on any binary)")
@@ -1323,7 +1363,7 @@ def main():
         print("redis-server is not installed: skipped")
         return SKIP
     only = set(args.only.split(","))
-    unknown = only - set("abcdefghijklmno")
+    unknown = only - set("abcdefghijklmnop")
     if unknown:
         ap.error(f"unknown scenarios {sorted(unknown)}")
     # A seat whose node hangs (SIGSTOP), or whose request waits on a dead owner, gives up after a
@@ -1335,6 +1375,7 @@ def main():
         for name, run in (("g", scenario_g), ("h", scenario_h), ("i", scenario_i),
                           ("j", scenario_j), ("k", scenario_k), ("l", scenario_l),
                           ("m", scenario_m), ("n", scenario_n), ("o", scenario_o),
+                          ("p", scenario_p),
                           ("a", scenario_a),
                           ("b", scenario_b),
                           ("c", lambda e: scenario_c(e, args.kills)), ("d", scenario_d),
