@@ -18,7 +18,7 @@ PasswordPool::PasswordPool(int threads, int queue)
       limit_(queue > 0 ? std::size_t(queue) : 8 * threads_),
       pool_(threads_) {}
 
-bool PasswordPool::submit(std::function<void()> job) {
+bool PasswordPool::submit(std::function<std::function<void()>()> job) {
     std::size_t n = queued_.load();
     do {
         if (n >= limit_) {
@@ -27,8 +27,9 @@ bool PasswordPool::submit(std::function<void()> job) {
         }
     } while (!queued_.compare_exchange_weak(n, n + 1));
     boost::asio::post(pool_, [this, job = std::move(job)] {
-        job();
+        auto then = job();
         --queued_;
+        if (then) then();
     });
     return true;
 }

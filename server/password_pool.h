@@ -19,8 +19,10 @@ class PasswordPool {
     PasswordPool(int threads, int queue);
     ~PasswordPool() { join(); }
     // Runs `job` on a password thread; false (and nothing runs) when `queue` jobs are waiting or
-    // running already.
-    bool submit(std::function<void()> job);
+    // running already. What `job` returns (its answer, posted to a connection) runs once its
+    // place in the queue is free again: a client that gets the answer and asks again at once
+    // finds the place it used free.
+    bool submit(std::function<std::function<void()>()> job);
     void join() { pool_.join(); }
     std::size_t threads() const { return threads_; }
     std::size_t limit() const { return limit_; }

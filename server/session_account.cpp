@@ -27,10 +27,13 @@ namespace {
 // when the password threads' queue is full.
 template <class F, class B>
 bool off_thread(Hub& hub, Store::Executor ex, F f, B back) {
-    return hub.passwords.submit([f = std::move(f), back = std::move(back), ex]() mutable {
+    return hub.passwords.submit([f = std::move(f), back = std::move(back),
+                                 ex]() mutable -> std::function<void()> {
         auto r = f();
-        boost::asio::post(
-            ex, [back = std::move(back), r = std::move(r)]() mutable { back(std::move(r)); });
+        return [ex, back = std::move(back), r = std::move(r)]() mutable {
+            boost::asio::post(
+                ex, [back = std::move(back), r = std::move(r)]() mutable { back(std::move(r)); });
+        };
     });
 }
 
