@@ -94,7 +94,15 @@ def run_once(a, server, kind, conninfo, rport, redis, tmp, seq):
         # The bus figures over the measured window only (the spectators' snapshots at the start
         # are one message each): read while the generator runs.
         gen = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(3 + 1)
+
+        def moves():
+            m = metrics(nodes[0])
+            return m.get("trunkfield_setups_accepted_total", 0) + \
+                m.get("trunkfield_turns_accepted_total", 0)
+        start, deadline = moves(), time.time() + 600
+        while moves() == start and time.time() < deadline and gen.poll() is None:
+            time.sleep(0.2)  # the connections are set up: the moves begin
+        time.sleep(3 + 0.5)  # the warm-up
         before, pub0 = metrics(nodes[0]), redis_publishes(rport)
         time.sleep(max(1.0, a.duration - 2))
         after, pub1 = metrics(nodes[0]), redis_publishes(rport)

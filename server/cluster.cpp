@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "server/bus.h"
+#include "server/bus_messages.h"
 #include "server/hub.h"
 #include "server/metrics.h"
 #include "server/pg_schema.h"
@@ -41,15 +42,6 @@ std::string node_of(const std::string& id) {
 }
 std::string channel_of(const std::string& id) {
     return "tf:node:" + node_of(id);
-}
-
-// A bus message: a JSON header, a newline, then the body untouched (a client's request or a
-// server message: never parsed or escaped again on the way).
-std::string envelope(const json& header, std::string_view body = {}) {
-    std::string s = header.dump();
-    s += '\n';
-    s.append(body);
-    return s;
 }
 
 // The game and version of an event or a snapshot, read off the text as serialize_server.cpp
@@ -387,8 +379,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         // time, and the wait is short.
         auto told = std::make_shared<std::promise<void>>();
         auto sent = told->get_future();
-        bus_->publish(kAll, envelope({{"k", "handover"}, {"from", node_}}),
-                      [told](long) { told->set_value(); });
+        bus_->publish(kAll, bus::encode(bus::Handover{node_}), [told](long) { told->set_value(); });
         sent.wait_for(std::chrono::milliseconds(300));
     }
 
@@ -568,7 +559,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                      epoch);
         adopt_routes(code);
         if (bus_)
-            bus_->publish(kAll, envelope({{"k", "moved"}, {"code", code}, {"owner", node_}}));
+            bus_->publish(kAll, bus::encode(bus::Moved{code, node_}));
         else  // at start: announced once the bus is up (the other nodes route to our new life)
             restored_.push_back(code);
     }
@@ -661,7 +652,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
 
     // Tells each node serving games to our connections which of them are still open.
     void send_alive() {
-        std::map<std::string, json> by_node;
+        std::map<std::string, std::vector<std::uint64_t>> by_node;
         {
             std::lock_guard lock(m_);
             for (auto& [conn, link] : links_)
@@ -669,8 +660,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                     if (!r.owner.empty()) by_node[r.owner].push_back(conn);
         }
         for (auto& [n, conns] : by_node)
-            bus_->publish(channel_of(n),
-                          envelope({{"k", "alive"}, {"from", me_}, {"conns", conns}}));
+            bus_->publish(channel_of(n), bus::encode(bus::Alive{me_, std::move(conns)}));
     }
 
     // Gaps still open 2 s after their catch-up was asked (it was lost with the bus, or the owner
@@ -773,12 +763,13 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             std::string body = open ? proto::to_text(proto::Lobby{{*open}}) : "null";
             body += '\n';
             body += live ? proto::to_text(proto::Live{{*live}}) : "null";
-            bus_->publish(kAll, envelope({{"k", "lobby"}, {"from", node_}, {"code", code}}, body));
+            bus_->publish(kAll, bus::encode(bus::Lobby{node_, code}, body));
         }
     }
 
-    void on_lobby(const json& h, std::string_view body) {
-        const std::string code = h.value("code", ""), from = h.value("from", "");
+    void on_lobby(const bus::Lobby& m, std::string_view body) {
+        const std::string& code = m.code;
+        const std::string& from = m.from;
         if (code.empty() || hub_.directory.find(code)) return;  // ours: we know better
         std::optional<proto::OpenGame> open;
         std::optional<proto::LiveGame> live;
@@ -853,18 +844,18 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             Req req = std::move(r.queue.front());
             r.queue.pop_front();
             const Link& link = links_[conn];
-            json h{{"k", "req"},
-                   {"from", me_},
-                   {"conn", conn},
-                   {"code", code},
-                   // a watch or a join runs again (it only sends where the game stands)
-                   {"seq", req.key == kSyncKey ? 0 : req.seq},
-                   {"ref", req.key == kSyncKey ? std::string() : req.key},
-                   {"pid", link.player.id},
-                   {"pname", link.player.name},
-                   {"acct", link.player.account}};
+            // A watch or a join runs again (it only sends where the game stands).
+            const bool sync = req.key == kSyncKey;
+            bus::Req h{me_,
+                       conn,
+                       code,
+                       sync ? 0 : req.seq,
+                       sync ? std::string() : req.key,
+                       link.player.id,
+                       link.player.name,
+                       link.player.account};
             ++stats_.forwarded_out;
-            bus_->publish(channel_of(r.owner), envelope(h, req.text),
+            bus_->publish(channel_of(r.owner), bus::encode(h, req.text),
                           [self = shared_from_this(), conn, code, gen = r.gen](long n) {
                               self->sent(conn, code, gen, n);
                           });
@@ -1027,8 +1018,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             }
         }
         for (const auto& n : owners)
-            bus_->publish(channel_of(n),
-                          envelope({{"k", "gone"}, {"from", me_}, {"conn", s.conn_id()}}));
+            bus_->publish(channel_of(n), bus::encode(bus::Gone{me_, s.conn_id()}));
         bool sought = false;
         {
             std::lock_guard lock(m_);
@@ -1044,49 +1034,53 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     // ---------------------------------------------------------------- bus messages
     void on_message(const std::string& channel, std::string payload) {
         (void)channel;
-        auto nl = payload.find('\n');
-        if (nl == std::string::npos) return;
-        json h = json::parse(std::string_view(payload).substr(0, nl), nullptr, false);
-        if (!h.is_object()) return;
-        std::string_view body = std::string_view(payload).substr(nl + 1);
-        const std::string k = h.value("k", "");
+        std::string why;
+        auto decoded = bus::decode(payload, &why);
+        if (!decoded) {
+            spdlog::warn("cluster: a bus message was ignored: {}", why);
+            return;
+        }
+        const std::string_view body = decoded->body;
         try {
-            if (k == "req") return on_request(h, body);
-            if (k == "out") return on_out(h, body);
-            if (k == "gone") return on_gone(h.value("from", ""), h.value("conn", std::uint64_t(0)));
-            if (k == "alive") return on_alive(h);
-            if (k == "notmine") return on_notmine(h);
-            if (k == "close") return on_close(h);
-            if (k == "back") return on_back(h.value("from", ""));
-            if (h.value("from", "") == node_ || h.value("owner", "") == node_) return;
-            if (k == "lobby") return on_lobby(h, body);
-            if (k == "moved") return on_moved(h.value("code", ""), h.value("owner", ""));
-            if (k == "sync") return resync_lobby();
-            if (k == "end") {
-                for (auto& c : hub_.players.connections(h.value("player", "")))
-                    c->end(h.value("reason", "signed out"));
-                return;
-            }
-            if (k == "handover")
-                return db_.post(
-                    [self = shared_from_this()](pg::Blocking& db) { self->claim(db, false); });
+            std::visit(
+                [&](const auto& m) {
+                    using T = std::decay_t<decltype(m)>;
+                    if constexpr (std::is_same_v<T, bus::Req>) on_request(m, body);
+                    if constexpr (std::is_same_v<T, bus::Out>) on_out(m, body);
+                    if constexpr (std::is_same_v<T, bus::Gone>) on_gone(m.from, m.conn);
+                    if constexpr (std::is_same_v<T, bus::Alive>) on_alive(m);
+                    if constexpr (std::is_same_v<T, bus::NotMine>) on_notmine(m);
+                    if constexpr (std::is_same_v<T, bus::Close>) on_close(m);
+                    if constexpr (std::is_same_v<T, bus::Back>) on_back(m.from);
+                    if constexpr (std::is_same_v<T, bus::Lobby>)
+                        if (m.from != node_) on_lobby(m, body);
+                    if constexpr (std::is_same_v<T, bus::Moved>)
+                        if (m.owner != node_) on_moved(m.code, m.owner);
+                    if constexpr (std::is_same_v<T, bus::Sync>)
+                        if (m.from != node_) resync_lobby();
+                    if constexpr (std::is_same_v<T, bus::End>)
+                        if (m.from != node_)
+                            for (auto& c : hub_.players.connections(m.player)) c->end(m.reason);
+                    if constexpr (std::is_same_v<T, bus::Handover>)
+                        if (m.from != node_)
+                            db_.post([self = shared_from_this()](pg::Blocking& db) {
+                                self->claim(db, false);
+                            });
+                },
+                decoded->message);
         } catch (const std::exception& e) {
-            spdlog::warn("cluster: a bus message ({}) could not be handled: {}", k, e.what());
+            spdlog::warn("cluster: a bus message could not be handled: {}", e.what());
         }
     }
 
-    void on_request(const json& h, std::string_view body) {
-        const std::string from = h.value("from", "");
-        const auto conn = h.value("conn", std::uint64_t(0));
+    void on_request(const bus::Req& m, std::string_view body) {
         std::shared_ptr<BusSession> s;
         {
             std::lock_guard lock(m_);
             ++stats_.forwarded_in;
-            s = remote_locked(
-                from, conn,
-                Player{h.value("pid", ""), h.value("pname", ""), h.value("acct", false)});
+            s = remote_locked(m.from, m.conn, Player{m.player_id, m.player_name, m.account});
         }
-        s->request(std::string(body), h.value("seq", std::uint64_t(0)), h.value("ref", ""));
+        s->request(std::string(body), m.seq, m.ref);
     }
 
     std::shared_ptr<BusSession> remote_locked(const std::string& origin, std::uint64_t conn,
@@ -1098,18 +1092,13 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
 
     // What the owner sends connections of ours: one message for all those it goes to (a
     // game's event for its watchers here crosses the bus once, "conns"), or one ("conn").
-    void on_out(const json& h, std::string_view body) {
-        const auto seq = h.value("seq", std::uint64_t(0));
-        const std::string from = h.value("from", "");
-        std::vector<std::uint64_t> conns;
-        if (auto it = h.find("conns"); it != h.end() && it->is_array())
-            for (const auto& c : *it)
-                if (c.is_number_unsigned()) conns.push_back(c.get<std::uint64_t>());
-        if (conns.empty()) conns.push_back(h.value("conn", std::uint64_t(0)));
-        if (const std::string to = h.value("to", ""); to != me_) {  // this node's previous life
+    void on_out(const bus::Out& m, std::string_view body) {
+        const auto seq = m.seq;
+        const std::string& from = m.from;
+        const auto& conns = m.conns;
+        if (m.to != me_) {  // this node's previous life
             for (auto conn : conns)
-                bus_->publish(channel_of(from),
-                              envelope({{"k", "gone"}, {"from", to}, {"conn", conn}}));
+                bus_->publish(channel_of(from), bus::encode(bus::Gone{m.to, conn}));
             return;
         }
         const auto v = versioned(body);
@@ -1147,8 +1136,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             }
         }
         if (!session) {  // closed meanwhile: the owner forgets it
-            bus_->publish(channel_of(from),
-                          envelope({{"k", "gone"}, {"from", me_}, {"conn", conn}}));
+            bus_->publish(channel_of(from), bus::encode(bus::Gone{me_, conn}));
             return;
         }
         if (matched) session->match_done();
@@ -1245,11 +1233,9 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         s->gone();
     }
 
-    void on_alive(const json& h) {
-        const std::string from = h.value("from", "");
-        std::set<std::uint64_t> conns;
-        if (h.contains("conns"))
-            for (auto& c : h["conns"]) conns.insert(c.get<std::uint64_t>());
+    void on_alive(const bus::Alive& m) {
+        const std::string& from = m.from;
+        const std::set<std::uint64_t> conns(m.conns.begin(), m.conns.end());
         std::vector<std::shared_ptr<BusSession>> gone;
         const auto now = std::chrono::steady_clock::now();
         {
@@ -1267,25 +1253,25 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     }
 
     // The owner does not hold the game (any more): look it up again.
-    void on_notmine(const json& h) {
-        if (h.value("to", "") != me_) return;  // for this node's previous life
-        const auto conn = h.value("conn", std::uint64_t(0));
-        const std::string code = h.value("code", ""), from = h.value("from", "");
+    void on_notmine(const bus::NotMine& m) {
+        if (m.to != me_) return;  // for this node's previous life
+        const auto conn = m.conn;
+        const std::string &code = m.code, &from = m.from;
         std::lock_guard lock(m_);
         Route* route = route_locked(conn, code);
         if (!route || route->owner != from || route->resolving) return;
         reroute(conn, code, *route, std::chrono::milliseconds(100));
     }
 
-    void on_close(const json& h) {
-        if (h.value("to", "") != me_) return;
+    void on_close(const bus::Close& m) {
+        if (m.to != me_) return;
         std::shared_ptr<Session> s;
         {
             std::lock_guard lock(m_);
-            auto l = links_.find(h.value("conn", std::uint64_t(0)));
+            auto l = links_.find(m.conn);
             if (l != links_.end()) s = l->second.session.lock();
         }
-        if (s) s->close(h.value("reason", "closed"), false);
+        if (s) s->close(m.reason, false);
     }
 
     // A game changed hands: requests go to the new owner, which replays what we missed.
@@ -1333,7 +1319,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     void on_bus_up() {
         spdlog::info("cluster: the bus is up");
         for (const auto& code : std::exchange(restored_, {}))
-            bus_->publish(kAll, envelope({{"k", "moved"}, {"code", code}, {"owner", node_}}));
+            bus_->publish(kAll, bus::encode(bus::Moved{code, node_}));
         {
             std::lock_guard lock(m_);
             for (auto& [conn, link] : links_)
@@ -1342,8 +1328,8 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                 }
         }
         resync_lobby();
-        bus_->publish(kAll, envelope({{"k", "sync"}, {"from", node_}}));
-        bus_->publish(kAll, envelope({{"k", "back"}, {"from", node_}}));
+        bus_->publish(kAll, bus::encode(bus::Sync{node_}));
+        bus_->publish(kAll, bus::encode(bus::Back{node_}));
     }
 
     void resync_lobby() {
@@ -1537,27 +1523,13 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     }
     void send_close(const std::string& origin, std::uint64_t conn, const std::string& reason) {
         std::lock_guard lock(out_m_);
-        queue_locked(Outgoing{origin,
-                              nullptr,
-                              0,
-                              {conn},
-                              envelope({{"k", "close"},
-                                        {"from", node_},
-                                        {"to", origin},
-                                        {"conn", conn},
-                                        {"reason", reason}})});
+        queue_locked(Outgoing{
+            origin, nullptr, 0, {conn}, bus::encode(bus::Close{node_, origin, conn, reason})});
     }
     void send_notmine(const std::string& origin, std::uint64_t conn, const std::string& code) {
         std::lock_guard lock(out_m_);
-        queue_locked(Outgoing{origin,
-                              nullptr,
-                              0,
-                              {conn},
-                              envelope({{"k", "notmine"},
-                                        {"from", node_},
-                                        {"to", origin},
-                                        {"conn", conn},
-                                        {"code", code}})});
+        queue_locked(Outgoing{
+            origin, nullptr, 0, {conn}, bus::encode(bus::NotMine{node_, origin, conn, code})});
     }
     void queue_locked(Outgoing o) {
         const std::size_t at = outgoing_.size();
@@ -1589,15 +1561,11 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                 bus_->publish(channel_of(o.origin), std::move(o.raw));
                 continue;
             }
-            json h{{"k", "out"}, {"from", node_}, {"to", o.origin}};
-            if (o.conns.size() == 1)
-                h["conn"] = o.conns.front();
-            else
-                h["conns"] = o.conns;
-            if (o.seq) h["seq"] = o.seq;
             ++stats_out_messages_;
             stats_out_deliveries_ += o.conns.size();
-            bus_->publish(channel_of(o.origin), envelope(h, *o.msg));
+            bus_->publish(
+                channel_of(o.origin),
+                bus::encode(bus::Out{node_, o.origin, std::move(o.conns), o.seq}, *o.msg));
         }
     }
     std::atomic<std::uint64_t> stats_out_messages_{0}, stats_out_deliveries_{0};
@@ -1688,10 +1656,7 @@ void Cluster::withdraw(const std::string& player_id) {
     impl_->withdraw(player_id);
 }
 void Cluster::end_player(const std::string& player_id, const std::string& reason) {
-    impl_->bus_->publish(
-        kAll,
-        envelope(
-            {{"k", "end"}, {"from", impl_->node_}, {"player", player_id}, {"reason", reason}}));
+    impl_->bus_->publish(kAll, bus::encode(bus::End{impl_->node_, player_id, reason}));
 }
 Cluster::Stats Cluster::stats() const {
     return impl_->stats();
