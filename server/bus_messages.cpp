@@ -65,6 +65,13 @@ json header(const Message& m) {
                 return json{
                     {"k", "end"}, {"from", e.from}, {"player", e.player}, {"reason", e.reason}};
             },
+            [](const Rewatch& r) {
+                return json{{"k", "rewatch"},
+                            {"from", r.from},
+                            {"to", r.to},
+                            {"conn", r.conn},
+                            {"code", r.code}};
+            },
             [](const Handover& h) {
                 return json{{"k", "handover"}, {"from", h.from}};
             },
@@ -133,6 +140,8 @@ Message read(const std::string& k, const Reader& r) {
     if (k == "sync") return Sync{r.text("from")};
     if (k == "end") return End{r.text("from"), r.text("player"), r.text("reason")};
     if (k == "handover") return Handover{r.text("from")};
+    if (k == "rewatch")
+        return Rewatch{r.text("from"), r.text("to"), r.number("conn"), r.text("code")};
     throw std::invalid_argument("unknown kind \"" + k + "\"");
 }
 

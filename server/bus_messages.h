@@ -61,6 +61,14 @@ struct Close {
     std::uint64_t conn = 0;
     std::string reason;
 };
+// Owner -> origin: a request came for a connection this node had no stand-in for (it had
+// dropped it: the origin looked dead, silent or past its lease): whatever it watched here, it
+// watches no more. The origin catches the connection's route up (a watch since its last).
+struct Rewatch {
+    std::string from, to;
+    std::uint64_t conn = 0;
+    std::string code;
+};
 // To all: the node was cut off from the bus and is back (what it published meanwhile is lost).
 struct Back {
     std::string from;  // node id
@@ -87,8 +95,8 @@ struct Handover {
     std::string from;
 };
 
-using Message =
-    std::variant<Req, Out, Gone, Alive, NotMine, Close, Back, Lobby, Moved, Sync, End, Handover>;
+using Message = std::variant<Req, Out, Gone, Alive, NotMine, Close, Back, Lobby, Moved, Sync, End,
+                             Handover, Rewatch>;
 
 // The payload: the header line, then `body`.
 std::string encode(const Message& m, std::string_view body = {});

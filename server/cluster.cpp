@@ -398,6 +398,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                     if constexpr (std::is_same_v<T, bus::Alive>) standins_->on_alive(m);
                     if constexpr (std::is_same_v<T, bus::NotMine>) routes_->on_notmine(m);
                     if constexpr (std::is_same_v<T, bus::Close>) routes_->on_close(m);
+                    if constexpr (std::is_same_v<T, bus::Rewatch>) routes_->on_rewatch(m);
                     if constexpr (std::is_same_v<T, bus::Back>) routes_->on_back(m.from);
                     if constexpr (std::is_same_v<T, bus::Lobby>)
                         if (m.from != node_) lobby_.on_entry(m, body);

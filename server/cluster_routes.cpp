@@ -468,6 +468,17 @@ void Routes::on_notmine(const bus::NotMine& m) {
     reroute(conn, code, *route, std::chrono::milliseconds(100));
 }
 
+// The owner had dropped the connection's stand-in: a watching route asks for what it missed.
+void Routes::on_rewatch(const bus::Rewatch& m) {
+    if (m.to != me_) return;
+    std::lock_guard lock(m_);
+    Route* r = route_locked(m.conn, m.code);
+    if (!r || !r->watching || r->resolving || r->owner != m.from) return;
+    r->queue.push_front(Req{0, catch_up_text(m.code, *r), kSyncKey});
+    ++stats_.catchups;
+    pump(m.conn, m.code, *r);
+}
+
 void Routes::on_close(const bus::Close& m) {
     if (m.to != me_) return;
     std::shared_ptr<Session> s;

@@ -57,6 +57,7 @@ class Routes : public std::enable_shared_from_this<Routes> {
     void on_out(const bus::Out& m, std::string_view body);
     void on_notmine(const bus::NotMine& m);
     void on_close(const bus::Close& m);
+    void on_rewatch(const bus::Rewatch& m);
     void on_moved(const std::string& code, const std::string& owner);
     void on_back(const std::string& from);
     // This node's bus is back: every route is looked up again and caught up.

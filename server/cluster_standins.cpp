@@ -90,10 +90,23 @@ std::vector<std::shared_ptr<BusSession>> StandIns::take_remotes_locked(Pred drop
 
 void StandIns::on_request(const bus::Req& m, std::string_view body) {
     std::shared_ptr<BusSession> s;
+    bool forgotten = false;
     {
         std::lock_guard lock(m_);
         ++forwarded_in_;
+        forgotten = !remotes_.count({m.from, m.conn});
         s = remote_locked(m.from, m.conn, Player{m.player_id, m.player_name, m.account});
+    }
+    // A numbered request (not a watch or a join) for a connection without a stand-in here: its
+    // stand-in was dropped (its origin looked dead), and with it what it watched. The origin
+    // is told, in order with the answer, and catches the connection up.
+    if (forgotten && m.seq) {
+        std::lock_guard lock(out_m_);
+        queue_locked(Outgoing{m.from,
+                              nullptr,
+                              0,
+                              {m.conn},
+                              bus::encode(bus::Rewatch{core_.node, m.from, m.conn, m.code})});
     }
     s->request(std::string(body), m.seq, m.ref);
 }

@@ -55,6 +55,10 @@ then runs the scenarios, each printing ok/FAIL lines:
   p  (issue 30) one fan-out per node: a game on node 1 watched by six spectators on node 3; a
      players' chat line reaches all six, and node 1 published it once for them (its
      trunkfield_cluster_out_messages_total grows by 1 or 2, out_deliveries by 6 or more).
+  q  (issue 30, found by tests/chaos/nemesis.py) the owner forgets a connection: bob on node
+     2 plays ann's game on node 1; node 2 is stopped past its lease, so node 1 drops bob's
+     stand-in (and bob leaves its room); once node 2 runs again, bob's setup is acknowledged
+     and its event reaches him, with the presence events he missed, without a request of his.
   o  (issue 30, bug 6) a node started while PostgreSQL cannot be reached (a proxy of the test's
      own in front of it, refusing) waits: its HTTP port answers /healthz 200 and /readyz 503
      ("waiting for PostgreSQL"); once the proxy lets it through, it starts and /readyz is 200.
@@ -907,6 +911,34 @@ def scenario_p(env):
         c.close()
 
 
+def scenario_q(env):
+    if not env.cluster:
+        note("q: skipped (stand-ins are the cluster's)")
+        return
+    started = forwarded_setup_game(env, "q")
+    if not started:
+        return
+    ann, bob, code, version = started
+    n2 = env.nodes[1]
+    n2.proc.send_signal(signal.SIGSTOP)
+    try:
+        time.sleep(LEASE + 2.5)  # node 1 sees node 2's lease expire and drops its stand-ins
+    finally:
+        n2.proc.send_signal(signal.SIGCONT)
+    time.sleep(1.0)
+    bob.send({"type": "setup", "game": code, "setup": BRONZE_SETUP, "version": version,
+              "ref": "q-setup"})
+    ack = bob.wait(lambda m: m.get("ref") == "q-setup", 10)
+    check(ack is not None and ack["type"] == "ack", f"q: bob's setup is acknowledged: {ack}")
+    ev = bob.wait(is_event(code, "setup"), 10)
+    check(ev is not None and ack is not None and ev["version"] == ack.get("version"),
+          f"q: and its event follows (v{ev['version'] if ev else None})")
+    problems, events = versioned_view(bob.got, code)
+    check(not problems, f"q: in version order, no gap ({problems})")
+    for c in (ann, bob):
+        c.close()
+
+
 def scenario_o(env):
     if not env.cluster:
         note("o: skipped (waits for PostgreSQL with --store postgres)")
@@ -1346,7 +1378,7 @@ def main():
     ap.add_argument("cli_bin")
     ap.add_argument("client_bin")
     ap.add_argument("kills", nargs="?", type=int, default=10)
-    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p",
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q",
                     help="scenarios to run, e.g. a,b")
     ap.add_argument("--single-node", action="store_true",
                     help="one node without cluster flags (checks the harness on any binary)")
@@ -1363,7 +1395,7 @@ def main():
         print("redis-server is not installed: skipped")
         return SKIP
     only = set(args.only.split(","))
-    unknown = only - set("abcdefghijklmnop")
+    unknown = only - set("abcdefghijklmnopq")
     if unknown:
         ap.error(f"unknown scenarios {sorted(unknown)}")
     # A seat whose node hangs (SIGSTOP), or whose request waits on a dead owner, gives up after a
@@ -1375,7 +1407,7 @@ def main():
         for name, run in (("g", scenario_g), ("h", scenario_h), ("i", scenario_i),
                           ("j", scenario_j), ("k", scenario_k), ("l", scenario_l),
                           ("m", scenario_m), ("n", scenario_n), ("o", scenario_o),
-                          ("p", scenario_p),
+                          ("p", scenario_p), ("q", scenario_q),
                           ("a", scenario_a),
                           ("b", scenario_b),
                           ("c", lambda e: scenario_c(e, args.kills)), ("d", scenario_d),

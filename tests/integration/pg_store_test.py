@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The PostgreSQL store at the edges (issue 17), against the real server binary and a real
 PostgreSQL (the suite's cluster: TF_TEST_DATABASE_URL, a libpq conninfo without dbname):
-  - an unreachable database, a missing --database-url: exit 1 with the reason;
+  - an unreachable database: the server waits for it, /readyz 503 (with --fail-fast: exit 1
+    with the reason); a missing --database-url: exit 1 with the reason;
   - a database with a newer schema: refused, left untouched;
   - fsync / synchronous_commit off (here: synchronous_commit off for the database): refused,
     unless --accept-unsafe-database, which starts and warns;
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 SERVER, LOADGEN = sys.argv[1], sys.argv[2]
@@ -115,8 +117,27 @@ def refused(args, expect, what):
 
 
 # --- refusals at start -----------------------------------------------------------------------
-refused(["--store", "postgres", "--database-url", "host=/nonexistent-socket-dir user=postgres dbname=x"],
-        r"cannot connect to the database: .*nonexistent-socket-dir", "unreachable database")
+UNREACHABLE = "host=/nonexistent-socket-dir user=postgres dbname=x"
+refused(["--store", "postgres", "--database-url", UNREACHABLE, "--fail-fast"],
+        r"cannot connect to the database: .*nonexistent-socket-dir", "unreachable database, --fail-fast")
+# Without --fail-fast it waits for the database, /readyz 503 (docs/OPERATING.md).
+s = Server("--store", "postgres", "--database-url", UNREACHABLE)
+deadline = time.time() + 20
+while time.time() < deadline and "trying again" not in s.text():
+    time.sleep(0.1)
+ready = None
+try:
+    s.get("/readyz")
+except urllib.error.HTTPError as e:
+    ready = (e.code, e.read().decode())
+except OSError as e:
+    ready = (None, str(e))
+check(s.proc.poll() is None and re.search(r"cannot connect to the database: .*nonexistent-socket-dir",
+                                          s.text()) is not None,
+      "unreachable database: the server waits for it, saying why")
+check(ready is not None and ready[0] == 503 and "waiting for PostgreSQL" in ready[1],
+      f"unreachable database: /readyz says 503, waiting for PostgreSQL ({ready})")
+s.stop()
 refused(["--store", "postgres"], r"--store postgres needs --database-url", "no --database-url")
 
 url = fresh_db("tf_pgst_newer")

@@ -53,6 +53,7 @@ TEST_CASE("bus messages: every kind round-trips with its body") {
     CHECK(std::holds_alternative<Sync>(round(Sync{"n2"}).message));
     CHECK(std::get<End>(round(End{"n2", "p1", "signed out"}).message).player == "p1");
     CHECK(std::holds_alternative<Handover>(round(Handover{"n2"}).message));
+    CHECK(std::get<Rewatch>(round(Rewatch{"n2", "n1@ab", 3, "abc"}).message).code == "abc");
 }
 
 TEST_CASE("bus messages: the header names the version") {
