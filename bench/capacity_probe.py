@@ -45,6 +45,10 @@ import threading
 import time
 import urllib.request
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cluster  # noqa: E402  (Node)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SERVER_CPU = os.environ.get("SERVER_CPU", "0")
 LOADGEN_CPU = os.environ.get("LOADGEN_CPU", "1")
@@ -142,28 +146,7 @@ def metrics(port):
     return out
 
 
-class Node:
-    def __init__(self, server, tmp, name, args):
-        self.log = os.path.join(tmp, f"{name}.log")
-        data = tempfile.mkdtemp(prefix=f"{name}-", dir=tmp)
-        self.proc = subprocess.Popen(
-            ["taskset", "-c", SERVER_CPU, server, "--bind", "127.0.0.1", "--http-port", "0",
-             "--tcp-port", "0", "--threads", "1", "--data", data, "--max-connections-per-ip",
-             "0", "--max-open-games-per-ip", "100000", "--max-open-games-per-player", "100000",
-             *args], stdout=open(self.log, "w"), stderr=subprocess.STDOUT)
-        for _ in range(3000):
-            text = open(self.log).read()
-            if "listening http=" in text:
-                self.port = int(text.split("listening http=127.0.0.1:")[1].split()[0])
-                return
-            if self.proc.poll() is not None:
-                raise SystemExit(f"{name} exited:\n{text}")
-            time.sleep(0.01)
-        raise SystemExit(f"{name} did not start")
-
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(30)
+Node = cluster.Node  # bench/cluster.py's: the same flags, limits lifted
 
 
 def sample(conninfo, postmaster, nodes, rport):
