@@ -2,6 +2,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "server/delivery_batch.h"
 #include "server/hub.h"
 #include "server/session.h"
 
@@ -207,14 +208,20 @@ void StandIns::queue_locked(Outgoing o) {
     if (o.msg && !o.seq) joinable_[{o.origin, o.msg.get()}] = at;
     outgoing_.push_back(std::move(o));
     if (std::exchange(out_posted_, true)) return;
-    // Behind what is queued already (a room's crowd of spectators is sent in a handler
-    // after its players': the event for both goes as one message).
-    asio::post(core_.strand, [w = weak_from_this()] {
-        if (auto self = w.lock())
-            asio::post(self->core_.strand, [w] {
-                if (auto again = w.lock()) again->flush_out();
-            });
-    });
+    // Behind what is queued already (a room's crowd of spectators is sent in a handler after
+    // its players': the event for both goes as one message); an operation still delivering on
+    // this thread (a DeliveryBatch) first ends, so its recipients here share one message.
+    auto post_flush = [w = weak_from_this()] {
+        auto self = w.lock();
+        if (!self) return;
+        asio::post(self->core_.strand, [w] {
+            if (auto self = w.lock())
+                asio::post(self->core_.strand, [w] {
+                    if (auto again = w.lock()) again->flush_out();
+                });
+        });
+    };
+    if (!DeliveryBatch::defer(this, post_flush)) post_flush();
 }
 void StandIns::flush_out() {
     std::vector<Outgoing> batch;

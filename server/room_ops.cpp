@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <boost/asio/post.hpp>
 
+#include "server/delivery_batch.h"
+
 namespace tf::server {
 
 void RoomOps::run(std::function<void()> op) {
@@ -138,11 +140,13 @@ void RoomOps::deliver(std::vector<Out> out) {
         boost::asio::post(ex_, [this, keep = host_.keep_alive(), msgs = std::move(msgs),
                                 players_too, send]() mutable {
             --crowd_pending_;
+            DeliveryBatch batch;
             if (players_too) send(msgs, false);
             send(msgs, true);
         });
     };
     if (crowd_pending_ > 0) return defer(std::move(out), true);
+    DeliveryBatch batch;  // another node's recipients of this operation share one bus message
     const auto crowd =
         std::size_t(std::count_if(out.begin(), out.end(), [](const Out& o) { return o.crowd; }));
     send(out, false);

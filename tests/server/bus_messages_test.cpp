@@ -1,8 +1,14 @@
 // The bus's messages between nodes (server/bus_messages.h): every kind written and read back,
-// bodies carried untouched, and what a node refuses or tolerates from another.
+// bodies carried untouched, and what a node refuses or tolerates from another; the delivery
+// batch that lets one operation's recipients on another node share one message.
 #include <doctest/doctest.h>
 
 #include "server/bus_messages.h"
+#include "server/delivery_batch.h"
+
+#include <string>
+#include <thread>
+#include <vector>
 
 namespace tf::server::bus {
 
@@ -88,3 +94,28 @@ TEST_CASE("bus messages: what is refused, and what a rolling upgrade needs") {
 }
 
 }  // namespace tf::server::bus
+
+TEST_CASE("a delivery batch holds what is deferred until its outermost end, once per key") {
+    using tf::server::DeliveryBatch;
+    std::vector<std::string> ran;
+    CHECK_FALSE(DeliveryBatch::defer(&ran, [&] { ran.push_back("unbatched"); }));
+    {
+        DeliveryBatch outer;
+        int a = 0, b = 0;
+        CHECK(DeliveryBatch::defer(&a, [&] { ran.push_back("a"); }));
+        {
+            DeliveryBatch inner;
+            CHECK(DeliveryBatch::defer(&a, [&] { ran.push_back("a again"); }));
+            CHECK(DeliveryBatch::defer(&b, [&] { ran.push_back("b"); }));
+        }
+        CHECK(ran.empty());
+    }
+    CHECK(ran == std::vector<std::string>{"a", "b"});
+    std::thread other([&] { CHECK_FALSE(DeliveryBatch::defer(&ran, [] {})); });
+    {
+        DeliveryBatch here;
+        std::thread t([&] { CHECK_FALSE(DeliveryBatch::defer(&ran, [] {})); });
+        t.join();
+    }
+    other.join();
+}
