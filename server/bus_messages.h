@@ -63,7 +63,9 @@ struct Close {
 };
 // Owner -> origin: a request came for a connection this node had no stand-in for (it had
 // dropped it: the origin looked dead, silent or past its lease): whatever it watched here, it
-// watches no more. The origin catches the connection's route up (a watch since its last).
+// watches no more. The origin catches the connection's route up (a watch since its last);
+// every route of the connection served by that owner when `code` is empty (the connection was
+// listed `alive` again after its stand-in was dropped).
 struct Rewatch {
     std::string from, to;
     std::uint64_t conn = 0;

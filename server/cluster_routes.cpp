@@ -468,15 +468,20 @@ void Routes::on_notmine(const bus::NotMine& m) {
     reroute(conn, code, *route, std::chrono::milliseconds(100));
 }
 
-// The owner had dropped the connection's stand-in: a watching route asks for what it missed.
+// The owner had dropped the connection's stand-in: a watching route asks for what it missed
+// (every route of the connection served by that owner when no game is named).
 void Routes::on_rewatch(const bus::Rewatch& m) {
     if (m.to != me_) return;
     std::lock_guard lock(m_);
-    Route* r = route_locked(m.conn, m.code);
-    if (!r || !r->watching || r->resolving || r->owner != m.from) return;
-    r->queue.push_front(Req{0, catch_up_text(m.code, *r), kSyncKey});
-    ++stats_.catchups;
-    pump(m.conn, m.code, *r);
+    auto l = links_.find(m.conn);
+    if (l == links_.end()) return;
+    for (auto& [code, r] : l->second.routes) {
+        if (!m.code.empty() && code != m.code) continue;
+        if (!r.watching || r.resolving || r.owner != m.from) continue;
+        r.queue.push_front(Req{0, catch_up_text(code, r), kSyncKey});
+        ++stats_.catchups;
+        pump(m.conn, code, r);
+    }
 }
 
 void Routes::on_close(const bus::Close& m) {

@@ -32,6 +32,7 @@ class BusSession : public Session {
         });
     }
     const std::string& origin() const { return origin_; }
+    std::uint64_t conn() const { return conn_; }
     SteadyTime since = std::chrono::steady_clock::now();
 
   protected:
@@ -68,6 +69,10 @@ void StandIns::drop_silent(SteadyTime now) {
             auto h = heard_.find(k.first);
             const auto last = h == heard_.end() ? s.since : std::max(h->second, s.since);
             return now - last > std::chrono::seconds(10);
+        });
+        for (auto& s : gone) dropped_[{s->origin(), s->conn()}] = now;
+        std::erase_if(dropped_, [&](const auto& d) {  // a connection of a dead origin
+            return now - d.second > std::chrono::seconds(60);
         });
     }
     for (auto& s : gone) s->gone();
@@ -135,6 +140,7 @@ void StandIns::on_alive(const bus::Alive& m) {
     const std::string& from = m.from;
     const std::set<std::uint64_t> conns(m.conns.begin(), m.conns.end());
     std::vector<std::shared_ptr<BusSession>> gone;
+    std::vector<std::uint64_t> rewatch;
     const auto now = std::chrono::steady_clock::now();
     {
         std::lock_guard lock(m_);
@@ -146,8 +152,25 @@ void StandIns::on_alive(const bus::Alive& m) {
             return old_life || (origin == from && !conns.count(k.second) &&
                                 now - s.since > std::chrono::seconds(10));
         });
+        // A connection whose stand-in this node dropped while its origin looked dead, listed
+        // alive: what it watched here it no longer gets, and it may be waiting without a word
+        // (an idle player, a paused game's snapshot). Its origin catches its routes up.
+        for (auto it = dropped_.begin(); it != dropped_.end();) {
+            if (it->first.first != from && node_of(it->first.first) != node) {
+                ++it;
+                continue;
+            }
+            if (it->first.first == from && conns.count(it->first.second))
+                rewatch.push_back(it->first.second);
+            it = dropped_.erase(it);
+        }
     }
     for (auto& s : gone) s->gone();
+    if (rewatch.empty()) return;
+    std::lock_guard lock(out_m_);
+    for (auto conn : rewatch)
+        queue_locked(Outgoing{
+            from, nullptr, 0, {conn}, bus::encode(bus::Rewatch{core_.node, from, conn, ""})});
 }
 
 std::shared_ptr<Member> StandIns::remote(const std::string& origin, std::uint64_t conn,
@@ -158,10 +181,15 @@ std::shared_ptr<Member> StandIns::remote(const std::string& origin, std::uint64_
 
 void StandIns::nodes_alive(const std::set<std::string>& alive) {
     std::vector<std::shared_ptr<BusSession>> gone;
+    const auto now = std::chrono::steady_clock::now();
     {
         std::lock_guard lock(m_);
-        gone = take_remotes_locked(
-            [&](const RemoteKey& k, const BusSession&) { return !alive.count(node_of(k.first)); });
+        gone = take_remotes_locked([&](const RemoteKey& k, const BusSession&) {
+            if (alive.count(node_of(k.first))) return false;
+            auto h = heard_.find(k.first);  // `alive` comes every 2 s from a running origin
+            return h == heard_.end() || now - h->second > std::chrono::seconds(5);
+        });
+        for (auto& s : gone) dropped_[{s->origin(), s->conn()}] = now;
     }
     for (auto& s : gone) s->gone();
 }

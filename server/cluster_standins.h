@@ -33,7 +33,9 @@ class StandIns : public std::enable_shared_from_this<StandIns> {
     std::shared_ptr<Member> remote(const std::string& origin, std::uint64_t conn, const Player& p);
     // Every 2 s: stand-ins of origins silent for 10 s leave their rooms.
     void drop_silent(SteadyTime now);
-    // The live nodes: the stand-ins of the others' connections leave.
+    // The nodes whose lease runs: the stand-ins of the others' connections leave, unless
+    // their origin is still heard on the bus (its lease lapsed with PostgreSQL, its
+    // connections did not).
     void nodes_alive(const std::set<std::string>& alive);
     void clear();
 
@@ -60,6 +62,9 @@ class StandIns : public std::enable_shared_from_this<StandIns> {
     mutable std::mutex m_;
     std::map<RemoteKey, std::shared_ptr<BusSession>> remotes_;
     std::map<std::string, SteadyTime> heard_;  // the last `alive` of each origin process
+    // Stand-ins dropped because their origin looked dead (silent, past its lease) and with
+    // them what they watched: an origin that lists one alive again is told `rewatch`.
+    std::map<RemoteKey, SteadyTime> dropped_;
     std::uint64_t forwarded_in_ = 0;
 
     // What the stand-ins send their origins waits here for the strand, in the order it was

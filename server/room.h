@@ -309,8 +309,9 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
 
     std::int64_t created_ms_ = 0, finished_ms_ = 0;  // epoch ms
     // Faults: see suspend().
-    bool lost_ = false;   // the game's creation failed: it exists nowhere
-    bool loaded_ = true;  // the state is the store's (false until a reload worked)
+    bool lost_ = false;    // the game's creation failed: it exists nowhere
+    bool fenced_ = false;  // another node owns the game now (lost_ too): "moved" to all
+    bool loaded_ = true;   // the state is the store's (false until a reload worked)
     Status resume_status_ = Status::Playing;  // the saved status, restored by try_resume()
     std::optional<Side> resume_running_;      // whose time runs again at the resumption
     std::int64_t saved_version_ = 0;          // the last committed version

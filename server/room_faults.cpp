@@ -117,6 +117,7 @@ void Room::fenced(const std::string& why) {
     start_deadline_.reset();
     remove_at_.reset();
     lost_ = true;
+    fenced_ = true;
     for (auto& s : seats_)
         if (s) env_.players.unseat(s->id, code_);
     std::vector<std::shared_ptr<Participant>> told;
@@ -246,6 +247,10 @@ void Room::try_resume() {
 }
 
 bool Room::refuse_unsaved(const Who& who, const std::optional<std::string>& ref) {
+    if (fenced_) {  // a request that found the room before it was dropped: ask the new owner
+        if (auto p = who.lock()) p->moved(code_);
+        return true;
+    }
     if (lost_) {
         fail(who, Err::StoreUnavailable,
              "the game could not be created: the server cannot save games right now", ref);

@@ -59,6 +59,11 @@ then runs the scenarios, each printing ok/FAIL lines:
      2 plays ann's game on node 1; node 2 is stopped past its lease, so node 1 drops bob's
      stand-in (and bob leaves its room); once node 2 runs again, bob's setup is acknowledged
      and its event reaches him, with the presence events he missed, without a request of his.
+  r  (issue 30, found by the nemesis) an origin's lease lapses while its bus lives: a fifth
+     node reaches PostgreSQL through a proxy of the test's own; bob on it joins ann's game on
+     node 1; its link to PostgreSQL is cut for lease + 3 s, then healed. ann's next chat line
+     reaches bob, who asks nothing, and ann never sees bob's seat go away (node 1 keeps the
+     stand-ins of an origin it still hears on the bus, and tells one it dropped `rewatch`).
   o  (issue 30, bug 6) a node started while PostgreSQL cannot be reached (a proxy of the test's
      own in front of it, refusing) waits: its HTTP port answers /healthz 200 and /readyz 503
      ("waiting for PostgreSQL"); once the proxy lets it through, it starts and /readyz is 200.
@@ -960,23 +965,31 @@ def scenario_q(env):
         c.close()
 
 
+def pg_proxied_node(env, name):
+    """One more node, of its own id, that reaches PostgreSQL through a Proxy of the test's (and
+    Redis directly), not started: (node, proxy), or None when the test database is not on a
+    Unix socket."""
+    m = re.search(r"host=(\S+)", env.store.url)
+    pm = re.search(r"port=(\d+)", env.store.url)
+    if not m or not m.group(1).startswith("/"):
+        return None
+    proxy = Proxy(os.path.join(m.group(1), f".s.PGSQL.{pm.group(1) if pm else 5432}"))
+    url = re.sub(r"port=\d+", "", re.sub(r"host=\S+", "", env.store.url)).strip()
+    node = Node(env, name, node_id=name)
+    node.args[node.args.index("--database-url") + 1] = f"host=127.0.0.1 port={proxy.port} {url}"
+    return node, proxy
+
+
 def scenario_o(env):
     if not env.cluster:
         note("o: skipped (waits for PostgreSQL with --store postgres)")
         return
-    m = re.search(r"host=(\S+)", env.store.url)
-    pm = re.search(r"port=(\d+)", env.store.url)
-    if not m or not m.group(1).startswith("/"):
+    proxied = pg_proxied_node(env, "n4")
+    if not proxied:
         note("o: skipped (the test database is not on a Unix socket)")
         return
-    sock = os.path.join(m.group(1), f".s.PGSQL.{pm.group(1) if pm else 5432}")
-    proxy = Proxy(sock)
+    late, proxy = proxied
     proxy.cut()
-    url = re.sub(r"port=\d+", "", re.sub(r"host=\S+", "", env.store.url)).strip()
-    url = f"host=127.0.0.1 port={proxy.port} {url}"
-    late = Node(env, "n4", node_id="n4")
-    i = late.args.index("--database-url")
-    late.args[i + 1] = url
     j = late.args.index("--http-port")
     late.args[j + 1] = "0"
     try:
@@ -1016,6 +1029,51 @@ def scenario_o(env):
         if late.proc and late.proc.poll() is None:
             late.proc.kill()
             late.proc.wait()
+        proxy.close()
+
+
+def scenario_r(env):
+    if not env.cluster:
+        note("r: skipped (leases are the cluster's)")
+        return
+    proxied = pg_proxied_node(env, "n5")
+    if not proxied:
+        note("r: skipped (the test database is not on a Unix socket)")
+        return
+    n5, proxy = proxied
+    n1 = env.nodes[0]
+    try:
+        n5.start()
+        ann, bob = Conn(n1.tcp, "ann-r"), Conn(n5.tcp, "bob-r")
+        ann.send({"type": "create_game", "time_control": None, "color": "silver",
+                  "public": False})
+        created = ann.wait(is_type("game_created"))
+        if not check(created is not None, "r: ann creates a game on node 1"):
+            return
+        code = created["code"]
+        bob.send({"type": "join_game", "code": code})
+        if not check(bob.wait(is_type("snapshot", game=code)) is not None,
+                     "r: bob joins it from a node that reaches PostgreSQL through a proxy"):
+            return
+        proxy.cut()
+        time.sleep(LEASE + 3)  # bob's node cannot renew its lease; its bus and bob stay
+        proxy.heal()
+        time.sleep(3)
+        ann.send({"type": "chat", "game": code, "text": "still there?"})
+        line = bob.wait(lambda m: m.get("kind") == "chat" and
+                        m["payload"].get("text") == "still there?", 10)
+        check(line is not None, "r: bob, who asked nothing, gets ann's line after his node's "
+              "lease lapsed and came back")
+        ann.drain(0.5)
+        away = [m for m in ann.got if m.get("kind") == "player_left"]
+        check(not away, f"r: ann never saw bob's seat go away ({away})")
+        end_game(ann, code)
+        ann.close()
+        bob.close()
+    finally:
+        if n5.running():
+            n5.proc.kill()
+            n5.proc.wait()
         proxy.close()
 
 
@@ -1399,7 +1457,7 @@ def main():
     ap.add_argument("cli_bin")
     ap.add_argument("client_bin")
     ap.add_argument("kills", nargs="?", type=int, default=10)
-    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q",
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r",
                     help="scenarios to run, e.g. a,b")
     ap.add_argument("--single-node", action="store_true",
                     help="one node without cluster flags (checks the harness on any binary)")
@@ -1416,7 +1474,7 @@ def main():
         print("redis-server is not installed: skipped")
         return SKIP
     only = set(args.only.split(","))
-    unknown = only - set("abcdefghijklmnopq")
+    unknown = only - set("abcdefghijklmnopqr")
     if unknown:
         ap.error(f"unknown scenarios {sorted(unknown)}")
     # A seat whose node hangs (SIGSTOP), or whose request waits on a dead owner, gives up after a
@@ -1428,7 +1486,7 @@ def main():
         for name, run in (("g", scenario_g), ("h", scenario_h), ("i", scenario_i),
                           ("j", scenario_j), ("k", scenario_k), ("l", scenario_l),
                           ("m", scenario_m), ("n", scenario_n), ("o", scenario_o),
-                          ("p", scenario_p), ("q", scenario_q),
+                          ("p", scenario_p), ("q", scenario_q), ("r", scenario_r),
                           ("a", scenario_a),
                           ("b", scenario_b),
                           ("c", lambda e: scenario_c(e, args.kills)), ("d", scenario_d),

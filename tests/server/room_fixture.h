@@ -21,8 +21,10 @@ using nlohmann::json;
 
 struct Fake : Participant {
     std::vector<json> got;
-    std::vector<int> spectator_counts;  // unversioned `spectators` events, kept apart
-    std::vector<int> order;             // when each message of `got` came, among all Fakes
+    std::vector<int> spectator_counts;     // unversioned `spectators` events, kept apart
+    std::vector<int> order;                // when each message of `got` came, among all Fakes
+    std::vector<std::string> moved_codes;  // games it was told moved to another node
+    void moved(const std::string& code) override { moved_codes.push_back(code); }
     static inline int delivered = 0;
     void deliver(Msg m) override {
         json j = json::parse(*m);

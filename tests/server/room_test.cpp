@@ -287,4 +287,21 @@ TEST_CASE("room: a live-list change held back by the interval goes out when it e
     CHECK(w->got.back()["games"][0]["to_move"] == "bronze");
 }
 
+TEST_CASE("room: a game another node took over sends anyone who still finds it to the new owner") {
+    Fixture f;
+    f.room->join(f.bob, f.b);
+    f.run();
+    f.a->got.clear();
+    f.room->lost(std::string(kFenced) + "game abc234 is no longer owned by this node");
+    f.run();
+    CHECK(f.a->moved_codes == std::vector<std::string>{"abc234"});
+    CHECK(f.b->moved_codes == std::vector<std::string>{"abc234"});
+    // A request that found the room before it was dropped: moved, not "could not be created".
+    f.room->watch(f.cat, f.c, std::nullopt);
+    f.room->join(f.cat, f.c);
+    f.run();
+    CHECK(f.c->got.empty());
+    CHECK(f.c->moved_codes == std::vector<std::string>{"abc234", "abc234"});
+}
+
 }  // namespace tf::server
