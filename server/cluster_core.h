@@ -96,8 +96,19 @@ class DbThread {
                 next_tick = std::chrono::steady_clock::now() + every_;
                 job = tick_;
             }
+            // A job runs even when no connection can be made: its statements fail, and it
+            // answers as for any failed statement (a route looks its owner up again; a job
+            // dropped here left it waiting for an answer that never came).
+            std::unique_ptr<pg::Blocking> unreachable;
+            pg::Blocking* db = nullptr;
             try {
-                job(conn());
+                db = &conn();
+            } catch (const StoreError& e) {
+                unreachable = std::make_unique<pg::Blocking>(pg::Blocking::Unreachable{e.what()});
+                db = unreachable.get();
+            }
+            try {
+                job(*db);
             } catch (const StoreError& e) {
                 spdlog::warn("cluster: {}", e.what());
                 if (e.fault) db_.reset();

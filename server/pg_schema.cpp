@@ -171,6 +171,7 @@ Blocking::~Blocking() {
 
 Blocking::Rows Blocking::exec(const std::string& sql,
                               const std::vector<std::optional<std::string>>& params) {
+    if (!conn_) throw StoreError(unreachable_, true);
     PGresult* r = nullptr;
     if (params.empty()) {
         r = PQexec(conn_, sql.c_str());

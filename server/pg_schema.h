@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 struct pg_conn;
@@ -25,6 +26,12 @@ void quiet(pg_conn* c);
 class Blocking {
   public:
     explicit Blocking(const std::string& conninfo);
+    // A connection that could not be made (`why`, the constructor's error): every exec throws
+    // it as a fault, so that work handed this learns of it as of a connection that broke.
+    struct Unreachable {
+        std::string why;
+    };
+    explicit Blocking(Unreachable u) : unreachable_(std::move(u.why)) {}
     ~Blocking();
     Blocking(const Blocking&) = delete;
     Blocking& operator=(const Blocking&) = delete;
@@ -39,6 +46,7 @@ class Blocking {
 
   private:
     pg_conn* conn_ = nullptr;
+    std::string unreachable_;
 };
 
 // At start: refuses a server whose fsync or synchronous_commit is off (unless `accept_unsafe`),

@@ -64,6 +64,11 @@ then runs the scenarios, each printing ok/FAIL lines:
      node 1; its link to PostgreSQL is cut for lease + 3 s, then healed. ann's next chat line
      reaches bob, who asks nothing, and ann never sees bob's seat go away (node 1 keeps the
      stand-ins of an origin it still hears on the bus, and tells one it dropped `rewatch`).
+  s  (issue 30, found by the nemesis) a node that cannot reach PostgreSQL still answers a
+     watch once it can: a sixth node behind a proxy of the test's own; its link is cut, a
+     spectator connects to it and watches ann's game on node 1; 2 s later the link heals and
+     the snapshot comes (the owner's lookup was dropped with the connection that could not be
+     made, and the watch waited for ever).
   o  (issue 30, bug 6) a node started while PostgreSQL cannot be reached (a proxy of the test's
      own in front of it, refusing) waits: its HTTP port answers /healthz 200 and /readyz 503
      ("waiting for PostgreSQL"); once the proxy lets it through, it starts and /readyz is 200.
@@ -1077,6 +1082,46 @@ def scenario_r(env):
         proxy.close()
 
 
+def scenario_s(env):
+    if not env.cluster:
+        note("s: skipped (routes are the cluster's)")
+        return
+    proxied = pg_proxied_node(env, "n6")
+    if not proxied:
+        note("s: skipped (the test database is not on a Unix socket)")
+        return
+    n6, proxy = proxied
+    n1 = env.nodes[0]
+    try:
+        n6.start()
+        ann = Conn(n1.tcp, "ann-s")
+        ann.send({"type": "create_game", "time_control": None, "color": "silver",
+                  "public": False})
+        created = ann.wait(is_type("game_created"))
+        if not check(created is not None, "s: ann creates a game on node 1"):
+            return
+        code = created["code"]
+        proxy.cut()
+        time.sleep(1.5)  # the node's cluster connection breaks; no new one can be made
+        cat = Conn(n6.tcp)
+        cat.send({"type": "watch", "code": code})
+        time.sleep(2)
+        proxy.heal()
+        snap = cat.wait(lambda m: m.get("type") in ("snapshot", "error"), 15)
+        check(snap is not None and snap["type"] == "snapshot",
+              f"s: a watch sent while its node cannot reach PostgreSQL is answered once it can "
+              f"({(snap or {}).get('type')} {(snap or {}).get('message', '')})")
+        ann.send({"type": "cancel_game", "code": code})
+        ann.wait(lambda m: m.get("kind") == "cancel", 5)
+        ann.close()
+        cat.close()
+    finally:
+        if n6.running():
+            n6.proc.kill()
+            n6.proc.wait()
+        proxy.close()
+
+
 def scenario_j(env):
     if not env.cluster:
         note("j: skipped (node ids are the cluster's)")
@@ -1457,7 +1502,7 @@ def main():
     ap.add_argument("cli_bin")
     ap.add_argument("client_bin")
     ap.add_argument("kills", nargs="?", type=int, default=10)
-    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r",
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s",
                     help="scenarios to run, e.g. a,b")
     ap.add_argument("--single-node", action="store_true",
                     help="one node without cluster flags (checks the harness on any binary)")
@@ -1474,7 +1519,7 @@ def main():
         print("redis-server is not installed: skipped")
         return SKIP
     only = set(args.only.split(","))
-    unknown = only - set("abcdefghijklmnopqr")
+    unknown = only - set("abcdefghijklmnopqrs")
     if unknown:
         ap.error(f"unknown scenarios {sorted(unknown)}")
     # A seat whose node hangs (SIGSTOP), or whose request waits on a dead owner, gives up after a
@@ -1487,6 +1532,7 @@ def main():
                           ("j", scenario_j), ("k", scenario_k), ("l", scenario_l),
                           ("m", scenario_m), ("n", scenario_n), ("o", scenario_o),
                           ("p", scenario_p), ("q", scenario_q), ("r", scenario_r),
+                          ("s", scenario_s),
                           ("a", scenario_a),
                           ("b", scenario_b),
                           ("c", lambda e: scenario_c(e, args.kills)), ("d", scenario_d),
