@@ -310,7 +310,16 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             return;
         }
         room->claimed(epoch);
+        // A room of the game this node still holds from before (its lease lapsed, another node
+        // released the game unread, and this one claimed it again): dropped as fenced, its
+        // watchers told "moved" (they reconnect and watch the new one); left alone it would
+        // keep them waiting for a resumption that only the new room makes.
+        auto old = hub_.directory.find(code);
+        if (old) hub_.directory.remove(code);
         hub_.directory.add(code, room);
+        if (old)
+            old->lost(std::string(kFenced) + "game " + code + " was claimed again at epoch " +
+                      std::to_string(epoch));
         room->resume();
         {
             std::lock_guard lock(m_);

@@ -124,7 +124,8 @@ void Room::fenced(const std::string& why) {
     for (auto& [p, sub] : watchers_.subs())
         if (auto who = sub.who.lock()) told.push_back(std::move(who));
     watchers_.clear();
-    env_.directory.remove(code_);
+    // Not a newer room of the game this node serves again (it claimed the game anew).
+    if (env_.directory.find(code_).get() == this) env_.directory.remove(code_);
     for (auto& who : told) who->moved(code_);
 }
 
