@@ -25,7 +25,7 @@ class BusSession : public Session {
     void moved(const std::string& code) override;
     // A request from the origin; `seq` (0: none) numbers it on its connection, the same again
     // when the origin re-sends it after a fault: run once, a repeat answered from memory.
-    void request(std::string text, std::uint64_t seq, std::string ref);
+    void request(std::string text, std::uint64_t seq, std::string ref, std::string code);
     void gone() {
         asio::post(ex_, [self = std::static_pointer_cast<BusSession>(shared_from_this())] {
             self->on_closed();
@@ -51,8 +51,12 @@ class BusSession : public Session {
     struct Ran {
         std::uint64_t seq = 0;
         std::string ref;  // "" for a request without one (nothing to answer again)
+        std::string code;
         Msg answer;
     };
+    // Requests about `code` that found no room of it here (not yet taken over, or dropped):
+    // not run, so a re-send, once the game is here, runs.
+    void forget_unanswered(const std::string& code);
     static constexpr std::size_t kRemembered = 256;
     std::mutex ran_m_;
     std::deque<Ran> ran_;
@@ -114,7 +118,7 @@ void StandIns::on_request(const bus::Req& m, std::string_view body) {
                               {m.conn},
                               bus::encode(bus::Rewatch{core_.node, m.from, m.conn, m.code})});
     }
-    s->request(std::string(body), m.seq, m.ref);
+    s->request(std::string(body), m.seq, m.ref, m.code);
 }
 
 std::shared_ptr<BusSession> StandIns::remote_locked(const std::string& origin, std::uint64_t conn,
@@ -274,7 +278,7 @@ void StandIns::flush_out() {
     }
 }
 
-void BusSession::request(std::string text, std::uint64_t seq, std::string ref) {
+void BusSession::request(std::string text, std::uint64_t seq, std::string ref, std::string code) {
     if (seq) {
         Msg again;
         {
@@ -285,7 +289,7 @@ void BusSession::request(std::string text, std::uint64_t seq, std::string ref) {
                 if (!it->answer) return;  // running, or nothing to answer: once is enough
                 again = it->answer;
             } else {
-                ran_.push_back(Ran{seq, std::move(ref), nullptr});
+                ran_.push_back(Ran{seq, std::move(ref), std::move(code), nullptr});
                 if (ran_.size() > kRemembered) ran_.pop_front();
             }
         }
@@ -312,12 +316,21 @@ void BusSession::deliver(Msg m) {
 void BusSession::close(std::string reason, bool) {
     cluster_.send_close(origin_, conn_, reason);
 }
+// The origin looks the owner up again and sends its unanswered requests there, or here again
+// once this node holds the game (a request that came between a takeover's claim and its room):
+// those that found no room here are forgotten first, lest the re-send be taken for a repeat.
 void BusSession::moved(const std::string& code) {
+    forget_unanswered(code);
     cluster_.send_notmine(origin_, conn_, code);
 }
 bool BusSession::missing(const std::string& code) {
+    forget_unanswered(code);
     cluster_.send_notmine(origin_, conn_, code);
     return true;
+}
+void BusSession::forget_unanswered(const std::string& code) {
+    std::lock_guard lock(ran_m_);
+    std::erase_if(ran_, [&](const Ran& r) { return !r.answer && r.code == code; });
 }
 
 }  // namespace tf::server::cluster_detail

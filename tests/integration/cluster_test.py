@@ -69,6 +69,11 @@ then runs the scenarios, each printing ok/FAIL lines:
      spectator connects to it and watches ann's game on node 1; 2 s later the link heals and
      the snapshot comes (the owner's lookup was dropped with the connection that could not be
      made, and the watch waited for ever).
+  t  (issue 30, found by the nemesis) a request that reached the new owner before its room:
+     ann on node 1, bob on node 3; the store is made to name node 2 the owner (as between a
+     takeover's claim and its room), so bob's setup goes to node 2 and finds no game there;
+     once node 2 claims it, the setup runs: bob gets one answer, the ack (node 2 had taken the
+     re-sends for repeats of a request still running, and answered none).
   o  (issue 30, bug 6) a node started while PostgreSQL cannot be reached (a proxy of the test's
      own in front of it, refusing) waits: its HTTP port answers /healthz 200 and /readyz 503
      ("waiting for PostgreSQL"); once the proxy lets it through, it starts and /readyz is 200.
@@ -1122,6 +1127,38 @@ def scenario_s(env):
         proxy.close()
 
 
+def scenario_t(env):
+    if not env.cluster:
+        note("t: skipped (ownership is the cluster's)")
+        return
+    n1, n3 = env.nodes[0], env.nodes[2]
+    ann, bob = Conn(n1.tcp, "ann-t"), Conn(n3.tcp, "bob-t")
+    ann.send({"type": "create_game", "time_control": None, "color": "silver", "public": False})
+    created = ann.wait(is_type("game_created"))
+    if not check(created is not None, "t: ann creates a game on node 1"):
+        return
+    code = created["code"]
+    bob.send({"type": "join_game", "code": code})
+    bob.wait(is_type("snapshot", game=code))
+    ann.send({"type": "setup", "game": code, "setup": SILVER_SETUP, "ref": "t-s"})
+    ann.wait(is_type("ack", ref="t-s"))
+    bob.wait(is_event(code, "setup"))
+    # The store names node 2 the owner before node 2 holds the game (as between a takeover's
+    # claim and its room): node 1 is fenced, bob's setup goes to node 2 and finds no room.
+    env.sql(f"UPDATE games SET owner = 'n2' WHERE code = '{code}'")
+    bob.send({"type": "setup", "game": code, "setup": BRONZE_SETUP, "ref": "t-setup"})
+    time.sleep(2)
+    # Node 2 claims the game it is named owner of but does not hold, once 30 s old.
+    env.sql(f"UPDATE games SET created_at = created_at - 60000 WHERE code = '{code}'")
+    got = answers(bob, "t-setup", 15)
+    check([m["type"] for m in got] == ["ack"],
+          f"t: bob's setup, refused by node 2 while it held no room of the game, runs once it "
+          f"does: one answer, the ack ({got})")
+    end_game(ann, code)
+    ann.close()
+    bob.close()
+
+
 def scenario_j(env):
     if not env.cluster:
         note("j: skipped (node ids are the cluster's)")
@@ -1502,7 +1539,7 @@ def main():
     ap.add_argument("cli_bin")
     ap.add_argument("client_bin")
     ap.add_argument("kills", nargs="?", type=int, default=10)
-    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s",
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t",
                     help="scenarios to run, e.g. a,b")
     ap.add_argument("--single-node", action="store_true",
                     help="one node without cluster flags (checks the harness on any binary)")
@@ -1519,7 +1556,7 @@ def main():
         print("redis-server is not installed: skipped")
         return SKIP
     only = set(args.only.split(","))
-    unknown = only - set("abcdefghijklmnopqrs")
+    unknown = only - set("abcdefghijklmnopqrst")
     if unknown:
         ap.error(f"unknown scenarios {sorted(unknown)}")
     # A seat whose node hangs (SIGSTOP), or whose request waits on a dead owner, gives up after a
@@ -1532,7 +1569,7 @@ def main():
                           ("j", scenario_j), ("k", scenario_k), ("l", scenario_l),
                           ("m", scenario_m), ("n", scenario_n), ("o", scenario_o),
                           ("p", scenario_p), ("q", scenario_q), ("r", scenario_r),
-                          ("s", scenario_s),
+                          ("s", scenario_s), ("t", scenario_t),
                           ("a", scenario_a),
                           ("b", scenario_b),
                           ("c", lambda e: scenario_c(e, args.kills)), ("d", scenario_d),
