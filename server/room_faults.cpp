@@ -118,14 +118,18 @@ void Room::fenced(const std::string& why) {
     remove_at_.reset();
     lost_ = true;
     fenced_ = true;
-    for (auto& s : seats_)
-        if (s) env_.players.unseat(s->id, code_);
+    // The seats and the directory's entry stay with a newer room of the game, should this node
+    // serve it again (it claimed the game anew while it still held this room).
+    const auto current = env_.directory.find(code_);
+    const bool newer = current && current.get() != this;
+    if (!newer)
+        for (auto& s : seats_)
+            if (s) env_.players.unseat(s->id, code_);
     std::vector<std::shared_ptr<Participant>> told;
     for (auto& [p, sub] : watchers_.subs())
         if (auto who = sub.who.lock()) told.push_back(std::move(who));
     watchers_.clear();
-    // Not a newer room of the game this node serves again (it claimed the game anew).
-    if (env_.directory.find(code_).get() == this) env_.directory.remove(code_);
+    if (!newer) env_.directory.remove(code_);
     for (auto& who : told) who->moved(code_);
 }
 

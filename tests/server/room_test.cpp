@@ -304,4 +304,23 @@ TEST_CASE("room: a game another node took over sends anyone who still finds it t
     CHECK(f.c->moved_codes == std::vector<std::string>{"abc234", "abc234"});
 }
 
+TEST_CASE("room: an old room dropped for a newer one of the game leaves it the seats") {
+    Fixture f;
+    f.directory.add("abc234", f.room);
+    f.room->join(f.bob, f.b);
+    f.run();
+    REQUIRE(f.players.games_of(f.bob.id) == std::vector<std::string>{"abc234"});
+    // This node claimed the game again: a newer room holds it, seated as the old one was.
+    auto newer = f.factory.make(
+        "abc234", RoomParams{Variant{}, std::nullopt, true, Side::Silver, false, std::nullopt},
+        f.ann);
+    f.directory.remove("abc234");
+    f.directory.add("abc234", newer);
+    f.room->lost(std::string(kFenced) + "game abc234 was claimed again at epoch 3");
+    f.run();
+    CHECK(f.b->moved_codes == std::vector<std::string>{"abc234"});
+    CHECK(f.directory.find("abc234") == newer);
+    CHECK(f.players.games_of(f.bob.id) == std::vector<std::string>{"abc234"});
+}
+
 }  // namespace tf::server
