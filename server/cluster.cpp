@@ -496,13 +496,52 @@ const std::string& Cluster::node() const {
 bool Cluster::healthy(std::string* why) const {
     return impl_->healthy(why);
 }
-void Cluster::forward(const std::shared_ptr<Session>& from, const Player& p,
+bool Cluster::forward(const std::shared_ptr<Session>& from, const Player& p,
                       const std::string& code, std::string text, const proto::ClientMsg& msg) {
+    if (impl_->hub_.directory.find(code)) return false;
     impl_->routes_->forward(from, p, code, std::move(text), msg);
+    return true;
 }
 void Cluster::closed(Session& s, const std::string& player_id) {
     impl_->routes_->closed(s.conn_id());
     impl_->pool_.closed(s.conn_id(), player_id);
+}
+// Every node's seats, as the store knows them. A node resumed after a pause beyond its lease
+// still holds games that others have taken over (and maybe finished) until its next write finds
+// it fenced: its own list joins only when the store cannot be read.
+void Cluster::seated_games(const std::string& player_id, Store::Executor ex,
+                           std::function<void(std::vector<std::string>)> then) {
+    struct Merge {
+        std::set<std::string> codes;
+        bool unread = false;
+    };
+    auto merge = std::make_shared<Merge>();
+    auto add = [merge](const Read<GamePage>& r) {
+        if (!r.ok()) {
+            merge->unread = true;
+            return;
+        }
+        for (const auto& [cursor, g] : r.value->games) merge->codes.insert(g.code);
+    };
+    Hub& hub = impl_->hub_;
+    hub.store->read_page(
+        GameQuery{"playing", player_id, 50, 0}, ex,
+        [&hub, ex, then = std::move(then), merge, add, player_id](Read<GamePage> playing) {
+            add(playing);
+            hub.store->read_page(
+                GameQuery{"open", player_id, 50, 0}, ex,
+                [&hub, then, merge, add, player_id](Read<GamePage> open) {
+                    add(open);
+                    if (merge->unread)
+                        for (auto& code : hub.players.games_of(player_id))
+                            merge->codes.insert(code);
+                    then(std::vector<std::string>(merge->codes.begin(), merge->codes.end()));
+                });
+        });
+}
+void Cluster::open_elsewhere(const std::string& player_id, const std::string& address,
+                             Store::Executor ex, Store::Then<OpenGameCounts> then) {
+    impl_->hub_.store->read_open_counts(player_id, address, impl_->node_, ex, std::move(then));
 }
 void Cluster::seek(const std::shared_ptr<Session>& s, const Player& p, const proto::QuickMatch& m,
                    const std::string& pool, std::optional<int> rating) {
@@ -521,6 +560,54 @@ void Cluster::end_player(const std::string& player_id, const std::string& reason
 }
 Cluster::Stats Cluster::stats() const {
     return impl_->stats();
+}
+void Cluster::render_metrics(std::string& out) const {
+    const auto c = stats();
+    auto& m = metrics();
+    metric(out, "trunkfield_cluster_bus_up", "gauge", "1 while the Redis bus is connected.",
+           c.bus_up ? "1" : "0");
+    metric(out, "trunkfield_cluster_nodes_alive", "gauge",
+           "Nodes holding a lease, as last read from PostgreSQL.", std::to_string(c.nodes_alive));
+    metric(out, "trunkfield_cluster_forwarded_out_total", "counter",
+           "Requests of this node's connections forwarded to the node owning their game.",
+           std::to_string(c.forwarded_out));
+    metric(out, "trunkfield_cluster_forwarded_in_total", "counter",
+           "Requests forwarded here by other nodes.", std::to_string(c.forwarded_in));
+    metric(out, "trunkfield_cluster_catchups_total", "counter",
+           "Replays asked of a game's owner after it moved or the bus came back.",
+           std::to_string(c.catchups));
+    metric(out, "trunkfield_cluster_takeovers_total", "counter",
+           "Games claimed by this node (from a dead node, a hand-over, or at start).",
+           std::to_string(c.takeovers));
+    metric(out, "trunkfield_cluster_games_fenced_total", "counter",
+           "Games this node dropped because another node owns them now.",
+           std::to_string(m.games_fenced.load()));
+    metric(out, "trunkfield_cluster_remote_connections", "gauge",
+           "Connections of other nodes standing in here.", std::to_string(c.remote_connections));
+    metric(out, "trunkfield_cluster_bus_published_total", "counter",
+           "Messages published on the bus.", std::to_string(c.bus_published));
+    metric(out, "trunkfield_cluster_bus_received_total", "counter",
+           "Messages received from the bus.", std::to_string(c.bus_received));
+    metric(out, "trunkfield_cluster_bus_dropped_total", "counter",
+           "Messages that could not be published (the bus was down).",
+           std::to_string(c.bus_dropped));
+    metric(out, "trunkfield_cluster_bus_reconnects_total", "counter",
+           "Times the bus connection was made again.", std::to_string(c.bus_reconnects));
+    metric(out, "trunkfield_cluster_lease_failures_total", "counter", "Lease renewals that failed.",
+           std::to_string(c.lease_failures));
+    metric(out, "trunkfield_cluster_answers_dropped_total", "counter",
+           "Answers from another node not passed on: a second answer to one request, or "
+           "one from a node that lost the game.",
+           std::to_string(c.answers_dropped));
+    metric(out, "trunkfield_cluster_out_messages_total", "counter",
+           "Messages for connections of other nodes published on the bus.",
+           std::to_string(c.out_messages));
+    metric(out, "trunkfield_cluster_out_deliveries_total", "counter",
+           "Deliveries those messages carried (one message serves every watcher of a game "
+           "on one node).",
+           std::to_string(c.out_deliveries));
+    m.lease_renew.render(out, "trunkfield_cluster_lease_renew_seconds",
+                         "Renewals of this node's lease in PostgreSQL.");
 }
 
 }  // namespace tf::server

@@ -28,13 +28,14 @@
 #include "proto/messages.h"
 #include "server/matchmaker.h"
 #include "server/participant.h"
+#include "server/peers.h"
 
 namespace tf::server {
 
 struct Hub;
 class Session;
 
-class Cluster {
+class Cluster final : public Peers {
   public:
     Cluster(Hub& hub);
     ~Cluster();
@@ -54,28 +55,36 @@ class Cluster {
 
     const std::string& node() const;
     // The bus is up and the lease is held (for /readyz); `why` says what is wrong.
-    bool healthy(std::string* why = nullptr) const;
+    bool healthy(std::string* why = nullptr) const override;
 
-    // A connection's request about `code`, a game this node does not hold: sent to its owner
-    // (looked up in PostgreSQL), in order with the connection's other requests about it;
+    // A connection's request about `code`, a game no room of this node holds: sent to its
+    // owner (looked up in PostgreSQL), in order with the connection's other requests about it;
     // `text` as the client sent it, `msg` parsed. Run there once, answered once, whatever
     // faults follow (a re-send after a fault is answered from the owner's memory).
-    void forward(const std::shared_ptr<Session>& from, const Player& p, const std::string& code,
-                 std::string text, const proto::ClientMsg& msg);
+    bool forward(const std::shared_ptr<Session>& from, const Player& p, const std::string& code,
+                 std::string text, const proto::ClientMsg& msg) override;
     // The connection closed (every node serving it a game is told; its seek is withdrawn).
-    void closed(Session& s, const std::string& player_id);
+    void closed(Session& s, const std::string& player_id) override;
+    // The store's seats (every node's: a seat is committed before it is acknowledged); this
+    // node's own list joins them only when the store cannot be read.
+    void seated_games(const std::string& player_id, Store::Executor ex,
+                      std::function<void(std::vector<std::string>)> then) override;
+    // The other nodes' open games, as the store knows them.
+    void open_elsewhere(const std::string& player_id, const std::string& address,
+                        Store::Executor ex, Store::Then<OpenGameCounts> then) override;
 
     // Quick match in the shared pool (PROTOCOL.md "Quick match"): pairs `s`'s player with the
     // oldest compatible request of another player, or files its request; the answer goes to
     // Session::match_found or match_waiting on the connection's strand.
     void seek(const std::shared_ptr<Session>& s, const Player& p, const proto::QuickMatch& m,
-              const std::string& pool, std::optional<int> rating);
+              const std::string& pool, std::optional<int> rating) override;
     // A waiting rated request tried again with its wider range (every second).
     void retry_seek(const std::shared_ptr<Session>& s, const Player& p, const proto::QuickMatch& m,
-                    const std::string& pool, std::optional<int> rating);
-    void withdraw(const std::string& player_id);
+                    const std::string& pool, std::optional<int> rating) override;
+    void withdraw(const std::string& player_id) override;
     // Every connection of the player on the other nodes ends (its tokens were revoked).
-    void end_player(const std::string& player_id, const std::string& reason);
+    void end_player(const std::string& player_id, const std::string& reason) override;
+    void render_metrics(std::string& out) const override;
 
     struct Stats {
         std::uint64_t forwarded_out = 0, forwarded_in = 0, catchups = 0, takeovers = 0;

@@ -17,7 +17,6 @@
 
 #include "proto/messages.h"
 #include "server/client_address.h"
-#include "server/cluster.h"
 #include "server/history_api.h"
 #include "server/hub.h"
 #include "server/io_errors.h"
@@ -153,7 +152,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
             if (!hub_.store->healthy())
                 return respond(req, http::status::service_unavailable,
                                "not ready: the store cannot write\n");
-            if (hub_.cluster && !hub_.cluster->healthy(&why))
+            if (!hub_.peers->healthy(&why))
                 return respond(req, http::status::service_unavailable,
                                ("not ready: " + why + "\n").c_str());
             return respond(req, http::status::ok, "ready");

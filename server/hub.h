@@ -21,14 +21,13 @@
 #include "server/login_limit.h"
 #include "server/matchmaker.h"
 #include "server/password_pool.h"
+#include "server/peers.h"
 #include "server/player_index.h"
 #include "server/ratings.h"
 #include "server/room_services.h"
 #include "server/store.h"
 
 namespace tf::server {
-
-class Cluster;
 
 struct Hub {
     Hub(boost::asio::io_context& io, Config c, std::unique_ptr<Store> s)
@@ -76,8 +75,10 @@ struct Hub {
     ConnLimiter& conn_limit;  // --max-connections(-per-ip), over both listeners (process-wide)
     TrustedProxies trusted;   // --trusted-proxies
     std::atomic<bool> ready{false};  // /readyz: store open, accepting, not shutting down
-    // Several nodes (--bus): set by main() before serving, outlived by the hub.
-    Cluster* cluster = nullptr;
+    // The other nodes: none (alone), or the cluster's (--bus) that main() sets before serving
+    // and resets after the last connection; sessions ask it, never which it is.
+    SingleNode alone{*this};
+    Peers* peers = &alone;
 };
 
 }  // namespace tf::server

@@ -570,7 +570,7 @@ int main(int argc, char** argv) {
             hub->services.node = hub->cfg.node_id;
         }
         cluster = std::make_unique<tf::server::Cluster>(*hub);
-        hub->cluster = cluster.get();
+        hub->peers = cluster.get();
         if (!cluster->start()) return 1;
     } else if (!hub->directory.recover()) {
         return 1;
@@ -646,7 +646,7 @@ int main(int argc, char** argv) {
     tcp.reset();
     if (cluster) {
         cluster->stop();
-        hub->cluster = nullptr;
+        hub->peers = &hub->alone;
     }
     auto st = hub->store->stats();
     if (!st.latency_ms.empty()) {

@@ -4,7 +4,6 @@
 
 #include <fstream>
 
-#include "server/cluster.h"
 #include "server/hub.h"
 
 namespace tf::server {
@@ -39,13 +38,13 @@ void Histogram::render(std::string& out, const char* name, const char* help) con
     out += std::string(name) + "_count " + std::to_string(count_.load()) + "\n";
 }
 
-namespace {
-
 void metric(std::string& out, const char* name, const char* type, const char* help,
             const std::string& value) {
     out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" +
            name + " " + value + "\n";
 }
+
+namespace {
 
 long rss_bytes() {
     std::ifstream statm("/proc/self/statm");
@@ -138,55 +137,7 @@ std::string render_metrics(Hub& hub) {
                             "Store operations from queued to durable.");
     m.turn_latency.render(out, "trunkfield_turn_seconds",
                           "Turns from received to acknowledged (validation and commit).");
-    if (hub.cluster) {
-        const auto c = hub.cluster->stats();
-        metric(out, "trunkfield_cluster_bus_up", "gauge", "1 while the Redis bus is connected.",
-               c.bus_up ? "1" : "0");
-        metric(out, "trunkfield_cluster_nodes_alive", "gauge",
-               "Nodes holding a lease, as last read from PostgreSQL.",
-               std::to_string(c.nodes_alive));
-        metric(out, "trunkfield_cluster_forwarded_out_total", "counter",
-               "Requests of this node's connections forwarded to the node owning their game.",
-               std::to_string(c.forwarded_out));
-        metric(out, "trunkfield_cluster_forwarded_in_total", "counter",
-               "Requests forwarded here by other nodes.", std::to_string(c.forwarded_in));
-        metric(out, "trunkfield_cluster_catchups_total", "counter",
-               "Replays asked of a game's owner after it moved or the bus came back.",
-               std::to_string(c.catchups));
-        metric(out, "trunkfield_cluster_takeovers_total", "counter",
-               "Games claimed by this node (from a dead node, a hand-over, or at start).",
-               std::to_string(c.takeovers));
-        metric(out, "trunkfield_cluster_games_fenced_total", "counter",
-               "Games this node dropped because another node owns them now.",
-               std::to_string(m.games_fenced.load()));
-        metric(out, "trunkfield_cluster_remote_connections", "gauge",
-               "Connections of other nodes standing in here.",
-               std::to_string(c.remote_connections));
-        metric(out, "trunkfield_cluster_bus_published_total", "counter",
-               "Messages published on the bus.", std::to_string(c.bus_published));
-        metric(out, "trunkfield_cluster_bus_received_total", "counter",
-               "Messages received from the bus.", std::to_string(c.bus_received));
-        metric(out, "trunkfield_cluster_bus_dropped_total", "counter",
-               "Messages that could not be published (the bus was down).",
-               std::to_string(c.bus_dropped));
-        metric(out, "trunkfield_cluster_bus_reconnects_total", "counter",
-               "Times the bus connection was made again.", std::to_string(c.bus_reconnects));
-        metric(out, "trunkfield_cluster_lease_failures_total", "counter",
-               "Lease renewals that failed.", std::to_string(c.lease_failures));
-        metric(out, "trunkfield_cluster_answers_dropped_total", "counter",
-               "Answers from another node not passed on: a second answer to one request, or "
-               "one from a node that lost the game.",
-               std::to_string(c.answers_dropped));
-        metric(out, "trunkfield_cluster_out_messages_total", "counter",
-               "Messages for connections of other nodes published on the bus.",
-               std::to_string(c.out_messages));
-        metric(out, "trunkfield_cluster_out_deliveries_total", "counter",
-               "Deliveries those messages carried (one message serves every watcher of a game "
-               "on one node).",
-               std::to_string(c.out_deliveries));
-        m.lease_renew.render(out, "trunkfield_cluster_lease_renew_seconds",
-                             "Renewals of this node's lease in PostgreSQL.");
-    }
+    hub.peers->render_metrics(out);  // the cluster's, with several nodes
     metric(out, "trunkfield_resident_memory_bytes", "gauge", "Resident set size of the process.",
            std::to_string(rss_bytes()));
     return out;

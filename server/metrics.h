@@ -56,6 +56,9 @@ struct Metrics {
 
 Metrics& metrics();
 
+// One metric of the page: its help, its type and its value.
+void metric(std::string& out, const char* name, const char* type, const char* help,
+            const std::string& value);
 // The whole /metrics page.
 std::string render_metrics(Hub& hub);
 

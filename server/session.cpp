@@ -4,9 +4,7 @@
 
 #include <atomic>
 #include <random>
-#include <set>
 
-#include "server/cluster.h"
 #include "server/display_name.h"
 #include "server/metrics.h"
 #include "server/room.h"
@@ -111,10 +109,11 @@ void Session::dispatch(std::string_view text) {
     if (!player_ && !std::holds_alternative<proto::Hello>(msg) &&
         !std::holds_alternative<proto::Ping>(msg))
         return send_error(Err::HelloRequired, "send hello first");
-    // Cluster mode: a request about a game another node holds goes to that node as it came.
-    if (hub_.cluster && may_forward())
-        if (auto code = proto::game_of(msg); code && !hub_.directory.find(*code))
-            return hub_.cluster->forward(self(), *player_, *code, std::string(text), msg);
+    // A request about a game another node holds goes to that node as it came.
+    if (may_forward())
+        if (auto code = proto::game_of(msg);
+            code && hub_.peers->forward(self(), *player_, *code, std::string(text), msg))
+            return;
     std::visit([this](auto& m) { handle(m); }, msg);
 }
 
@@ -131,7 +130,7 @@ void Session::moved(const std::string& code) {
 }
 
 void Session::on_closed() {
-    if (hub_.cluster) hub_.cluster->closed(*this, player_ ? player_->id : std::string());
+    hub_.peers->closed(*this, player_ ? player_->id : std::string());
     if (match_timer_) match_timer_->cancel();
     if (lobby_sub_) hub_.listings.unsubscribe(this);
     if (player_) {
@@ -238,10 +237,6 @@ void Session::welcome(const Player& p, const std::string& token, bool restored,
                  p.account ? p.name : p.id, restored ? " (token restored)" : "");
     hub_.players.connected(player_->id, self());
     if (!p.account) {
-        if (!hub_.cluster) {
-            send_welcome(std::nullopt, ref, hub_.players.games_of(player_->id));
-            return resume();
-        }
         wait();
         return seated_games([self = self(), ref](std::vector<std::string> games) {
             self->send_welcome(std::nullopt, ref, std::move(games));
@@ -265,40 +260,9 @@ void Session::welcome(const Player& p, const std::string& token, bool restored,
         });
 }
 
-// The unfinished games the player holds a seat in: this node's; with several nodes, those the
-// store knows of (every node's: a seat is committed before it is acknowledged). This node's
-// own list joins them only when the store cannot be read: a node resumed after a pause beyond
-// its lease still holds games that others have taken over (and maybe finished) until its next
-// write finds it fenced.
+// The unfinished games the player holds a seat in (every node's).
 void Session::seated_games(std::function<void(std::vector<std::string>)> then) {
-    if (!hub_.cluster) return then(hub_.players.games_of(player_->id));
-    struct Merge {
-        std::set<std::string> codes;
-        bool unread = false;
-    };
-    auto merge = std::make_shared<Merge>();
-    auto add = [merge](const Read<GamePage>& r) {
-        if (!r.ok()) {
-            merge->unread = true;
-            return;
-        }
-        for (const auto& [cursor, g] : r.value->games) merge->codes.insert(g.code);
-    };
-    const std::string id = player_->id;
-    hub_.store->read_page(
-        GameQuery{"playing", id, 50, 0}, executor(),
-        [self = self(), then = std::move(then), merge, add, id](Read<GamePage> playing) {
-            add(playing);
-            self->hub_.store->read_page(
-                GameQuery{"open", id, 50, 0}, self->executor(),
-                [self, then, merge, add, id](Read<GamePage> open) {
-                    add(open);
-                    if (merge->unread)
-                        for (auto& code : self->hub_.players.games_of(id))
-                            merge->codes.insert(code);
-                    then(std::vector<std::string>(merge->codes.begin(), merge->codes.end()));
-                });
-        });
+    hub_.peers->seated_games(player_->id, executor(), std::move(then));
 }
 
 void Session::send_welcome(const std::optional<proto::AccountInfo>& account,
@@ -335,10 +299,10 @@ void Session::remember_locked(const std::shared_ptr<Room>& room) {
 }
 
 // New games are refused while the store cannot write: they would be accepted and then lost.
-bool Session::refuse_new_game() {
+bool Session::refuse_new_game(const std::optional<std::string>& ref) {
     if (hub_.store->healthy()) return false;
     send_error(Err::StoreUnavailable,
-               "the server cannot save games right now; try again in a moment");
+               "the server cannot save games right now; try again in a moment", ref);
     return true;
 }
 
@@ -354,7 +318,7 @@ void Session::handle(proto::CreateGame& m) {
                 proto::GameCreated{last_create_->code, "/g/" + last_create_->code, m.ref}));
         return;
     }
-    if (refuse_new_game()) return;
+    if (refuse_new_game(m.ref)) return;
     if (hub_.players.games_of(player_->id).size() >= std::size_t(hub_.cfg.max_games))
         return send_error(Err::TooManyGames,
                           "you already have " + std::to_string(hub_.cfg.max_games) +
@@ -405,10 +369,8 @@ void Session::create_game(RoomParams params, std::optional<std::string> ref) {
         }
         create_room(std::move(p), std::move(r));
     };
-    if (!hub_.cluster) return reserve(std::move(params), std::move(ref), {});
-    // Several nodes: the other nodes' open games, as the store knows them.
-    hub_.store->read_open_counts(
-        player_->id, address_key_, hub_.cfg.node_id, executor(),
+    hub_.peers->open_elsewhere(
+        player_->id, address_key_, executor(),
         [self = self(), reserve, params = std::move(params),
          ref = std::move(ref)](Read<OpenGameCounts> r) mutable {
             if (!r.ok()) {

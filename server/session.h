@@ -105,7 +105,7 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     // The room, or no_such_game (with the request's ref) and null.
     std::shared_ptr<Room> find_room(const std::string& code,
                                     const std::optional<std::string>& ref = std::nullopt);
-    bool refuse_new_game();
+    bool refuse_new_game(const std::optional<std::string>& ref = {});
     // create_game after its checks: a place under the open-game limits (with several nodes,
     // counting the other nodes' open games in the store), then the room.
     void create_game(RoomParams params, std::optional<std::string> ref);

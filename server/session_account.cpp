@@ -9,7 +9,6 @@
 
 #include <boost/asio/post.hpp>
 
-#include "server/cluster.h"
 #include "server/metrics.h"
 #include "server/password_policy.h"
 #include "server/ratings.h"
@@ -280,7 +279,7 @@ void Session::handle(proto::ChangePassword& m) {
 void Session::end_others(const std::string& reason) {
     for (auto& c : hub_.players.connections(player_->id))
         if (c.get() != this) c->end(reason);
-    if (hub_.cluster) hub_.cluster->end_player(player_->id, reason);  // and on the other nodes
+    hub_.peers->end_player(player_->id, reason);  // and on the other nodes
 }
 
 // This connection becomes `p`: it stops watching the rooms it watched as its previous self

@@ -4,7 +4,6 @@
 #include <boost/asio/strand.hpp>
 #include <random>
 
-#include "server/cluster.h"
 #include "server/room.h"
 #include "server/session.h"
 
@@ -32,17 +31,7 @@ void Session::handle(proto::QuickMatch& m) {
         rating = match_rating(m);
     }
     std::string pool = proto::to_json(m).dump();  // canonical variant, time control, rated
-    if (hub_.cluster) return hub_.cluster->seek(self(), *player_, m, pool, rating);
-    auto opponent = hub_.matchmaker.pair(*player_, pool, self(), rating);
-    if (!opponent) {
-        send(proto::to_text(proto::QuickMatchWaiting{m.variant, m.time_control, m.rated}));
-        if (m.rated) {
-            match_req_ = m;
-            retry_match();
-        }
-        return;
-    }
-    make_match(m, *opponent);
+    hub_.peers->seek(self(), *player_, m, pool, rating);
 }
 
 std::optional<int> Session::match_rating(const proto::QuickMatch& m) {
@@ -51,7 +40,8 @@ std::optional<int> Session::match_rating(const proto::QuickMatch& m) {
     return hub_.ratings.view(player_->id, *category).rating;
 }
 
-// Cluster mode: the shared pool's answers (server/cluster.h), on any thread.
+// The pool's answers (server/peers.h: this node's matchmaker, or the cluster's shared pool), on
+// any thread.
 void Session::match_found(const proto::QuickMatch& m, Seek opponent) {
     boost::asio::post(executor(), [self = self(), m, opponent = std::move(opponent)] {
         self->match_req_.reset();
@@ -99,13 +89,9 @@ void Session::retry_match() {
     match_timer_->async_wait([w = weak_from_this()](boost::system::error_code ec) {
         auto s = std::static_pointer_cast<Session>(w.lock());
         if (ec || !s || !s->player_ || !s->match_req_) return;
-        if (s->hub_.cluster)
-            return s->hub_.cluster->retry_seek(s, *s->player_, *s->match_req_,
-                                               proto::to_json(*s->match_req_).dump(),
-                                               s->match_rating(*s->match_req_));
-        if (auto opponent = s->hub_.matchmaker.retry(s->player_->id))
-            return s->make_match(*std::exchange(s->match_req_, std::nullopt), *opponent);
-        if (s->hub_.matchmaker.waiting_for(s->player_->id)) s->retry_match();
+        s->hub_.peers->retry_seek(s, *s->player_, *s->match_req_,
+                                  proto::to_json(*s->match_req_).dump(),
+                                  s->match_rating(*s->match_req_));
     });
 }
 
@@ -132,10 +118,7 @@ void Session::start_match(const std::shared_ptr<Room>& room, const Seek& opponen
 }
 
 void Session::handle(proto::QuickMatchCancel&) {
-    if (hub_.cluster)
-        hub_.cluster->withdraw(player_->id);
-    else
-        hub_.matchmaker.withdraw(player_->id);
+    hub_.peers->withdraw(player_->id);
     match_req_.reset();
     if (match_timer_) match_timer_->cancel();
     send(proto::to_text(proto::QuickMatchCancelled{}));

@@ -76,8 +76,15 @@ TEST_CASE("store_faults") {
     a.conn->send({{"type", "create_game"},
                   {"time_control", nullptr},
                   {"color", "silver"},
-                  {"public", true}});
-    CHECK(wait_for(a, "error")["code"] == "store_unavailable");
+                  {"public", true},
+                  {"ref", "new-game"}});
+    {
+        // Refused with its ref: a client waiting for the answer to its request gets it (the
+        // nemesis's clients waited 15 s for a refusal that came without one).
+        json refused = wait_for(a, "error");
+        CHECK(refused["code"] == "store_unavailable");
+        CHECK(refused["ref"] == "new-game");
+    }
     {
         GameClient w = GameClient::connect(s, Transport::Ws, "watcher");
         w.conn->send({{"type", "watch"}, {"code", a.code}});
