@@ -36,7 +36,9 @@ namespace tf::server {
 // a password or a database: "redis://u:p@h", "redis://h/0").
 bool parse_redis_url(const std::string& url, std::string& host, unsigned short& port);
 
-class Bus {
+// What the cluster's parts need of a bus: Redis's (Bus, below), or one in memory for the
+// in-process tests of the cluster (tests/server/cluster_parts_test.cpp).
+class BusLink {
   public:
     struct Handlers {
         // A message on one of the subscribed channels. Called on the bus's strand, in the order
@@ -49,6 +51,24 @@ class Bus {
         // A connection was lost (called once per outage, after an `up`, on the strand).
         std::function<void()> down;
     };
+    virtual ~BusLink() = default;
+    // See Bus.
+    virtual void start() = 0;
+    virtual void stop() = 0;
+    virtual void publish(std::string channel, std::string payload,
+                         std::function<void(long receivers)> done = {}) = 0;
+    virtual bool healthy() const = 0;
+    struct Stats {
+        // published: PUBLISH answered by Redis; received: messages given to `message`;
+        // dropped: publishes whose `done` got (or would have got) -1; reconnects: connections
+        // made again after a failure.
+        std::uint64_t published = 0, received = 0, dropped = 0, reconnects = 0;
+    };
+    virtual Stats stats() const = 0;
+};
+
+class Bus final : public BusLink {
+  public:
     // `url` as parse_redis_url takes it: a bad one is logged at start() and never connects.
     Bus(boost::asio::io_context& io, std::string url, std::vector<std::string> channels,
         Handlers h);
@@ -56,23 +76,17 @@ class Bus {
     Bus(const Bus&) = delete;
     Bus& operator=(const Bus&) = delete;
 
-    void start();  // connects both connections; reconnects on its own with backoff
+    void start() override;  // connects both connections; reconnects on its own with backoff
     // Closes both connections; no handler or `done` runs after it returns (see the top).
-    void stop();
+    void stop() override;
     // Thread-safe. PUBLISH on the publisher connection, pipelined, in call order. `done`
     // (optional) gets the number of receivers Redis answered, or -1 when the message could not
     // be sent (the publisher is down: dropped, not queued; or lost before Redis answered; or
     // more than 64 MiB wait to be written; or Redis answered an error); on the strand.
     void publish(std::string channel, std::string payload,
-                 std::function<void(long receivers)> done = {});
-    bool healthy() const;  // both connections up and subscribed (thread-safe)
-    struct Stats {
-        // published: PUBLISH answered by Redis; received: messages given to `message`;
-        // dropped: publishes whose `done` got (or would have got) -1; reconnects: connections
-        // made again after a failure.
-        std::uint64_t published = 0, received = 0, dropped = 0, reconnects = 0;
-    };
-    Stats stats() const;  // thread-safe
+                 std::function<void(long receivers)> done = {}) override;
+    bool healthy() const override;  // both connections up and subscribed (thread-safe)
+    Stats stats() const override;   // thread-safe
 
   private:
     class Impl;

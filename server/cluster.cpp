@@ -42,8 +42,9 @@ double ms_since(SteadyTime t) {
 
 class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
   public:
-    explicit Impl(Hub& hub)
-        : core_(hub, hub.cfg.node_id, hub.cfg.node_id + "@" + random_hex(8), hub.cfg.lease_ms,
+    Impl(Hub& hub, BusMaker make_bus)
+        : make_bus_(std::move(make_bus)),
+          core_(hub, hub.cfg.node_id, hub.cfg.node_id + "@" + random_hex(8), hub.cfg.lease_ms,
                 hub.cfg.database_url, hub.ioc),
           timer_(core_.strand),
           lobby_(core_),
@@ -54,13 +55,14 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
           routes_(std::make_shared<Routes>(core_, pool_,
                                            [this](pg::Blocking& db) { claim(db, false); })) {}
 
+    BusMaker make_bus_;
     Core core_;
     Hub& hub_ = core_.hub;
     const std::string& node_ = core_.node;
     const std::string& me_ = core_.me;  // this process: node_@incarnation
     const int lease_ms_ = core_.lease_ms;
     DbThread& db_ = core_.db;
-    std::unique_ptr<Bus>& bus_ = core_.bus;
+    std::unique_ptr<BusLink>& bus_ = core_.bus;
     asio::strand<asio::io_context::executor_type>& strand_ = core_.strand;
     asio::steady_timer timer_;
     LobbyReplica lobby_;
@@ -89,7 +91,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         hub_.listings.on_change([w = weak_from_this()](const std::string& code) {
             if (auto self = w.lock()) self->lobby_.changed(code);
         });
-        Bus::Handlers h;
+        BusLink::Handlers h;
         h.message = [w = weak_from_this()](const std::string& ch, std::string payload) {
             if (auto self = w.lock()) self->on_message(ch, std::move(payload));
         };
@@ -99,8 +101,11 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
         h.down = [w = weak_from_this()] {
             if (auto self = w.lock()) spdlog::warn("cluster: the bus is down");
         };
-        bus_ = std::make_unique<Bus>(hub_.ioc, hub_.cfg.bus,
-                                     std::vector<std::string>{channel_of(node_), kAll}, h);
+        std::vector<std::string> channels{channel_of(node_), kAll};
+        if (make_bus_)
+            bus_ = make_bus_(std::move(channels), std::move(h));
+        else
+            bus_ = std::make_unique<Bus>(hub_.ioc, hub_.cfg.bus, std::move(channels), std::move(h));
         bus_->start();
         const auto every = std::chrono::milliseconds(std::max(300, std::min(1000, lease_ms_ / 3)));
         db_.start([this](pg::Blocking& db) { tick_db(db); }, every);
@@ -477,7 +482,8 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     }
 };
 
-Cluster::Cluster(Hub& hub) : impl_(std::make_shared<Impl>(hub)) {}
+Cluster::Cluster(Hub& hub, BusMaker make_bus)
+    : impl_(std::make_shared<Impl>(hub, std::move(make_bus))) {}
 Cluster::~Cluster() {
     impl_->stop();
 }

@@ -26,6 +26,7 @@
 #include <string>
 
 #include "proto/messages.h"
+#include "server/bus.h"
 #include "server/matchmaker.h"
 #include "server/participant.h"
 #include "server/peers.h"
@@ -35,9 +36,14 @@ namespace tf::server {
 struct Hub;
 class Session;
 
+// Makes a node's bus from its channels and handlers (the in-process tests' bus in memory).
+using BusMaker = std::function<std::unique_ptr<BusLink>(std::vector<std::string> channels,
+                                                        BusLink::Handlers handlers)>;
+
 class Cluster final : public Peers {
   public:
-    Cluster(Hub& hub);
+    // `make_bus`: empty for Redis at --bus.
+    explicit Cluster(Hub& hub, BusMaker make_bus = {});
     ~Cluster();
     Cluster(const Cluster&) = delete;
     Cluster& operator=(const Cluster&) = delete;

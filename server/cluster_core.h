@@ -158,7 +158,7 @@ struct Core {
     const std::string me;
     const int lease_ms;
     DbThread db;
-    std::unique_ptr<Bus> bus;  // set at start
+    std::unique_ptr<BusLink> bus;  // set at start
     asio::strand<asio::io_context::executor_type> strand;
     void publish(const std::string& channel, std::string payload) {
         if (bus) bus->publish(channel, std::move(payload));

@@ -120,7 +120,7 @@ class Routes : public std::enable_shared_from_this<Routes> {
     const std::string& node_;
     const std::string& me_;
     DbThread& db_;
-    std::unique_ptr<Bus>& bus_;
+    std::unique_ptr<BusLink>& bus_;
     asio::strand<asio::io_context::executor_type>& strand_;
     SharedPool& pool_;
     std::function<void(pg::Blocking&)> claim_;
