@@ -313,3 +313,51 @@ TEST_CASE("cluster in process: one message per node for an event its watchers sh
 }
 
 }  // namespace tf::server::testing
+
+namespace tf::server::testing {
+
+TEST_CASE("cluster in process: the lobby and the quick-match pool span the nodes") {
+    TwoNodes c;
+    if (c.skipped()) return;
+    auto ann = c.n1->connect("ann");
+    auto cat = c.n2->connect("cat");
+    cat->say({{"type", "list_games"}});
+    REQUIRE(cat->wait(of_type("lobby")));
+
+    // A public game created on n1 is listed on n2, and leaves the list once cancelled.
+    ann->say({{"type", "create_game"},
+              {"time_control", nullptr},
+              {"color", "silver"},
+              {"public", true},
+              {"ref", "open"}});
+    auto created = ann->wait(of_type("game_created", "open"));
+    REQUIRE(created);
+    const std::string code = (*created)["code"];
+    auto listed = [&](bool shown) {
+        return [&, shown](const json& m) {
+            if (m.value("type", "") != "lobby") return false;
+            bool found = false;
+            for (const auto& g : m["games"]) found = found || g.value("code", "") == code;
+            return found == shown;
+        };
+    };
+    std::size_t from = cat->got().size();
+    CHECK(cat->wait(listed(true), 10s));
+    from = cat->got().size();
+    ann->say({{"type", "cancel_game"}, {"code", code}});
+    CHECK(cat->wait(listed(false), 10s, from));
+
+    // Two seekers on two nodes are paired into one game, on opposite sides.
+    auto bob = c.n2->connect("bob");
+    ann->say({{"type", "quick_match"}, {"time_control", nullptr}});
+    REQUIRE(ann->wait(of_type("quick_match_waiting")));
+    bob->say({{"type", "quick_match"}, {"time_control", nullptr}});
+    auto m1 = ann->wait(of_type("matched"));
+    auto m2 = bob->wait(of_type("matched"));
+    REQUIRE(m1);
+    REQUIRE(m2);
+    CHECK((*m1)["code"] == (*m2)["code"]);
+    CHECK((*m1)["side"] != (*m2)["side"]);
+}
+
+}  // namespace tf::server::testing
