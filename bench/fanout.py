@@ -129,10 +129,14 @@ def run_once(a, server, kind, conninfo, rport, redis, tmp, seq):
     other = sum(v for p, v in each.items() if int(p) != redis.pid)
     redis_cpu = each.get(str(redis.pid)) if kind != "single" else None
     spec = (r.get("latency_ms") or {}).get("spectator") or {}
+    # The spectators on A (the owner: tf-loadgen's first port) and on B and C; in the single
+    # configuration the same thirds of one node's.
+    by = r.get("spectator_by_node_ms") or [{}, {}, {}]
     return {"kind": kind, "ok": r.get("ok"), "errors": r.get("error_kinds"), "bus_down": bus_down, "forwarded_in": fw1 - fw0,
             # a new game began in the window: its 5,000 snapshots (one message each) are in it
             "new_game": delta("trunkfield_setups_accepted_total") > 0,
             "p50": spec.get("p50"), "p99": spec.get("p99"), "moves": moves,
+            "p99_a": by[0].get("p99"), "p99_bc": max((b.get("p99") or 0) for b in by[1:]) or None,
             "cpu_ms_per_move": 1000 * (cpu + other) / moves if cpu is not None and moves else None,
             "redis_ms_per_move": 1000 * redis_cpu / moves if redis_cpu is not None and moves
             else None,
@@ -195,7 +199,8 @@ def main():
             v = [r[key] for r in (rs if runs is None else runs) if r[key] is not None]
             return (f"%.{digits}f (%.{digits}f-%.{digits}f)" % (statistics.median(v), min(v),
                                                                 max(v))) if v else "-"
-        print(f"  {kind:10s} spectators p99 {fmt('p99')} ms, p50 {fmt('p50')} ms; CPU per move "
+        print(f"  {kind:10s} spectators p99 {fmt('p99')} ms (on A {fmt('p99_a')}, on B or C "
+              f"{fmt('p99_bc')}), p50 {fmt('p50')} ms; CPU per move "
               f"{fmt('cpu_ms_per_move')} ms (Redis {fmt('redis_ms_per_move')}); node A's bus messages "
               f"per event {fmt('bus_per_event', runs=clean)}, deliveries "
               f"{fmt('deliveries_per_event', 0, runs=clean)}; Redis PUBLISH per event "

@@ -288,6 +288,8 @@ int main(int argc, char** argv) {
                             {"ack", all.ack.summary()},
                             {"spectator", all.spec.summary()},
                             {"send_lag", all.lag.summary()}};
+    result["spectator_by_node_ms"] = {all.spec_by[0].summary(), all.spec_by[1].summary(),
+                                      all.spec_by[2].summary()};
     result["lost"] = all.lost;
     result["undelivered"] = all.undelivered;
     result["out_of_order"] = all.out_of_order;

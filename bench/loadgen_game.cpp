@@ -23,6 +23,7 @@ void Tally::merge(const Tally& o) {
     ack.merge(o.ack);
     opp.merge(o.opp);
     spec.merge(o.spec);
+    for (int i = 0; i < 3; ++i) spec_by[i].merge(o.spec_by[i]);
     lag.merge(o.lag);
     moves.insert(moves.end(), o.moves.begin(), o.moves.end());
     scheduled += o.scheduled;
@@ -227,7 +228,10 @@ void Slot::on_sequence(Conn& c, std::string_view code, std::int64_t v, std::stri
     if (v > version_) version_ = v;
     if (c.tag >= 2) {
         const auto& [ov, origin] = origins_[std::size_t(v) % origins_.size()];
-        if (ov == v && window_.in(origin)) tally_.spec.add(micros(now - origin));
+        if (ov == v && window_.in(origin)) {
+            tally_.spec.add(micros(now - origin));
+            tally_.spec_by[c.tag % 3].add(micros(now - origin));
+        }
         return;
     }
     if (kind == "join" && c.tag == 0 && stage_ == Stage::Joining) {

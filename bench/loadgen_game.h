@@ -51,6 +51,9 @@ struct Options {
 // Counters and samples of one slot; merged after the run.
 struct Tally {
     Samples ack, opp, spec, lag;  // ms since the move's scheduled instant; lag: send - scheduled
+    // `spec` by the node a spectator is on with --port2/--port3 (its tag % 3: 0 the first port,
+    // the game's owner; 1 and 2 the others); without them the same split of one node's.
+    Samples spec_by[3];
     // With Options::keep_moves: each measured move's scheduled instant and its latency to the
     // opponent in microseconds (bench/tail_attribution.py lines them up with a scheduler trace).
     std::vector<std::pair<TimePoint, std::int64_t>> moves;
