@@ -156,6 +156,9 @@ bool is_username(std::string_view s);
 // A game code as the server makes them (6 characters of 23456789abcdefghjkmnpqrstuvwxyz) or
 // might later: 1 to 16 lowercase letters and digits. Every reader of a code checks it so.
 bool is_game_code(std::string_view s);
+// A code as a person may type it: codes are case-insensitive ("K3V9QA" is "k3v9qa"). The code
+// in lowercase when that is well-formed (is_game_code), else nullopt.
+std::optional<std::string> game_code(std::string_view s);
 
 // Parses one client message; the error is bad_json, unknown_type or bad_message.
 std::variant<ClientMsg, Error> parse_client(std::string_view text);

@@ -13,10 +13,9 @@ namespace {
 using namespace detail;
 
 std::string code(const Json& j, const char* k) {
-    auto c = str(field(j, k), k, 16);
-    if (!is_game_code(c))
-        bad(std::string("field \"") + k + "\" is not a game code (lowercase letters and digits)");
-    return c;
+    auto c = game_code(str(field(j, k), k, 16));
+    if (!c) bad(std::string("field \"") + k + "\" is not a game code (letters and digits)");
+    return *c;
 }
 
 ClientMsg hello(const Json& j) {
@@ -174,6 +173,14 @@ bool is_game_code(std::string_view s) {
     for (char c : s)
         if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return false;
     return true;
+}
+
+std::optional<std::string> game_code(std::string_view s) {
+    std::string c(s);
+    for (char& ch : c)
+        if (ch >= 'A' && ch <= 'Z') ch = char(ch - 'A' + 'a');
+    if (!is_game_code(c)) return std::nullopt;
+    return c;
 }
 
 bool is_username(std::string_view s) {

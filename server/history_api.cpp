@@ -359,10 +359,12 @@ void history_api(Store& store, std::string_view target, SuspendedFn suspended, s
         return now(error(404, "not_found", "no such API path"));
     auto rest = path.substr(games.size() + 1);
     auto slash = rest.find('/');
-    std::string code(rest.substr(0, slash));
     std::string what(slash == std::string_view::npos ? "" : rest.substr(slash + 1));
-    if (!proto::is_game_code(code))
-        return now(error(404, "not_found", "no game with code " + code));
+    auto known = proto::game_code(rest.substr(0, slash));  // any letter case
+    if (!known)
+        return now(
+            error(404, "not_found", "no game with code " + std::string(rest.substr(0, slash))));
+    std::string code = *known;
     store.read_game(code, ex,
                     [done, suspended = std::move(suspended), code, what,
                      t = std::string(target)](Read<std::optional<GameRows>> r) {

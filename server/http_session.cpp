@@ -1,6 +1,7 @@
 // HTTP on the first port: GET /healthz, the WebSocket upgrade at /ws, and the web client's static
 // files (GET/HEAD; "/", "/g/CODE", "/@/NAME" and "/players" give index.html; server/static_files.h;
-// precompressed copies by Accept-Encoding, streamed from the file), 404 otherwise. A request must
+// precompressed copies by Accept-Encoding, streamed from the file), 404 otherwise (with the web
+// client's page when a browser asked for a page: it says "not found" itself). A request must
 // arrive whole within --handshake-seconds (also the keep-alive wait); one that cannot be parsed is
 // answered 400, 413, 414 or 431 and the connection closed; a WebSocket upgrade from a page whose
 // Origin is not in --allowed-origins gets 403. Every answer carries the security headers of
@@ -245,29 +246,51 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         auto file =
             load_static_file(hub_.cfg.web_root, std::string_view(target.data(), target.size()),
                              std::string_view(accept.data(), accept.size()));
-        if (!file) return respond(req, http::status::not_found, "not found\n");
+        if (!file) return not_found_page(req);
+        send_file(req, *file, http::status::ok);
+    }
+    // An address with nothing behind it: a browser asking for a page gets the web client's own
+    // (its router, knowing no such address, says so in the player's language) with status 404;
+    // anything else (a script, an image, a client that is no browser) a line of text.
+    void not_found_page(const Request& req) {
+        const auto wants = req[http::field::accept];
+        const auto accept = req[http::field::accept_encoding];
+        std::optional<StaticFile> page;
+        if (std::string_view(wants.data(), wants.size()).find("text/html") !=
+            std::string_view::npos)
+            page = load_static_file(hub_.cfg.web_root, "/",
+                                    std::string_view(accept.data(), accept.size()));
+        if (!page) return respond(req, http::status::not_found, "not found\n");
+        send_file(req, *page, http::status::not_found);
+    }
+    // `file` as the answer with status `st` (an ok one is 304 when the client has it already).
+    void send_file(const Request& req, const StaticFile& file, http::status st) {
         const bool head = req.method() == http::verb::head;
-        const bool same = req[http::field::if_none_match] == file->etag;
+        const bool same = st == http::status::ok && req[http::field::if_none_match] == file.etag;
         auto res = std::make_shared<http::response<http::file_body>>(
-            same ? http::status::not_modified : http::status::ok, req.version());
+            same ? http::status::not_modified : st, req.version());
         res->set(http::field::server, "trunkfield");
-        res->set(http::field::content_type, file->content_type);
+        res->set(http::field::content_type, file.content_type);
         set_security_headers(*res);
         if (beast::iequals(req["X-Forwarded-Proto"], "https"))
             res->set(http::field::strict_transport_security, "max-age=31536000");
         res->keep_alive(req.keep_alive());
-        res->set(http::field::cache_control, file->cache_control);
-        res->set(http::field::etag, file->etag);
-        if (!file->content_encoding.empty())
-            res->set(http::field::content_encoding, file->content_encoding);
-        if (file->vary) res->set(http::field::vary, "Accept-Encoding");
+        if (st == http::status::ok) {
+            res->set(http::field::cache_control, file.cache_control);
+            res->set(http::field::etag, file.etag);
+        } else {
+            res->set(http::field::cache_control, "no-store");
+        }
+        if (!file.content_encoding.empty())
+            res->set(http::field::content_encoding, file.content_encoding);
+        if (file.vary) res->set(http::field::vary, "Accept-Encoding");
         if (!same && !head) {
             beast::error_code ec;
-            res->body().open(file->path.c_str(), beast::file_mode::scan, ec);
+            res->body().open(file.path.c_str(), beast::file_mode::scan, ec);
             if (ec) return respond(req, http::status::not_found, "not found\n");
             res->prepare_payload();
         } else if (head && !same) {
-            res->content_length(file->size);
+            res->content_length(file.size);
         }
         send(std::move(res));
     }

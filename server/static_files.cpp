@@ -67,7 +67,7 @@ std::optional<std::string> static_relative_path(std::string_view target) {
         segments.emplace_back(seg);
     }
     if (segments.empty()) return std::string("index.html");
-    if (segments.size() == 2 && segments[0] == "g" && proto::is_game_code(segments[1]))
+    if (segments.size() == 2 && segments[0] == "g" && proto::game_code(segments[1]))
         return std::string("index.html");
     // A player's page (/@/NAME) and the leaderboard (/players) are the page's too.
     if (segments.size() == 2 && segments[0] == "@" && proto::is_username(segments[1]))

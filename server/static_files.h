@@ -16,7 +16,8 @@ namespace tf::server {
 std::string default_web_root();
 
 // Maps a request target ("/", "/g/k3v9qa", "/app.js?x=1") to a relative file path under the web
-// root: "/" and the shareable game links "/g/CODE" give "index.html". The path is percent-decoded
+// root: "/" and the shareable game links "/g/CODE" (the code in any letter case) give
+// "index.html". The path is percent-decoded
 // and normalised; nullopt (answer 404) for anything suspicious: "..", a backslash, a NUL or
 // control byte, a segment starting with ".", a bad %-escape, or a target not starting with "/".
 std::optional<std::string> static_relative_path(std::string_view target);

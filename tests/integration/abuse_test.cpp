@@ -655,6 +655,15 @@ TEST_CASE("abuse_http") {
     CHECK(big.status == 200);
     CHECK(big.body.size() == 3u * 1024 * 1024);
     CHECK(big.body.substr(1024, 3) == "bbb");
+    // a game's link in any letter case is the page; an address with nothing behind it is 404,
+    // with the page (which says so in the player's language) when a browser asks for a page
+    CHECK(http_get(s.http_port(), "/g/K3V9QA").status == 200);
+    auto missing = http_get(s.http_port(), "/nonsense", "Accept: text/html,*/*;q=0.8\r\n");
+    CHECK(missing.status == 404);
+    CHECK(missing.body.find("<!doctype html>") == 0);
+    auto plain = http_get(s.http_port(), "/nonsense.js");
+    CHECK(plain.status == 404);
+    CHECK(plain.body == "not found\n");
 
     ServerProcess t(args({"--metrics-token", "s3cret-token"}));
     CHECK(http_get(t.http_port(), "/metrics").status == 404);

@@ -2,6 +2,7 @@
 // list, against the real server.
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <chrono>
 #include <thread>
 
@@ -40,6 +41,31 @@ json answer(GameClient& c) {
 }
 
 }  // namespace
+
+// Codes are case-insensitive: a code typed in capitals joins and watches its game.
+TEST_CASE("codes_any_case") {
+    ServerProcess server(kFast);
+    GameClient a = GameClient::connect(server, Transport::Tcp, "ann");
+    GameClient b = GameClient::connect(server, Transport::Ws, "bob");
+    GameClient c = GameClient::connect(server, Transport::Tcp, "cy");
+    a.conn->send({{"type", "create_game"},
+                  {"time_control", nullptr},
+                  {"color", "silver"},
+                  {"public", false}});
+    const std::string code = a.recv_until("game_created")["code"];
+    std::string upper = code;
+    for (char& ch : upper) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+    REQUIRE(upper != code);
+    b.conn->send({{"type", "join_game"}, {"code", upper}});
+    json snap = b.recv_until("snapshot");
+    CHECK(snap["game"] == code);
+    CHECK(b.side == Side::Bronze);
+    c.conn->send({{"type", "watch"}, {"code", upper}});
+    CHECK(c.recv_until("snapshot")["game"] == code);
+    // still no code: letters and digits only
+    c.conn->send({{"type", "watch"}, {"code", "AB-C"}});
+    CHECK(c.recv_until("error")["code"] == "bad_message");
+}
 
 TEST_CASE("quick_match") {
     ServerProcess server(kFast);

@@ -330,3 +330,21 @@ TEST_CASE("proto: account requests, their limits and the rating categories") {
 }
 
 }  // namespace tf::proto
+
+namespace tf::proto {
+
+TEST_CASE("proto: game codes are case-insensitive") {
+    auto msg = [](const std::string& text) { return parse_client(std::string_view(text)); };
+    auto join = msg(R"({"type":"join_game","code":"K3v9QA"})");
+    REQUIRE(std::holds_alternative<ClientMsg>(join));
+    CHECK(std::get<JoinGame>(std::get<ClientMsg>(join)).code == "k3v9qa");
+    auto watch = msg(R"({"type":"watch","code":"ABC234"})");
+    REQUIRE(std::holds_alternative<ClientMsg>(watch));
+    CHECK(std::get<Watch>(std::get<ClientMsg>(watch)).code == "abc234");
+    CHECK(std::holds_alternative<Error>(msg(R"({"type":"join_game","code":"AB-C"})")));
+    CHECK(game_code("K3V9QA") == "k3v9qa");
+    CHECK(!game_code("k3v9q!"));
+    CHECK(!game_code(""));
+}
+
+}  // namespace tf::proto
