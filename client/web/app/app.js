@@ -10,6 +10,7 @@
 //            /#how        How to play
 //            /@/NAME      a player's page (ratings, their history, results, recent games)
 //            /players     the leaderboard (?category=blitz)
+//            anything else: "page not found" (the server answers such an address 404 with this page)
 import { Rules } from "./trunkfield-rules.js";
 import { Connection } from "./net.js";
 import { $, errorText, playerName } from "./dom.js";
@@ -17,7 +18,7 @@ import { t, lang, setLang, translatePage } from "./i18n.js";
 import { S, app, send, mySide, createAnswered } from "./state.js";
 import { gameView, onSnapshot, onEvent, onGameError, watchGame, resendPending, gameHooks, dropGames } from "./game.js";
 import { turnPhase, playPremove } from "./turn.js";
-import { renderGame, setupGameControls, onTurnShown, showNotice, notation } from "./gamescreen.js";
+import { renderGame, setupGameControls, onTurnShown, showNotice, clearNotice, notation } from "./gamescreen.js";
 import { renderLobby, setupLobby, showLobbyError, loadRecent, storedName, translateLobbyForms } from "./lobby.js";
 import { openReplay, closeReplay, renderReplay, setupReplay } from "./replay.js";
 import { renderHow, setupHow } from "./howto.js";
@@ -35,16 +36,18 @@ const waiting = []; // game messages that arrived before the rules: [message, fr
 
 // ------------------------------------------------------------------ routing
 function parseRoute() {
-  const g = location.pathname.match(/^\/g\/([A-Za-z0-9_-]+)\/?$/);
-  if (g) return { view: "game", code: g[1] };
+  // Codes are case-insensitive: "/g/K3V9QA" is game k3v9qa.
+  const g = location.pathname.match(/^\/g\/([A-Za-z0-9]{1,16})\/?$/);
+  if (g) return { view: "game", code: g[1].toLowerCase() };
   const p = location.pathname.match(/^\/@\/([A-Za-z0-9_-]{1,20})\/?$/);
   if (p) return { view: "profile", name: p[1] };
   if (/^\/players\/?$/.test(location.pathname))
     return { view: "leaderboard", category: new URLSearchParams(location.search).get("category") ?? "blitz" };
   const hash = location.hash.replace(/^#\/?/, "");
   const r = hash.match(/^replay\/([A-Za-z0-9_-]+)$/);
-  if (r) return { view: "replay", code: r[1] };
+  if (r) return { view: "replay", code: r[1].toLowerCase() };
   if (hash === "how") return { view: "how" };
+  if (!/^\/(index\.html)?$/.test(location.pathname)) return { view: "notfound" }; // the server said 404 too
   return { view: "lobby" };
 }
 
@@ -64,7 +67,10 @@ function route() {
   } else if (S.route.view === "leaderboard") {
     openLeaderboard(S.route.category);
   }
-  if (prev.view !== S.route.view || prev.code !== S.route.code || prev.name !== S.route.name) window.scrollTo(0, 0);
+  if (prev.view !== S.route.view || prev.code !== S.route.code || prev.name !== S.route.name) {
+    window.scrollTo(0, 0);
+    clearNotice(); // about the screen that was
+  }
   render();
 }
 
@@ -79,7 +85,8 @@ function render() {
   $("me").textContent = S.me && !S.me.account ? t("app.playingAs", { name: S.me.name }) : "";
   renderAccount();
   const v = S.route.view;
-  const screens = { lobby: "lobby", game: "game", replay: "replay", how: "howto", profile: "profile", leaderboard: "leaderboard" };
+  const screens = { lobby: "lobby", game: "game", replay: "replay", how: "howto", profile: "profile", leaderboard: "leaderboard",
+    notfound: "notfound" };
   for (const [view, id] of Object.entries(screens)) $(id).hidden = view !== v;
   for (const a of document.querySelectorAll(".nav a")) a.classList.toggle("active", a.dataset.view === v);
   if (v === "lobby") renderLobby();
@@ -107,6 +114,7 @@ function baseTitle() {
   if (v === "how") return t("title.how");
   if (v === "profile") return t("title.profile", { name: S.profile?.data?.username ?? S.route.name });
   if (v === "leaderboard") return t("title.leaderboard");
+  if (v === "notfound") return t("title.notfound");
   return t("app.title");
 }
 function myTurnNow() {
@@ -251,6 +259,10 @@ function onGameMessage(m, raw) {
 // An event the game mirror applied (game.js gameHooks.event; `ev` as the mirror read it): the
 // premove after the opponent's turn, and what the page says about the others' doings.
 function onGameEvent(G, ev) {
+  // the news of the moment replaces what the page said about the previous one (the player's own
+  // turn coming back is no news: a premove's notice stays until the opponent has answered it)
+  const shown = S.route.view === "game" && S.route.code === G.code;
+  if (shown && ((ev.kind === "turn" && ev.payload.side !== mySide(G)) || ev.kind === "game_over")) clearNotice();
   if (ev.kind === "turn") {
     const pm = playPremove(G);
     if (pm?.sent) {

@@ -25,7 +25,7 @@ export function gameView(code) {
   if (!G) {
     G = { code, version: -1, status: null, rules: null, state: null, shown: null, pending: null, mirror: null,
       players: { silver: null, bronze: null }, timeControl: null, clocks: null, clocksAt: 0,
-      spectators: 0, chat: [], turns: [], positions: [], last: null, result: null, drawOffer: null,
+      spectators: 0, chat: [], chatOut: [], turns: [], positions: [], last: null, result: null, drawOffer: null,
       away: { silver: null, bronze: null }, draft: null, history: [], error: null, notice: null, moves: null,
       watchSent: false, missing: null, browse: null, premove: null, abortReason: null,
       rematch: { offer: null, declined: null, next: null, unsupported: false, sent: false }, chatRooms: false,
@@ -227,10 +227,14 @@ export function onEvent(m, raw = null) {
   switch (r.kind) {
     case "spectators":
       return "ok";
-    case "chat":
+    case "chat": {
       if (m.payload?.room) G.chatRooms = true; // the server knows rooms (see onSnapshot)
+      // one of the player's own lines came back: no longer "sending"
+      const i = S.me && p.from?.id === S.me.player_id ? G.chatOut.findIndex((c) => c.state === "sending" && c.text === p.text) : -1;
+      if (i >= 0) G.chatOut.splice(i, 1);
       if (p.room === "spectators") return "ok"; // not about the game
       break;
+    }
     case "rematch_offer":
     case "rematch_decline":
     case "rematch":
@@ -264,6 +268,9 @@ export function onEvent(m, raw = null) {
       const predicted = mine && !!G.pending;
       if (mine) settle(G);
       resetDraft(G);
+      // A new position: an earlier refusal is old news (but the one of the player's own turn,
+      // which this may be the catching up after).
+      if (!mine && !G.error?.key?.startsWith("err.refused")) G.error = null;
       gameHooks.turn(G, entry, !predicted);
       break;
     }
@@ -290,8 +297,16 @@ export function onEvent(m, raw = null) {
 }
 
 // An error answering a request about G. A refused setup/turn rolls the prediction back to the
-// server's position; a newer version on the error means events were missed: resynchronise.
+// server's position; a newer version on the error means events were missed: resynchronise. A
+// refused chat line (the oldest one still on its way: the server answers in order) is marked in
+// the chat with the reason.
 export function onGameError(G, m) {
+  const line = m.code?.startsWith("chat_") ? G.chatOut?.find((c) => c.state === "sending") : null;
+  if (line) {
+    line.state = "refused";
+    line.reason = { code: m.code, message: m.message };
+    return;
+  }
   if (G.pending && m.ref && m.ref === G.pending.ref) {
     const what = G.pending.setup ? "setup" : "turn";
     settle(G);

@@ -286,9 +286,13 @@ function renderChat(G) {
   $("chat-body").hidden = hidden;
   if (hidden) return;
   const chat = $("chat-log");
+  // The player's own lines not yet back from the server (greyed), or refused (with the reason).
+  const out = (G.chatOut ?? []).map((c) => h("div", { class: `chat-line mine ${c.state}` },
+    h("b", { class: "chat-name", text: `${S.me?.name ?? ""}: ` }), h("span", { class: "chat-text", text: c.text }),
+    c.state === "refused" ? h("span", { class: "chat-why", text: ` ${t("chat.refused", { reason: errorText(c.reason) })}` }) : null));
   chat.replaceChildren(...G.chat.map((c) => h("div", { class: `chat-line${c.room === "spectators" ? " spect-room" : ""}${c.mine ? " mine" : ""}` },
     c.room === "spectators" ? h("span", { class: "chat-room", text: t("chat.spectatorsTag") }) : null,
-    h("b", { class: "chat-name", text: `${c.name}: ` }), h("span", { class: "chat-text", text: c.text }))));
+    h("b", { class: "chat-name", text: `${c.name}: ` }), h("span", { class: "chat-text", text: c.text }))), ...out);
   chat.scrollTop = chat.scrollHeight;
   $("chat-form").hidden = G.status === "cancelled";
   $("chat-input").placeholder = side ? t("chat.placeholderPlayer") : G.chatRooms ? t("chat.placeholderSpectatorRoom") : t("chat.placeholderSpectator");
@@ -300,6 +304,7 @@ export function browseTo(G, i) {
   if (!G?.state || G.state.phase.startsWith("setup")) return;
   if (i === null || i >= G.turns.length) G.browse = null;
   else G.browse = Math.max(0, i);
+  G.error = null; // a refusal is about the live position: old news once the player browses
   app.render();
 }
 function browseStep(G, delta) {
@@ -315,9 +320,12 @@ export function onTurnShown(G, entry, live) {
   if (entry.side !== side && S.route.view === "game" && S.route.code === G.code && G.browse === null) G.animate = entry;
 }
 
+// A notice is about its moment: it goes after a few seconds, or sooner with the next news (see
+// app.js: the opponent's next turn, the end of the game, another screen).
 export function showNotice(text) {
-  flash($("notice"), text);
+  flash($("notice"), text, 5000);
 }
+export const clearNotice = () => flash($("notice"), "");
 
 export function setupGameControls() {
   const act = (f) => () => {
@@ -393,8 +401,11 @@ export function setupGameControls() {
     ev.preventDefault();
     const text = $("chat-input").value.trim();
     if (!text || !S.route.code) return;
+    const G = current();
+    if (G) G.chatOut = [...G.chatOut.filter((c) => c.state === "refused").slice(-4), ...G.chatOut.filter((c) => c.state === "sending"), { text, state: "sending" }];
     send({ type: "chat", game: S.route.code, text });
     $("chat-input").value = "";
+    app.render();
   });
   $("error").addEventListener("click", act((G) => (G.error = null)));
   document.addEventListener("keydown", (ev) => {

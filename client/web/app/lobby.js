@@ -20,11 +20,12 @@ export function showLobbyError(text) {
 }
 
 // A game code from a code, a /g/CODE path or a whole link (…/g/CODE).
+// A code or a game's link as typed or pasted; codes are case-insensitive, the server's lowercase.
 export function parseCode(s) {
   s = (s ?? "").trim();
   const m = s.match(/\/g\/([A-Za-z0-9_-]+)\/?(?:[?#].*)?$/);
-  if (m) return m[1];
-  return /^[A-Za-z0-9_-]{1,32}$/.test(s) ? s : null;
+  if (m) return m[1].toLowerCase();
+  return /^[A-Za-z0-9_-]{1,32}$/.test(s) ? s.toLowerCase() : null;
 }
 
 // ------------------------------------------------------------------ recent finished games

@@ -31,21 +31,27 @@ function presence(G, s) {
 function card(G, st, s) {
   const p = st.players[s];
   const side = mySide(G);
-  const turn = !G.result && st.to_move === s && G.status === "playing" && G.browse === null;
+  // The side to move is the game's (or, once the player's turn is sent, the one it leaves),
+  // never that of a draft's preview `st`: while the player drafts, their own clock runs.
+  const turn = !G.result && (G.shown ?? G.state).to_move === s && G.status === "playing" && G.browse === null;
   const ms = clockMs(G, s);
   const pr = presence(G, s);
   const low = ms !== null && ms < lowTimeMs(G) && turn;
   const stats = [["trunks", p.trunks], ["burnt", p.burnt_left], ["saved", p.saved], ["captured", p.captured], ["onField", p.on_field]];
   const tags = [SideName(s), side === s ? t("card.you") : null, turn ? t("card.toMove") : null].filter(Boolean).join(" · ");
+  const name = G.players?.[s] ? playerLink(G.players[s], { rated: G.rated }) : h("span", { class: "name", text: playerName(G.players, s) });
+  name.title = name.textContent; // whole, should the card be too narrow for it
+  // The name has the card's whole first line (with its rating and, after a rated game, the
+  // change): about 20 characters fit on a desktop's side column as on a phone.
   return h("div", { class: `pcard ${s}${turn ? " to-move" : ""}${side === s ? " own" : ""}`, "data-side": s },
     h("div", { class: "pc-top" },
       pieceIcon(s, 26, s === "silver" ? "N" : "E"),
-      h("span", { class: "pc-name" },
-        h("span", { class: "pc-who" },
-          G.players?.[s] ? playerLink(G.players[s], { rated: G.rated }) : h("span", { class: "name", text: playerName(G.players, s) }),
-          ratingSpan(G.players?.[s]?.rating),
-          ratingChange(G, s) ? diffSpan(ratingChange(G, s).diff) : null),
-        h("span", { class: "pc-tag", text: tags })),
+      h("span", { class: "pc-who" },
+        name,
+        ratingSpan(G.players?.[s]?.rating),
+        ratingChange(G, s) ? diffSpan(ratingChange(G, s).diff) : null)),
+    h("div", { class: "pc-line" },
+      h("span", { class: "pc-tag", text: tags }),
       h("span", { class: `presence ${pr.cls}`, "data-presence": pr.cls, title: pr.text },
         h("span", { class: "dot", "aria-hidden": "true" }), h("span", { class: `ptext${pr.cls === "bot" ? " sr-only" : ""}`, text: pr.text })),
       h("span", { class: "pc-score", title: t("card.score"), "aria-label": `${t("card.score")} ${p.score}`, text: String(p.score) }),
