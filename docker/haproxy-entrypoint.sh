@@ -45,4 +45,19 @@ else
     fi
     export TRUNKFIELD_TLS_PEM=$pem
 fi
+
+# HAProxy needs two descriptors per connection (the client's and the node's) and a few more, and
+# refuses to start when `maxconn` (TRUNKFIELD_LB_MAXCONN, default 20000) needs more than the
+# container's open-files limit allows (Docker's default allows it; podman's, from a lower limit,
+# may not: found by tests/docker/compose_test.py). Then it takes what fits, and says so.
+want=${TRUNKFIELD_LB_MAXCONN:-20000}
+[[ $want =~ ^[1-9][0-9]*$ ]] || fail "TRUNKFIELD_LB_MAXCONN=$want is not a number of connections"
+hard=$(ulimit -Hn)
+if [[ $hard != unlimited ]] && ((want > (hard - 100) / 2)); then
+    fit=$(((hard - 100) / 2))
+    ((fit > 0)) || fail "the open files limit ($hard) leaves no room for connections"
+    echo "haproxy-entrypoint: the open files limit ($hard) allows $fit connections, not $want (raise the container's nofile ulimit for more)" >&2
+    want=$fit
+fi
+export TRUNKFIELD_LB_MAXCONN=$want
 exec haproxy "$@"

@@ -440,6 +440,12 @@ class ClusterProfile(unittest.TestCase):
         self.assertIsNotNone(subnet, "the default network has no fixed subnet")
         import ipaddress
         self.assertIn(ipaddress.ip_address(m.group(1)), ipaddress.ip_network(subnet.group(1)))
+        # The other containers' addresses come from a range without it.
+        dynamic = re.search(r"(?m)^\s+ip_range:\s*([0-9./]+)", self.compose)
+        self.assertIsNotNone(dynamic, "the default network has no ip_range for the others")
+        self.assertNotIn(ipaddress.ip_address(m.group(1)), ipaddress.ip_network(dynamic.group(1)))
+        self.assertTrue(ipaddress.ip_network(dynamic.group(1)).subnet_of(
+            ipaddress.ip_network(subnet.group(1))))
         return m.group(1)
 
     def test_services_in_the_profile(self):
