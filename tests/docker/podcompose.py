@@ -108,6 +108,7 @@ class Compose:
         self.spec = interpolate(yaml.safe_load(open(self.path)), env)
         self.services = self.spec["services"]
         self.ports = {}  # (service, container port) -> host port
+        self.anonymous = set()  # the removed containers' anonymous volumes
         self.network = f"{project}_default"
 
     # --- selection ------------------------------------------------------------------------
@@ -275,13 +276,20 @@ class Compose:
         for n in reversed(names):
             if self.state(n) != "missing":
                 self.stop(n)
-                # -v with volumes: the anonymous ones of the images' VOLUME too (a node's /data)
-                self.podman.run("rm", "-f", *(["-v"] if volumes else []), self.container(n),
-                                check=False)
+                # The anonymous volumes of the images' VOLUME (a node's /data) outlive their
+                # containers, as with docker compose: kept in mind, removed with -v.
+                r = self.podman.run("inspect", "--format",
+                                    "{{range .Mounts}}{{.Name}} {{end}}", self.container(n),
+                                    check=False, quiet=True)
+                self.anonymous.update(v for v in r.stdout.split()
+                                      if not v.startswith(self.project + "_"))
+                self.podman.run("rm", "-f", self.container(n), check=False)
         self.podman.run("network", "rm", "-f", self.network, check=False)
         if volumes:
-            for v in self.spec.get("volumes") or {}:
-                self.podman.run("volume", "rm", "-f", self.volume(v), check=False, quiet=True)
+            for v in list(self.spec.get("volumes") or {}) + sorted(self.anonymous):
+                name = v if v in self.anonymous else self.volume(v)
+                self.podman.run("volume", "rm", "-f", name, check=False, quiet=True)
+            self.anonymous.clear()
 
     def host_port(self, name, container_port):
         return self.ports[(name, container_port)]
