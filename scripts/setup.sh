@@ -25,8 +25,10 @@ if [[ $mode == all ]]; then
   # their own (scripts/pg-test-cluster.sh; no system service is started), Redis for the cluster
   # tests, started by the tests themselves (scripts/redis-test-server.sh; no service is started),
   # haproxy to check the cluster profile's load balancer config (tests/docker/dockerfile_test.py
-  # runs haproxy -c), podman with runc (crun, its default, cannot run containers here) and
-  # python3-yaml to build and run docker/ for real (tests/docker/compose_test.py).
+  # runs haproxy -c), podman with runc (crun, its default, cannot run containers here),
+  # netavark and aardvark-dns (without them podman falls back to CNI, where containers cannot
+  # find each other by name), iptables for netavark's port forwarding, and python3-yaml, to
+  # build and run docker/ for real (tests/docker/compose_test.py).
   packages+=(
     doctest-dev
     clang libclang-rt-14-dev
@@ -35,7 +37,7 @@ if [[ $mode == all ]]; then
     debootstrap systemd nginx openssl
     postgresql-15
     redis-server haproxy
-    podman runc python3-yaml
+    podman runc netavark aardvark-dns iptables python3-yaml
   )
   # Node.js and npm: Debian's, unless a node is already there (e.g. from NodeSource).
   command -v node >/dev/null 2>&1 || packages+=(nodejs)

@@ -339,7 +339,10 @@ def main():
     work = tempfile.mkdtemp(prefix="tf-docker.")
     conf = os.path.join(work, "containers.conf")
     with open(conf, "w") as f:
-        f.write("[containers]\ndefault_ulimits = []\n[engine]\nruntime = \"runc\"\n")
+        # netavark: its DNS lets the containers find each other by service name (podman picks
+        # CNI when netavark is missing, and that has no DNS without a plugin).
+        f.write("[containers]\ndefault_ulimits = []\n[engine]\nruntime = \"runc\"\n"
+                "[network]\nnetwork_backend = \"netavark\"\n")
     podman = podman_works(podcompose.Podman(conf, log))
     try:
         base_images(podman)
