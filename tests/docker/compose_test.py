@@ -223,6 +223,14 @@ def history_has(name, port, code, tls=None):
           f"({r[0] if r else 'no answer'})")
 
 
+def tear_down(compose, started):
+    """The end of a profile: what its containers logged last, then `down -v`."""
+    for s in started:
+        if compose.state(s) != "missing":
+            log(f"--- {s} ---\n{compose.logs(s, 25)}")
+    compose.down(started, volumes=True)
+
+
 def single(name, compose, cli, profiles, service, seed, times):
     """The default and postgres profiles: one server."""
     started = []
@@ -245,10 +253,7 @@ def single(name, compose, cli, profiles, service, seed, times):
         history_has(name, ends.ws_port, done)
         goes_on(name, half, ends, "after down and up")
     finally:
-        for s in started:
-            if compose.state(s) != "missing":
-                log(f"--- {s} ---\n{compose.logs(s, 25)}")
-        compose.down(started, volumes=True)
+        tear_down(compose, started)
 
 
 def owner(compose, code):
@@ -323,10 +328,7 @@ def cluster(compose, cli, seed, times):
         history_has(name, ends.ws_port, done, tls=tls)
         goes_on(name, half, ends, "after down and up")
     finally:
-        for s in started:
-            if compose.state(s) != "missing":
-                log(f"--- {s} ---\n{compose.logs(s, 25)}")
-        compose.down(started, volumes=True)
+        tear_down(compose, started)
 
 
 def main():

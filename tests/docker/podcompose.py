@@ -21,19 +21,14 @@ free ports instead, and host_port(service, container_port) says where.
 import json
 import os
 import re
-import socket
 import subprocess
+import sys
 import time
 
 import yaml
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "package"))
+from tfproto import free_port  # noqa: E402
 
 
 def interpolate(value, env):

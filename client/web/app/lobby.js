@@ -19,8 +19,8 @@ export function showLobbyError(text) {
   e.hidden = !e.textContent;
 }
 
-// A game code from a code, a /g/CODE path or a whole link (…/g/CODE).
-// A code or a game's link as typed or pasted; codes are case-insensitive, the server's lowercase.
+// A game code from a code, a /g/CODE path or a whole link (…/g/CODE), as typed or pasted: codes
+// are case-insensitive, the server's are lowercase.
 export function parseCode(s) {
   s = (s ?? "").trim();
   const m = s.match(/\/g\/([A-Za-z0-9_-]+)\/?(?:[?#].*)?$/);
