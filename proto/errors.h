@@ -36,6 +36,7 @@ namespace tf::proto {
     X(ChatTooLong, "chat_too_long")                                                                \
     X(ChatRate, "chat_rate")         /* too many chat lines in the window */                       \
     X(NotClaimable, "not_claimable") /* claim_win while the opponent may return */                 \
+    X(NotAbortable, "not_abortable") /* abort once a turn of play has been made */                 \
     X(NoDrawOffer, "no_draw_offer")  /* accept/decline without an offer */                         \
     X(DrawPending, "draw_pending")   /* a second offer before your next turn */                    \
     X(Flooding, "flooding")          /* kept sending without credits; the connection closes */     \

@@ -115,6 +115,10 @@ struct DrawDecline {
 struct ClaimWin {
     std::string game;
 };
+// Leave a game without a result while no turn of play has been made (the setups).
+struct Abort {
+    std::string game;
+};
 // After a game: offer a rematch (colours swapped, same settings); sent while the opponent's
 // offer stands it accepts. Declining answers the opponent's offer.
 struct Rematch {
@@ -144,7 +148,7 @@ struct ChangePassword {  // every other token of the account is revoked
 
 using ClientMsg = std::variant<Hello, CreateGame, JoinGame, CancelGame, ListGames, Watch, SetupMsg,
                                TurnMsg, Resign, Chat, Ping, QuickMatch, QuickMatchCancel, ListLive,
-                               DrawOffer, DrawAccept, DrawDecline, ClaimWin, Rematch,
+                               DrawOffer, DrawAccept, DrawDecline, ClaimWin, Abort, Rematch,
                                RematchDecline, Register, Login, Logout, ChangePassword>;
 // The game a request is about (join, cancel, watch, play, chat, draw, claim, rematch), or
 // nullopt for the lobby's and the connection's own requests.
@@ -248,7 +252,7 @@ struct Captured {
 // its landing cell in the field is empty (it landed on a crossing that caught it).
 std::vector<Captured> captures_of(const Game& before, const Game& after, const Turn& t);
 
-enum class AbortReason : unsigned char { NoStart, Abandoned };
+enum class AbortReason : unsigned char { NoStart, Abandoned, Player };
 std::string_view abort_reason_name(AbortReason r);
 
 // Event payloads, one per kind (PROTOCOL.md "event").
@@ -320,6 +324,7 @@ struct AbandonEv {  // the side that lost by abandonment
 };
 struct AbortEv {
     AbortReason reason = AbortReason::NoStart;
+    std::optional<Side> side;  // reason Player: who left
     friend bool operator==(const AbortEv&, const AbortEv&) = default;
 };
 struct SpectatorsEv {  // not versioned: carries the game's version without adding one
@@ -561,6 +566,7 @@ Json to_json(const DrawOffer& m);
 Json to_json(const DrawAccept& m);
 Json to_json(const DrawDecline& m);
 Json to_json(const ClaimWin& m);
+Json to_json(const Abort& m);
 Json to_json(const Rematch& m);
 Json to_json(const RematchDecline& m);
 Json to_json(const Register& m);

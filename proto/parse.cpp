@@ -155,6 +155,7 @@ const std::unordered_map<std::string, Parser>& parsers() {
         {"draw_accept", [](const Json& j) -> ClientMsg { return DrawAccept{code(j, "game")}; }},
         {"draw_decline", [](const Json& j) -> ClientMsg { return DrawDecline{code(j, "game")}; }},
         {"claim_win", [](const Json& j) -> ClientMsg { return ClaimWin{code(j, "game")}; }},
+        {"abort", [](const Json& j) -> ClientMsg { return Abort{code(j, "game")}; }},
         {"rematch", [](const Json& j) -> ClientMsg { return Rematch{code(j, "game")}; }},
         {"rematch_decline",
          [](const Json& j) -> ClientMsg { return RematchDecline{code(j, "game")}; }},

@@ -156,9 +156,10 @@ EventBody payload(const std::string& kind, const Json& p) {
     if (kind == "abandon") return AbandonEv{side_field(p), boolean(field(p, "claimed"), "claimed")};
     if (kind == "abort") {
         auto r = str(field(p, "reason"), "reason");
-        if (r == "no_start") return AbortEv{AbortReason::NoStart};
-        if (r == "abandoned") return AbortEv{AbortReason::Abandoned};
-        bad("field \"reason\" must be no_start or abandoned");
+        if (r == "no_start") return AbortEv{AbortReason::NoStart, std::nullopt};
+        if (r == "abandoned") return AbortEv{AbortReason::Abandoned, std::nullopt};
+        if (r == "player") return AbortEv{AbortReason::Player, side_field(p)};
+        bad("field \"reason\" must be no_start, abandoned or player");
     }
     if (kind == "game_over") return GameOverEv{result(p)};
     if (kind == "chat") return chat(p);

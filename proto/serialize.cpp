@@ -96,6 +96,9 @@ Json to_json(const DrawDecline& m) {
 Json to_json(const ClaimWin& m) {
     return {{"type", "claim_win"}, {"game", m.game}};
 }
+Json to_json(const Abort& m) {
+    return {{"type", "abort"}, {"game", m.game}};
+}
 Json to_json(const Rematch& m) {
     return {{"type", "rematch"}, {"game", m.game}};
 }

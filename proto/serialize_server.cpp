@@ -122,7 +122,12 @@ struct PayloadWriter {
         w.end_object();
     }
     void operator()(const AbortEv& e) {
-        w.begin_object().key("reason").value(abort_reason_name(e.reason)).end_object();
+        w.begin_object().key("reason").value(abort_reason_name(e.reason));
+        if (e.side) {
+            w.key("side");
+            proto::write(w, *e.side);
+        }
+        w.end_object();
     }
     void operator()(const GameOverEv& e) { write(w, e.result); }
     void operator()(const ChatEv& e) {

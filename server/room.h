@@ -94,6 +94,8 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void resign(Player p, Who who);
     void draw(Player p, Who who, DrawAct act);
     void claim_win(Player p, Who who);
+    // Leaves without a result while no turn of play has been made (the setups).
+    void abort(Player p, Who who);
     // After the game: a rematch offer (or the acceptance of the opponent's), or a decline.
     void rematch(Player p, Who who, bool decline);
     void chat(Player p, Who who, std::string text);
@@ -224,7 +226,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void update_presence();
     void end_timeout(Side loser);
     void end_abandon(Side loser, bool claimed);
-    void end_abort(proto::AbortReason why);
+    void end_abort(proto::AbortReason why, std::optional<Side> who_left = std::nullopt);
     // Stops the clock and clears pending offers and deadlines before the ending event.
     void conclude();
     // Emits game_over, frees the seats and starts the retention period.

@@ -63,6 +63,19 @@ void Room::claim_win(Player p, Who who) {
     });
 }
 
+// As lichess's "abort": before the game has begun (silver's first turn) either player may
+// leave it without a result, typically when the opponent never shows up or left at once.
+void Room::abort(Player p, Who who) {
+    on_strand([this, p = std::move(p), who = std::move(who)] {
+        auto side = check_seated(p, who);
+        if (!side) return;
+        if (started())
+            return fail(who, Err::NotAbortable,
+                        "a turn has been played: resign, offer a draw or claim the win instead");
+        end_abort(proto::AbortReason::Player, *side);
+    });
+}
+
 }  // namespace tf::server
 
 namespace tf::server {

@@ -151,10 +151,10 @@ void Room::end_abandon(Side loser, bool claimed) {
     finish();
 }
 
-void Room::end_abort(proto::AbortReason why) {
+void Room::end_abort(proto::AbortReason why, std::optional<Side> who_left) {
     conclude();
     status_ = Status::Aborted;
-    emit(proto::AbortEv{why});
+    emit(proto::AbortEv{why, who_left});
     finish();
 }
 

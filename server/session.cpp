@@ -470,6 +470,10 @@ void Session::handle(proto::ClaimWin& m) {
     if (auto room = find_room(m.game)) room->claim_win(*player_, weak_from_this());
 }
 
+void Session::handle(proto::Abort& m) {
+    if (auto room = find_room(m.game)) room->abort(*player_, weak_from_this());
+}
+
 void Session::handle(proto::Rematch& m) {
     if (auto room = find_room(m.game)) room->rematch(*player_, weak_from_this(), false);
 }

@@ -134,6 +134,7 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     void handle(proto::DrawAccept& m);
     void handle(proto::DrawDecline& m);
     void handle(proto::ClaimWin& m);
+    void handle(proto::Abort& m);
     void handle(proto::Rematch& m);
     void handle(proto::RematchDecline& m);
     // session_account.cpp

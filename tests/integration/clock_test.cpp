@@ -241,6 +241,40 @@ TEST_CASE("no_start_abort") {
     CHECK(gone);
 }
 
+// A player leaves a game without a result before it has begun (the opponent never came back,
+// or they changed their mind); once silver's first turn is played that is refused.
+TEST_CASE("abort_by_player") {
+    ServerProcess server(fast());
+    GameClient a = GameClient::connect(server, Transport::Ws, "alice");
+    GameClient b = GameClient::connect(server, Transport::Tcp, "bob");
+    start_game(a, b);
+    Rng rng(31);
+    play_one(a, b, rng);  // silver's setup: the game has not begun
+    // Only the players may abort.
+    GameClient c = GameClient::connect(server, Transport::Tcp, "carol");
+    c.conn->send({{"type", "watch"}, {"code", a.code}});
+    c.recv_until("snapshot");
+    CHECK(send_error(c, {{"type", "abort"}, {"game", a.code}})["code"] == "not_seated");
+    b.conn->send({{"type", "abort"}, {"game", a.code}});
+    json ev = until_event(a, "abort");
+    CHECK(ev["payload"]["reason"] == "player");
+    CHECK(ev["payload"]["side"] == "bronze");
+    a.sync_until_over();
+    b.sync_until_over();
+    CHECK(a.result["reason"] == "aborted");
+    CHECK(a.result["winner"].is_null());
+    c.conn->send({{"type", "watch"}, {"code", a.code}});
+    CHECK(c.recv_until("snapshot")["status"] == "aborted");
+    CHECK(send_error(a, {{"type", "abort"}, {"game", a.code}})["code"] == "game_over");
+
+    // Once silver's first turn is played the game has begun.
+    GameClient d = GameClient::connect(server, Transport::Tcp, "dave");
+    start_game(a, d);
+    for (int i = 0; i < 3; ++i) play_one(a, d, rng);  // two setups and silver's first turn
+    CHECK(send_error(d, {{"type", "abort"}, {"game", a.code}})["code"] == "not_abortable");
+    CHECK(send_error(a, {{"type", "abort"}, {"game", a.code}})["code"] == "not_abortable");
+}
+
 TEST_CASE("draw_offers") {
     ServerProcess server(fast());
     GameClient a = GameClient::connect(server, Transport::Tcp, "alice");
