@@ -58,7 +58,7 @@ namespace tf::proto {
     X(NotRatable, "not_ratable") /* rated with a computer or a variant without a rating */         \
     X(TryAgain, "try_again")     /* the password threads' queue is full: a moment later */         \
     X(TooManyOpenGames, "too_many_open_games") /* open games per player or address */              \
-    X(BadName, "bad_name") /* a guest name with controls, or an account's or a reserved one */    \
+    X(BadName, "bad_name") /* a guest name with controls, or an account's or a reserved one */     \
     X(InDoubt, "in_doubt") /* a commit failed and the store cannot tell: watch again later */
 
 enum class Err : unsigned char {

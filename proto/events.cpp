@@ -18,7 +18,9 @@ std::string_view reason_name(ResultReason r) {
 }
 
 std::string_view abort_reason_name(AbortReason r) {
-    return r == AbortReason::NoStart ? "no_start" : r == AbortReason::Player ? "player" : "abandoned";
+    return r == AbortReason::NoStart  ? "no_start"
+           : r == AbortReason::Player ? "player"
+                                      : "abandoned";
 }
 
 Result result_of(const Game& g) {

@@ -26,6 +26,7 @@ using Json = nlohmann::json;
 
 inline constexpr int kProtocolVersion = 1;
 inline constexpr std::size_t kMaxMessageBytes = 16 * 1024;
+inline constexpr std::int64_t kMaxLagMs = 60000;  // a turn's lag_ms
 // Text limits count characters (Unicode code points), as JSON Schema's maxLength does.
 inline constexpr std::size_t kMaxChatChars = 500;
 inline constexpr std::size_t kMaxNameChars = 32;
@@ -85,6 +86,9 @@ struct TurnMsg {
     Turn turn;
     std::optional<std::int64_t> version;
     std::optional<std::string> ref;
+    // The mover's network round trip in ms as the client measured it (ping -> pong), for lag
+    // compensation (PROTOCOL.md "Lag"); the server uses its own measure on WebSocket.
+    std::optional<std::int64_t> lag_ms;
 };
 struct Resign {
     std::string game;

@@ -92,7 +92,9 @@ ClientMsg setup(const Json& j) {
 ClientMsg turn(const Json& j) {
     auto t = turn_from_json(field(j, "turn"));
     if (!t) illegal(Err::IllegalTurn, t.error());
-    return TurnMsg{code(j, "game"), *t, opt_version(j, "version"), opt_str(j, "ref", 64)};
+    auto lag = opt_version(j, "lag_ms");
+    if (lag && *lag > kMaxLagMs) bad("field \"lag_ms\" must be at most 60000");
+    return TurnMsg{code(j, "game"), *t, opt_version(j, "version"), opt_str(j, "ref", 64), lag};
 }
 ClientMsg chat(const Json& j) {
     std::string text = str(field(j, "text"), "text", kMaxMessageBytes);

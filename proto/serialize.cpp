@@ -61,6 +61,7 @@ Json to_json(const TurnMsg& m) {
     Json j = {{"type", "turn"}, {"game", m.game}, {"turn", tf::to_json(m.turn)}};
     put_opt(j, "version", m.version);
     put_opt(j, "ref", m.ref);
+    put_opt(j, "lag_ms", m.lag_ms);
     return j;
 }
 Json to_json(const Resign& m) {

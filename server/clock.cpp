@@ -24,9 +24,10 @@ void Clock::start(Side s, TimePoint now) {
     since_ = now;
 }
 
-void Clock::press(TimePoint now) {
+void Clock::press(TimePoint now, SteadyClock::duration credit) {
     assert(running_);
     Side s = *running_;
+    since_ += std::clamp(credit, SteadyClock::duration::zero(), now - since_);
     stop(now);
     left_[idx(s)] += increment_;
     start(~s, now);

@@ -24,9 +24,14 @@ class Clock {
 
     // Starts `s`'s time at `now`; nobody's time may be running.
     void start(Side s, TimePoint now);
-    // The running side completed a turn at `now`: its elapsed time is deducted, the increment
-    // added, and the other side's time starts.
-    void press(TimePoint now);
+    // The running side completed a turn at `now`: its elapsed time less `credit` (the lag
+    // compensation, see lag.h) is deducted, the increment added, and the other side's time
+    // starts.
+    void press(TimePoint now, SteadyClock::duration credit = SteadyClock::duration::zero());
+    // How long the running side's time has run (zero when none runs).
+    SteadyClock::duration elapsed(TimePoint now) const {
+        return running_ ? now - since_ : SteadyClock::duration::zero();
+    }
     // Deducts the running side's elapsed time; nobody's time runs afterwards.
     void stop(TimePoint now);
     // Sets `s`'s time to zero and stops the clock (a loss on time).

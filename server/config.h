@@ -30,8 +30,9 @@ struct Config {
     double handshake_seconds = 10;  // a new connection's first message (TCP) or request (HTTP)
     double slow_seconds = 30;       // longest time a TCP message may stay incomplete
     int threads = 2;
-    double grace_seconds = 60;           // a disconnected player's grace period, then claim
-    double award_seconds = -1;           // after the grace: win awarded unclaimed; <0: = grace
+    double grace_seconds = 60;  // a disconnected player's grace period, then claim
+    double award_seconds = -1;  // after the grace: win awarded unclaimed; <0: = grace
+    double bot_pace = 1;        // x the bot's human-like moment before its move; 0: at once
     double start_timeout_seconds = 120;  // both seats filled -> silver's first turn, or abort
     double retention_seconds = 600;      // finished games stay in memory this long
     int chat_lines = 5;                  // chat lines per player per room ...
@@ -58,7 +59,8 @@ struct Config {
     int login_checks_per_address = 60;  // password checks per client address per 10 minutes
     std::string metrics_token;  // GET /metrics with this bearer token; "" = loopback clients only
     std::vector<std::string> allowed_origins;  // WebSocket upgrade Origin allow-list; empty = any
-    double idle_seconds = 30;  // silent WebSocket -> ping; no answer within as long -> closed
+    double idle_seconds = 30;      // silent WebSocket -> ping; no answer within as long -> closed
+    double lag_probe_seconds = 3;  // WebSocket round-trip probes for lag compensation; 0: none
 };
 
 }  // namespace tf::server

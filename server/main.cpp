@@ -234,6 +234,12 @@ int main(int argc, char** argv) {
     app.add_option("--award-seconds", cfg.award_seconds,
                    "after the grace period, award the win unclaimed this much later "
                    "(default: one more grace period)");
+    app.add_option("--bot-pace", cfg.bot_pace,
+                   "the computer shows a move no sooner than a human-like moment after the "
+                   "position (a setup 0.8 s, a turn 0.35 s + 0.1 s per level, at most 1/60 of its "
+                   "time left), times this; 0: at once")
+        ->check(CLI::Range(0.0, 10.0))
+        ->capture_default_str();
     app.add_option("--start-timeout-seconds", cfg.start_timeout_seconds,
                    "abort a game whose setups and silver's first turn are not done this long "
                    "after both seats are filled; fractions allowed")
@@ -340,6 +346,12 @@ int main(int argc, char** argv) {
                    "Requests without Origin (non-browser clients) are always allowed")
         ->delimiter(',')
         ->default_str("");
+    app.add_option("--lag-probe-seconds", cfg.lag_probe_seconds,
+                   "a WebSocket gets a ping this often to measure its round trip, credited to "
+                   "the player's clock on each turn (PROTOCOL.md \"Lag\"); 0: never (no credit "
+                   "on WebSocket)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     app.add_option("--idle-seconds", cfg.idle_seconds,
                    "a WebSocket silent this long gets a ping; no answer within as long again "
                    "closes it (browsers answer pings by themselves); fractions allowed")

@@ -38,14 +38,18 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
       watchers_([this](const std::string& id) { return seat_of(id).has_value(); },
                 std::chrono::milliseconds(env.cfg.live_interval_ms)),
       timer_(ex_),
-      ops_(ex_, env.store, code_, *this) {
+      ops_(ex_, env.store, code_, *this),
+      bot_timer_(ex_) {
     seats_[idx(params_.creator_side)] = std::move(creator);
     if (params_.rated) {
         category_ = proto::rating_category(params_.variant, params_.time_control);
         if (!category_) params_.rated = false;  // the session checks; never rate what has none
     }
     note_rating(params_.creator_side);
-    if (params_.time_control) clock_.emplace(*params_.time_control);
+    if (params_.time_control) {
+        clock_.emplace(*params_.time_control);
+        lag_.emplace(*params_.time_control);
+    }
     created_ms_ = epoch_ms(SteadyClock::now(), SteadyClock::now());
     if (!env.node.empty()) ops_.fence(env.node, 1);  // a new game: its first ownership
 }
@@ -366,10 +370,14 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
     assert(game_->is_ok());
     auto now = SteadyClock::now();
     if (clock_) {
-        if (started())
-            clock_->press(now);
-        else
+        if (started()) {
+            // The turn's network transit is the server's, within the mover's quota (lag.h).
+            auto lag = std::chrono::milliseconds(m.lag_ms.value_or(0));
+            auto credit = lag_->credit(*side, lag, clock_->elapsed(now));
+            clock_->press(now, credit);
+        } else {
             clock_->start(~*side, now);
+        }
     }
     turns_.push_back(m.turn);
     ++metrics().turns_accepted;

@@ -35,6 +35,7 @@
 #include "proto/status.h"
 #include "server/clock.h"
 #include "server/config.h"
+#include "server/lag.h"
 #include "server/participant.h"
 #include "server/room_ops.h"
 #include "server/room_services.h"
@@ -295,6 +296,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     Watchers watchers_;
 
     std::optional<Clock> clock_;               // nullopt: untimed
+    std::optional<LagQuota> lag_;              // with the clock; starts afresh on a restore
     std::optional<TimePoint> start_deadline_;  // until silver's first turn
     std::optional<TimePoint> away_since_[2];   // a seat without any connection
     std::optional<TimePoint> remove_at_;       // a finished game leaves memory then
@@ -323,7 +325,10 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     std::optional<TimePoint> recover_at_;  // the next recovery attempt
     SteadyClock::duration recover_backoff_{};
     RoomOps ops_;
-    bool bot_busy_ = false;  // a search is running for the bot's move
+    bool bot_busy_ = false;  // a search is running for the bot's move, or its move waits
+    boost::asio::steady_timer bot_timer_;  // the bot's human-like moment (room_bot.cpp)
+    // How long the bot takes over a move at least, as a person would (room_bot.cpp).
+    SteadyClock::duration bot_moment(Side side) const;
 };
 
 template <class F>

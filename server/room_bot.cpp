@@ -4,6 +4,11 @@
 // or a network thread; the answer comes back to the strand as an ordinary setup or turn,
 // validated and committed like a player's. An answer for a position that has moved on (the
 // human resigned, the clock fell) is dropped.
+//
+// A move is shown no sooner than a human-like moment after the position arrived (issue 32: an
+// answer in 40 ms blurs with the player's own move): a setup 0.8 s, a turn 0.35 s + 0.1 s per
+// level, less when the bot's clock runs low (at most a sixtieth of its time left), times
+// --bot-pace (0: at once). The search's own time counts toward it; the bot's clock runs.
 #include <spdlog/spdlog.h>
 
 #include "common/bot.h"
@@ -16,6 +21,16 @@ std::optional<Side> Room::bot_side() const {
     return ~params_.creator_side;
 }
 
+SteadyClock::duration Room::bot_moment(Side side) const {
+    using std::chrono::milliseconds;
+    const bool setup = game_->phase() == Phase::SetupSilver || game_->phase() == Phase::SetupBronze;
+    SteadyClock::duration d =
+        setup ? milliseconds(800) : milliseconds(350 + 100 * params_.bot_level.value_or(1));
+    if (clock_ && clock_->running() == side)
+        d = std::min(d, clock_->left(side, SteadyClock::now()) / 60);
+    return std::chrono::duration_cast<SteadyClock::duration>(d * env_.cfg.bot_pace);
+}
+
 void Room::maybe_bot() {
     auto side = bot_side();
     if (!side || bot_busy_ || status_ != Status::Playing || ops_.busy() || game_->over() ||
@@ -26,7 +41,8 @@ void Room::maybe_bot() {
     opt.level = *params_.bot_level;
     opt.seed = std::hash<std::string>{}(code_) ^ std::uint64_t(version_) * 0x9e3779b97f4a7c15ULL;
     const std::int64_t at = state_version_;
-    auto think = [self = shared_from_this(), g = *game_, opt, at, side = *side] {
+    const TimePoint show_at = SteadyClock::now() + bot_moment(*side);
+    auto think = [self = shared_from_this(), g = *game_, opt, at, side = *side, show_at] {
         bool setup = g.phase() == Phase::SetupSilver || g.phase() == Phase::SetupBronze;
         std::optional<Setup> s;
         std::optional<Turn> t;
@@ -44,7 +60,7 @@ void Room::maybe_bot() {
             else
                 error = r.error().message;
         }
-        self->on_strand([self, s = std::move(s), t = std::move(t), error, at, side] {
+        auto play = [self, s = std::move(s), t = std::move(t), error, at, side] {
             self->bot_busy_ = false;
             if (!error.empty())
                 return spdlog::error("room {}: the bot found no move: {}", self->code_, error);
@@ -56,7 +72,16 @@ void Room::maybe_bot() {
             if (s)
                 self->setup_now(bot, {}, proto::SetupMsg{self->code_, *s, at, std::nullopt});
             else
-                self->turn_now(bot, {}, proto::TurnMsg{self->code_, *t, at, std::nullopt});
+                self->turn_now(bot, {},
+                               proto::TurnMsg{self->code_, *t, at, std::nullopt, std::nullopt});
+        };
+        self->on_strand([self, play = std::move(play), show_at]() mutable {
+            if (SteadyClock::now() >= show_at) return play();
+            self->bot_timer_.expires_at(show_at);
+            self->bot_timer_.async_wait([w = self->weak_from_this(), play = std::move(play)](
+                                            boost::system::error_code) mutable {
+                if (auto r = w.lock()) r->on_strand(std::move(play));  // it checks the version
+            });
         });
     };
     if (env_.offload)

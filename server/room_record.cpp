@@ -175,10 +175,13 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
     turns_.clear();
     version_ = state_version_ = 0;
     history_.clear();
-    if (params_.time_control)
+    if (params_.time_control) {
         clock_.emplace(*params_.time_control);
-    else
+        lag_.emplace(*params_.time_control);
+    } else {
         clock_.reset();
+        lag_.reset();
+    }
     draw_offer_.reset();
     rematch_offer_.reset();
     rematch_code_.reset();

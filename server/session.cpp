@@ -109,6 +109,16 @@ void Session::dispatch(std::string_view text) {
     if (!player_ && !std::holds_alternative<proto::Hello>(msg) &&
         !std::holds_alternative<proto::Ping>(msg))
         return send_error(Err::HelloRequired, "send hello first");
+    // A turn carries the lag this connection credits (the measure of the origin node, when
+    // another node holds the game).
+    std::string with_lag;
+    if (auto* t = std::get_if<proto::TurnMsg>(&msg)) {
+        if (auto lag = turn_lag_ms(t->lag_ms); lag != t->lag_ms) {
+            t->lag_ms = lag;
+            with_lag = proto::to_json(*t).dump();
+            text = with_lag;
+        }
+    }
     // A request about a game another node holds goes to that node as it came.
     if (may_forward())
         if (auto code = proto::game_of(msg);

@@ -81,6 +81,11 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     }
     // False for connections of other nodes: their requests are never forwarded again.
     virtual bool may_forward() const { return true; }
+    // The round trip in ms credited to a turn sent on this connection (PROTOCOL.md "Lag"):
+    // what the client reported (`claimed`, TCP), or the server's own measure (WebSocket).
+    virtual std::optional<std::int64_t> turn_lag_ms(std::optional<std::int64_t> claimed) const {
+        return claimed;
+    }
     Hub& hub_;
     const std::uint64_t conn_id_;  // in log lines as transport#id
 

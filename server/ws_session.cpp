@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "server/io_errors.h"
+#include "server/lag.h"
 #include "server/metrics.h"
 #include "server/outbox.h"
 #include "server/session.h"
@@ -75,6 +76,10 @@ class WsSession : public Session {
             net::async_write(self->sock_, net::buffer(*r),
                              [self, r](boost::system::error_code ec, std::size_t) {
                                  if (ec) return self->fail(ec, "write the handshake");
+                                 if (self->probe_every_ > Clock::duration::zero()) {
+                                     self->next_probe_ = Clock::now();  // a first measure now
+                                     self->arm();
+                                 }
                                  self->read();
                              });
         });
@@ -160,6 +165,7 @@ class WsSession : public Session {
                     push({std::make_shared<const std::string>(r.payload), ws_opcode::kPong});
                 break;
             case WsFramer::Status::Pong:
+                on_pong(r.payload);
                 break;
             case WsFramer::Status::Close:
                 peer_closed_ = true;
@@ -190,6 +196,7 @@ class WsSession : public Session {
     // looks at them and sets itself again.
     Clock::time_point deadline() const {
         auto t = last_rx_ + (ping_sent_ ? 2 * idle_ : idle_);
+        if (next_probe_ != Clock::time_point{}) t = std::min(t, next_probe_);
         if (frame_since_ != Clock::time_point{}) t = std::min(t, frame_since_ + slow_);
         if (close_sent_) t = std::min(t, close_by_);
         return t;
@@ -216,7 +223,38 @@ class WsSession : public Session {
             ping_sent_ = true;
             push({empty_payload(), ws_opcode::kPing});
         }
+        if (next_probe_ != Clock::time_point{} && now >= next_probe_) {
+            next_probe_ = now + probe_every_;
+            if (!close_sent_) send_probe(now);
+        }
         arm();
+    }
+
+    // Lag probes (PROTOCOL.md "Lag"): a ping whose payload is a number of ours; the browser
+    // answers it at once with a pong of the same payload, and the time between is the round
+    // trip. A pong that does not answer the probe in flight (unsolicited, late, or made up)
+    // measures nothing.
+    void send_probe(Clock::time_point now) {
+        ++probe_id_;
+        probe_sent_ = now;
+        auto payload = std::make_shared<std::string>(8, '\0');
+        for (int i = 0; i < 8; ++i)
+            (*payload)[std::size_t(i)] = char((probe_id_ >> (8 * i)) & 0xff);
+        push({std::move(payload), ws_opcode::kPing});
+    }
+    void on_pong(std::string_view payload) {
+        if (!probe_sent_ || payload.size() != 8) return;
+        std::uint64_t id = 0;
+        for (int i = 0; i < 8; ++i)
+            id |= std::uint64_t(std::uint8_t(payload[std::size_t(i)])) << (8 * i);
+        if (id != probe_id_) return;
+        lag_.add(std::chrono::duration_cast<LagEstimate::Duration>(last_rx_ - *probe_sent_));
+        probe_sent_.reset();
+    }
+    std::optional<std::int64_t> turn_lag_ms(std::optional<std::int64_t>) const override {
+        auto v = lag_.value();
+        if (!v) return std::nullopt;
+        return std::min<std::int64_t>((v->count() + 500) / 1000, proto::kMaxLagMs);
     }
     static const Msg& empty_payload() {
         static const Msg empty = std::make_shared<const std::string>();
@@ -317,6 +355,11 @@ class WsSession : public Session {
     ConnLimiter::Slot slot_;
     const Clock::duration idle_ = seconds(hub_.cfg.idle_seconds);
     const Clock::duration slow_ = seconds(hub_.cfg.slow_seconds);
+    const Clock::duration probe_every_ = seconds(hub_.cfg.lag_probe_seconds);
+    Clock::time_point next_probe_{};               // the next lag probe; {} = not yet / never
+    std::optional<Clock::time_point> probe_sent_;  // the probe in flight
+    std::uint64_t probe_id_ = 0;
+    LagEstimate lag_;                  // this connection's round trip
     Clock::time_point last_rx_{};      // the last byte from the client
     Clock::time_point frame_since_{};  // first byte of the incomplete frame; {} = none
     Clock::time_point close_by_{};     // after our close frame: the client's answer is due

@@ -419,7 +419,7 @@ class BotClient {
             auto t = bot_turn(g, bo);
             if (!t) throw Failure("bot_turn: " + t.error().message);
             s.pending = ref;
-            send(proto::TurnMsg{s.code, *t, s.mirror->version(), ref});
+            send(proto::TurnMsg{s.code, *t, s.mirror->version(), ref, std::nullopt});
             expect_answer(s);
         }
     }

@@ -3,6 +3,8 @@
 // survive a restart like any other.
 #include <doctest/doctest.h>
 
+#include <chrono>
+
 #include "client/lib/traffic_log.h"
 #include "common/json.h"
 #include "game_client.h"
@@ -85,4 +87,34 @@ TEST_CASE("bot_seat_restart") {
     CHECK(h2.result["over"] == true);
 }
 
+}  // namespace tf::test
+
+namespace tf::test {
+namespace {
+
+// Issue 32: the computer shows its move no sooner than a human-like moment after the position
+// (a setup 0.8 s, a turn at level 5 0.85 s): measured from the human's ack to the bot's event,
+// a lower bound the server's timer guarantees.
+TEST_CASE("bot_pace") {
+    ServerProcess s({"--rate", "1000000", "--burst", "1000000", "--bot-pace", "1"});
+    GameClient h = GameClient::connect(s, Transport::Tcp, "human");
+    REQUIRE(create_vs_bot(h, 5)["type"] == "game_created");
+    h.recv_until("snapshot");
+    Rng rng(11);
+    auto bot_after_mine = [&] {
+        h.conn->send(random_action(h, rng, "r"));
+        h.sync_to(h.recv_until("ack")["version"]);
+        const auto acked = std::chrono::steady_clock::now();
+        const auto before = h.version;
+        while (h.version == before) h.recv_until("event");
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - acked).count();
+    };
+    const double setup = bot_after_mine();
+    CHECK(setup >= 0.5);
+    const double turn = bot_after_mine();
+    CHECK(turn >= 0.5);
+    MESSAGE("the bot's setup came " << setup << " s after the human's, its turn " << turn << " s");
+}
+
+}  // namespace
 }  // namespace tf::test

@@ -93,6 +93,9 @@ ServerProcess::ServerProcess(std::vector<std::string> extra_args) {
     log_path_ = tmpl;
     std::vector<std::string> args = {TF_SERVER_BIN, "--http-port", "0",        "--tcp-port",
                                      "0",           "--bind",      "127.0.0.1"};
+    // The computer answers at once unless a test asks for its human-like pace.
+    if (std::find(extra_args.begin(), extra_args.end(), "--bot-pace") == extra_args.end())
+        args.insert(args.end(), {"--bot-pace", "0"});
     long nofile = 0;
     for (const auto& a : extra_args)
         if (a.rfind("--test-nofile=", 0) == 0)

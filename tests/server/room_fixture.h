@@ -99,7 +99,7 @@ struct Fixture {
         MoveList ml;
         mirror.generate(ml);
         Turn t = ml.size == 0 ? Turn{} : mirror.to_turn(ml[0]);
-        return proto::TurnMsg{"abc234", t, version, "t"};
+        return proto::TurnMsg{"abc234", t, version, "t", std::nullopt};
     }
     // Bob joins, cat watches, both setups and silver's first turn: version 4, bronze to move.
     void play_opening() {

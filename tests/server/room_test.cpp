@@ -68,7 +68,7 @@ TEST_CASE("room: seats, turns and versions through fake participants") {
     // Play: an illegal turn carries the rules' code and changes nothing.
     proto::TurnMsg bad{"abc234",
                        Turn{ElephantMove{Cell{0, 0}, {Cell{0, 1}}, std::nullopt}, std::nullopt, {}},
-                       3, "x"};
+                       3, "x", std::nullopt};
     f.room->turn(f.ann, f.a, bad);
     e = f.error_of(*f.a);
     CHECK(e["code"] == "illegal_turn");
