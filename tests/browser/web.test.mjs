@@ -403,7 +403,9 @@ test("the finished game opens in the replay viewer and in the finished-games lis
   // positions from the record with the WebAssembly rules: start + one per turn
   assert.equal(Number(await ann.getAttribute("#rp-range", "max")), shared.turns);
   assert.equal(await ann.locator("#rp-turns li").count(), shared.turns + 1);
-  await ann.click("#rp-last");
+  // it opens at the final position, with the result (issue 32, fault 9)
+  assert.equal(await ann.getAttribute("#rp-pos", "data-index"), String(shared.turns));
+  assert.ok(await ann.isDisabled("#rp-last"));
   await ann.waitForSelector("#rp-result:not([hidden])");
   assert.equal(await ann.getAttribute("#rp-result", "data-score"), shared.score);
   await ann.screenshot({ path: path.join(ART, "replay.png") });

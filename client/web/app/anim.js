@@ -49,6 +49,8 @@ export function animateTurn(container, entry) {
     if (!el && mover) { // it left the field, or a guardian move of this turn captured it
       el = drawElephant(anim, ...cxy(e.from), mover.side, mover.facing);
       temp = true;
+      // on a flipped board (board.js) its letter is turned back upright, as the drawn pieces' are
+      if (container._flip) for (const l of el.querySelectorAll("text")) l.setAttribute("transform", `rotate(180 ${l.getAttribute("x")} ${l.getAttribute("y")})`);
     }
     // the time of each step: a jump takes a little longer
     const times = [0];

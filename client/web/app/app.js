@@ -18,7 +18,7 @@ import { t, lang, setLang, translatePage } from "./i18n.js";
 import { S, app, send, mySide, createAnswered } from "./state.js";
 import { gameView, onSnapshot, onEvent, onGameError, watchGame, resendPending, gameHooks, dropGames } from "./game.js";
 import { turnPhase, playPremove } from "./turn.js";
-import { renderGame, setupGameControls, onTurnShown, showNotice, clearNotice, notation } from "./gamescreen.js";
+import { renderGame, setupGameControls, onTurnShown, showNotice, clearNotice, notation, announce } from "./gamescreen.js";
 import { renderLobby, setupLobby, showLobbyError, loadRecent, storedName, translateLobbyForms } from "./lobby.js";
 import { openReplay, closeReplay, renderReplay, setupReplay } from "./replay.js";
 import { renderHow, setupHow } from "./howto.js";
@@ -29,6 +29,7 @@ import { svgEl } from "./board.js";
 import { setupAccount, renderAccount, accountWelcome, accountError, accountConnectionLost } from "./account.js";
 import { openProfile, renderProfile } from "./profile.js";
 import { openLeaderboard, renderLeaderboard } from "./leaderboard.js";
+import { setupFlip } from "./flip.js";
 
 const BOT_WAIT_MS = 3000;
 const rulesLoading = Rules.load(); // at once: in parallel with everything below
@@ -274,6 +275,7 @@ function onGameEvent(G, ev) {
   }
   if (ev.kind === "draw_decline" && ev.payload.side !== mySide(G)) showNotice(t("notice.drawDeclined", { name: playerName(G.players, ev.payload.side) }));
   if (ev.kind === "game_over" && mySide(G)) setTimeout(() => loadRecent(), 500);
+  announce(G, ev); // said to a screen reader (the game page's live region)
   // The account's own rating in the category, as the server now has it.
   const mine = ev.kind === "ratings" && mySide(G) ? ev.payload?.[mySide(G)] : null;
   if (mine?.after && S.me?.account) S.me.account.ratings = { ...(S.me.account.ratings ?? {}), [ev.payload.category]: mine.after };
@@ -381,6 +383,7 @@ function main() {
   setupLobby();
   setupGameControls();
   setupReplay();
+  setupFlip();
   setupHow();
   setupAccount();
   document.querySelector(".skip").addEventListener("click", (ev) => {

@@ -13,7 +13,8 @@
 // hatched and marked ✕.
 //
 // Input: every cell is focusable (one tab stop, arrow keys move between cells); a click, Enter or
-// Space calls onCell([x, y]); a drag from an own elephant through cells calls onCell for the
+// Space calls onCell([x, y]) (Enter first asks onEnter([x, y]), which may take the key: a game's
+// complete setup is sent by Enter); a drag from an own elephant through cells calls onCell for the
 // elephant and each cell entered (so a path can be drawn in one gesture); a facing arrow calls
 // onFacing(dir). The listeners live on the container, so redraws never lose a gesture.
 import { t, lang } from "./i18n.js";
@@ -104,7 +105,7 @@ export function guardianPath(entry, n) {
 }
 export const arrival = (entry, n) => guardianPath(entry, n).at(-1) ?? entry.from;
 
-// opts: {state, onCell?(cell), onFacing?(dir), labelFor?(cell) -> string, compact?, highlights: {
+// opts: {state, onCell?(cell), onFacing?(dir), onEnter?(cell) -> taken, labelFor?(cell) -> string, compact?, highlights: {
 //   cands: Map key -> true | label   cells that can be chosen now (label: a guardian move's cost)
 //   movable: Set key                 own elephants that have a legal move
 //   selected: [x, y]                 the chosen elephant or guardian
@@ -115,12 +116,14 @@ export const arrival = (entry, n) => guardianPath(entry, n).at(-1) ?? entry.from
 //   ghost: {cell, side, facing}      the chosen elephant where its path so far ends
 //   facing: {cell, dirs}             arrows around the landing cell: choose the facing
 //   zoneSide: side                   tint that side's start zone (setup)
-//   setupMarks: {side, elephants, guardians}  the drafted setup }}
+//   setupMarks: {side, elephants, guardians}  the drafted setup },
+//   flip?: the board turned 180° (north-east corner at the bottom left), its names still upright }
 export function renderBoard(container, opts) {
   container._onCell = opts.onCell ?? (() => {});
   container._onFacing = opts.onFacing ?? (() => {});
+  container._onEnter = opts.onEnter ?? null;
   listen(container);
-  const sig = JSON.stringify([lang(), opts.state, opts.highlights ?? null, opts.title ?? ""],
+  const sig = JSON.stringify([lang(), opts.state, opts.highlights ?? null, opts.title ?? "", !!opts.flip],
     (k, v) => (v instanceof Map || v instanceof Set ? [...v] : v));
   if (container._sig === sig && container.firstChild) return false; // unchanged: keep animations and focus
   container._sig = sig;
@@ -139,6 +142,9 @@ function draw(container, opts) {
   const svg = svgEl("svg", { viewBox: `0 0 ${W} ${W}`, class: "board-svg", role: "group",
     "aria-label": opts.title ?? t("board.aria", { n }), "data-size": n });
   container._n = n;
+  container._flip = !!opts.flip;
+  // A flipped board is drawn as usual inside a group turned 180° about the centre.
+  const root = opts.flip ? svgEl("g", { class: "flip", transform: `rotate(180 ${W / 2} ${W / 2})` }, svg) : svg;
   const hatchId = `hatch-${++uid}`;
   hatch(svgEl("defs", {}, svg), hatchId);
 
@@ -165,12 +171,12 @@ function draw(container, opts) {
     focusKey = cands.size ? [...cands.keys()][0] : key([Math.ceil(n / 2), Math.ceil(n / 2)]);
   container._focusKey = focusKey;
 
-  const cellsG = svgEl("g", { class: "cells" }, svg);
-  const trunksG = svgEl("g", { class: "trunks", "pointer-events": "none" }, svg);
-  const marksG = svgEl("g", { class: "marks", "pointer-events": "none" }, svg);
-  const piecesG = svgEl("g", { class: "pieces", "pointer-events": "none" }, svg);
-  svgEl("g", { class: "anim", "pointer-events": "none" }, svg);
-  const topG = svgEl("g", { class: "top" }, svg);
+  const cellsG = svgEl("g", { class: "cells" }, root);
+  const trunksG = svgEl("g", { class: "trunks", "pointer-events": "none" }, root);
+  const marksG = svgEl("g", { class: "marks", "pointer-events": "none" }, root);
+  const piecesG = svgEl("g", { class: "pieces", "pointer-events": "none" }, root);
+  svgEl("g", { class: "anim", "pointer-events": "none" }, root);
+  const topG = svgEl("g", { class: "top" }, root);
   const cellEls = new Map();
 
   for (let y = 0; y <= n + 1; y++) {
@@ -263,10 +269,21 @@ function draw(container, opts) {
       class: "capture-mark" }, piecesG);
   }
   if (hl.facing?.cell) drawFacingArrows(topG, hl.facing, px, py);
+  if (opts.flip) uprightTexts(svg);
 
   container.replaceChildren(svg);
   container._cellEls = cellEls;
   if (hadFocus) cellEls.get(container._focusKey)?.focus();
+}
+
+// On a flipped board every text is turned back about its own anchor, so names and letters stay
+// upright (the names of the west and east ring cells read upwards, as on the usual board).
+function uprightTexts(svg) {
+  for (const e of svg.querySelectorAll("text")) {
+    const tr = e.getAttribute("transform") ?? "";
+    if (tr.startsWith("rotate(-90")) e.setAttribute("transform", tr.replace("rotate(-90", "rotate(90"));
+    else e.setAttribute("transform", `${tr} rotate(180 ${e.getAttribute("x")} ${e.getAttribute("y")})`.trim());
+  }
 }
 
 // The ring cell's name at its outer edge, clear of the guardian standing on it.
@@ -396,7 +413,7 @@ function cellAt(container, ev) {
   const svg = container.querySelector("svg.board-svg");
   const n = container._n;
   if (!svg || !n) return null;
-  const m = svg.getScreenCTM();
+  const m = (svg.querySelector(":scope > g.flip") ?? svg).getScreenCTM();
   if (!m) return null;
   const p = new DOMPoint(ev.clientX, ev.clientY).matrixTransform(m.inverse());
   const x = Math.floor(p.x / CS);
@@ -469,9 +486,15 @@ function listen(container) {
     if (moves[ev.key] && !ev.shiftKey && !ev.altKey) {
       ev.preventDefault();
       ev.stopPropagation();
-      const nx = Math.min(n + 1, Math.max(0, x + moves[ev.key][0]));
-      const ny = Math.min(n + 1, Math.max(0, y + moves[ev.key][1]));
+      const s = container._flip ? -1 : 1; // the arrows go the way they point on the screen
+      const nx = Math.min(n + 1, Math.max(0, x + s * moves[ev.key][0]));
+      const ny = Math.min(n + 1, Math.max(0, y + s * moves[ev.key][1]));
       container._cellEls?.get(key([nx, ny]))?.focus();
+      return;
+    }
+    if (ev.key === "Enter" && container._onEnter?.([x, y])) {
+      ev.preventDefault();
+      ev.stopPropagation();
       return;
     }
     if ((ev.key === "Enter" || ev.key === " ") && g.classList.contains("cand")) {

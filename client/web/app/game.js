@@ -276,6 +276,7 @@ export function onEvent(m, raw = null) {
     }
     case "abort":
       G.abortReason = p.reason ?? null;
+      G.abortSide = p.side ?? null; // reason "player": the side that left without a result
       break;
     case "join":
       // A join event carries no rating: in a rated game a snapshot brings the newcomer's (once).

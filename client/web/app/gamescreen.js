@@ -4,7 +4,7 @@
 // spectator view (no seat: read-only). Drawing only; the model is game.js, the turn is turn.js.
 import { $, h, other, SideName, sideName, variantText, tcText, errorText, playerName, flash } from "./dom.js";
 import { t } from "./i18n.js";
-import { renderBoard, renderLegend, cellName, key, unkey, arrival } from "./board.js";
+import { renderBoard, renderLegend, cellName, key, unkey, arrival, isField } from "./board.js";
 import { animateTurn } from "./anim.js";
 import { playSound } from "./sound.js";
 import { S, app, send, sendCreate, mySide } from "./state.js";
@@ -12,8 +12,10 @@ import { turnPhase, drafting, legalMoves, elephantReady, draftResult, candidates
   onCell, chooseFacing, toggleBurnt, canSend, canBurn, sendDraft, undo } from "./turn.js";
 import { Rules } from "./trunkfield-rules.js";
 import { renderCards, tickClocks, clockMs, lowTimeMs } from "./players.js";
-import { renderResult, setupResult, sameSettings } from "./result.js";
+import { renderResult, setupResult, sameSettings, resultWords } from "./result.js";
 import { categoryName, categoryOf } from "./ratings.js";
+import { boardFlipped, renderFlipButtons } from "./flip.js";
+import { randomSetup, lastSetup, fillSetup } from "./setupfill.js";
 
 const current = () => (S.route.view === "game" ? S.games.get(S.route.code) : null);
 const CHAT_KEY = "trunkfield.chat";
@@ -79,6 +81,9 @@ export function boardView(G) {
 }
 
 export function renderGame(G) {
+  const focused = document.activeElement;
+  const focusInGame = $("game").contains(focused) && !$("board").contains(focused);
+  renderZen();
   $("game-code").textContent = G.code;
   const side = mySide(G);
   $("game-role").textContent = side ? t("game.youPlay", { side: sideName(side) }) : t("game.watching");
@@ -99,6 +104,7 @@ export function renderGame(G) {
     for (const id of ["card-top", "card-bottom"]) $(id).replaceChildren();
     $("controls").hidden = true;
     $("missing-replay").hidden = !G.missing;
+    $("away-note").hidden = true;
     for (const id of ["actions", "result", "share", "browse-bar", "turns-card", "chat-card"]) $(id).hidden = true;
     return;
   }
@@ -116,7 +122,15 @@ export function renderGame(G) {
       const G2 = current();
       if (G2 && chooseFacing(G2, f)) app.render();
     },
+    // Enter on a complete setup sends it, whichever cell has the focus (Space still toggles)
+    onEnter: () => {
+      const G2 = current();
+      if (!G2 || turnPhase(G2) !== "setup" || !canSend(G2)) return false;
+      $("send-btn").click();
+      return true;
+    },
     highlights: hl,
+    flip: boardFlipped(),
   });
   if (drawn && G.animate) {
     animateTurn(board, G.animate);
@@ -126,6 +140,10 @@ export function renderGame(G) {
 
   renderCards(G, st);
   renderResult(G);
+  renderAway(G);
+  // Spectators may turn the board; a player who did (key F) gets the button to turn it back.
+  $("flip-btn").hidden = !!side && !boardFlipped();
+  renderFlipButtons();
   $("status").textContent = statusText(G, phase, dr, st);
   $("status").dataset.phase = phase ?? "";
   const shareBox = $("share");
@@ -141,6 +159,7 @@ export function renderGame(G) {
   $("facing").hidden = faces.length === 0;
   for (const b of $("facing").querySelectorAll("button")) b.hidden = !faces.includes(b.dataset.facing);
   renderDraft($("draft"), G, phase, dr);
+  renderSetupFill(G, phase);
   const premove = phase === "premove";
   $("undo-btn").disabled = !(phase && G.history.length);
   $("send-btn").disabled = !canSend(G);
@@ -163,6 +182,7 @@ export function renderGame(G) {
   const turnText = G.result ? t("meta.played", { n: st.turns_played }) : t("meta.turn", { n: st.turns_played + 1 });
   $("meta").textContent = [turnText, t("meta.quiet", { q: st.quiet_turns, of: st.variant.quiet }), t("meta.trunks", { n: st.trunks.length }),
     variantText(st.variant), tcText(G.timeControl), G.rated ? rt.textContent : t("game.casual")].join(" · ");
+  keepFocus(focusInGame ? focused : null);
 }
 
 function statusText(G, phase, dr, st) {
@@ -229,10 +249,39 @@ export function renderDraft(el, G, phase, dr) {
   if (canBurn(G))
     el.append(h("button", { type: "button", class: "burnt-btn", id: ids ? "burnt-btn" : null, "aria-pressed": d.burntMode ? "true" : "false",
       text: d.burntMode ? t("draft.burntCancel") : t("draft.burnt", { n: dr.state.players[side].burnt_left }),
-      onclick: () => {
+      onclick: (ev) => {
         toggleBurnt(G);
+        if (byKey(ev)) boardWanted = true; // the next choice is a cell
         app.render();
       } }));
+}
+
+// During the player's setup: "Random setup" and "My last setup" (disabled when none fits here).
+function renderSetupFill(G, phase) {
+  const box = $("setup-fill");
+  box.hidden = phase !== "setup";
+  if (box.hidden) return;
+  const k = `${G.code}|${G.version}`;
+  if (G.lastSetupFor !== k) {
+    G.lastSetupFor = k;
+    G.lastSetup = lastSetup(G);
+  }
+  const b = $("setup-last");
+  b.disabled = !G.lastSetup;
+  b.title = G.lastSetup ? t("setup.lastHint") : t("setup.noLast");
+}
+
+// The opponent's seat is away (a stale game whose creator left, a dropped connection): said next
+// to the opponent's card; until silver's first turn the player may leave without a result.
+function renderAway(G) {
+  const side = mySide(G);
+  const away = side && G.status === "playing" && !G.result && !!G.players[other(side)] && !!G.away?.[other(side)];
+  const box = $("away-note");
+  box.hidden = !away;
+  if (!away) return;
+  const abortable = (G.state?.turns_played ?? 0) === 0;
+  $("away-text").textContent = abortable ? t("away.notice") : t("away.noticeWait");
+  $("abort-btn").hidden = !abortable;
 }
 
 // The opponent is away: after its grace period the player may claim the win.
@@ -240,7 +289,8 @@ function renderClaim(G) {
   const side = mySide(G);
   const b = $("claim-btn");
   const away = side ? G.away?.[other(side)] : null;
-  if (!side || !away || G.result || G.status !== "playing") {
+  // before silver's first turn nobody wins by abandonment (the away note offers to leave instead)
+  if (!side || !away || G.result || G.status !== "playing" || (G.state?.turns_played ?? 0) === 0) {
     b.hidden = true;
     return;
   }
@@ -262,6 +312,8 @@ function renderTurnList(G) {
     return h("li", { class: tt.side },
       h("button", { type: "button", class: `turn-btn${i + 1 === cur ? " current" : ""}${i === G.turns.length - 1 ? " last" : ""}`,
         "data-index": i + 1, "aria-current": i + 1 === cur ? "step" : false,
+        "aria-label": t("turns.label", { i: i + 1, side: SideName(tt.side), what: turnWords(tt, G.positions[i], G.positions[i + 1], n),
+          notation: notation(tt.turn, n) }),
         onclick: () => browseTo(G, i + 1 === G.turns.length ? null : i + 1) },
       h("span", { class: "num", text: `${i + 1}.` }),
       h("span", { class: "who", text: sideName(tt.side) }),
@@ -296,6 +348,116 @@ function renderChat(G) {
   chat.scrollTop = chat.scrollHeight;
   $("chat-form").hidden = G.status === "cancelled";
   $("chat-input").placeholder = side ? t("chat.placeholderPlayer") : G.chatRooms ? t("chat.placeholderSpectatorRoom") : t("chat.placeholderSpectator");
+}
+
+// A turn in words, for screen readers (the live region, the turn list): "elephant a3 to b3,
+// collected 1 trunk, guardian W5 to W4, captured bronze a4". `before`/`after`: the positions
+// around it (the trunks collected), when known.
+export function turnWords(tt, before, after, n) {
+  const parts = [];
+  const e = tt.turn.elephant;
+  const to = e?.path?.at(-1);
+  if (!e || !to) parts.push(t("say.pass"));
+  else if (!isField(to, n)) parts.push(t("say.exit", { from: cellName(e.from, n), to: cellName(to, n) }));
+  else {
+    parts.push(t("say.elephant", { from: cellName(e.from, n), to: cellName(to, n) }));
+    if (e.facing) parts.push(t("say.facing", { dir: t(`dir.${e.facing}`) }));
+  }
+  const collected = before && after ? before.trunks.length - after.trunks.length : 0;
+  if (collected > 0) parts.push(t("say.collected", { n: collected }));
+  if (tt.turn.burnt) parts.push(t("say.burnt", { cell: cellName(tt.turn.burnt, n) }));
+  for (const g of tt.turn.guardians ?? []) parts.push(t("say.guardian", { from: cellName(g.from, n), to: cellName(arrival(g, n), n) }));
+  if (tt.captures?.length)
+    parts.push(t("say.captured", { list: tt.captures.map((c) => t("turns.captured", { side: sideName(c.side), cell: cellName(c.cell, n) })).join(", ") }));
+  return parts.join(", ");
+}
+
+// The page's live region (#announce, polite): what the others do, said to a screen reader in the
+// page's language: the opponent's turns in words, joining, setting up, draw offers, leaving and
+// coming back, the end with the result (a spectator hears both sides). The last few lines stay.
+export function say(text, code) {
+  const box = $("announce");
+  if (box.dataset.game !== code) box.replaceChildren(); // another game's news is no news here
+  box.dataset.game = code;
+  box.append(h("p", { text }));
+  while (box.childElementCount > 5) box.firstElementChild.remove();
+}
+
+export function announce(G, ev) {
+  if (S.route.view !== "game" || S.route.code !== G.code || !S.rulesReady || !G.state) return;
+  const side = mySide(G);
+  const p = ev.payload ?? {};
+  const who = (s) => ({ name: playerName(G.players, s), side: SideName(s), s: sideName(s) });
+  const theirs = !!p.side && p.side !== side;
+  let text = "";
+  switch (ev.kind) {
+    case "turn": {
+      const i = G.turns.length - 1;
+      const tt = G.turns[i];
+      if (theirs && tt) text = t("say.turn", { ...who(tt.side), what: turnWords(tt, G.positions[i], G.positions[i + 1], G.state.variant.size) });
+      break;
+    }
+    case "join": if (theirs) text = t("say.joined", who(p.side)); break;
+    case "setup": if (theirs) text = t("say.setup", who(p.side)); break;
+    case "draw_offer": if (theirs) text = t("say.drawOffer", who(p.side)); break;
+    case "draw_decline": if (theirs) text = t("notice.drawDeclined", who(p.side)); break;
+    case "player_left": if (theirs) text = t("say.left", who(p.side)); break;
+    case "player_back": if (theirs) text = t("say.back", who(p.side)); break;
+    case "rematch_offer": if (theirs && side) text = t("result.rematchOffered", who(p.side)); break;
+    case "game_over": {
+      const w = resultWords(G);
+      if (w) text = t("say.over", { head: w.head, why: w.why, score: w.score });
+      break;
+    }
+  }
+  if (text) say(text, G.code);
+}
+
+// Keyboard play: after a game action made with the keyboard on one of the page's controls (Send,
+// a facing, Undo, the burnt trunk, a draw, resigning...), and when the control that had the
+// focus goes (hidden, disabled, redrawn), the focus goes back to the board's cell that holds its
+// tab stop: a whole turn is played on the board without tabbing back through the page. A turn of
+// the list keeps the focus across redraws. Clicks leave the focus where the browser puts it.
+let boardWanted = false;
+let pointerUsed = false; // the last input was a pointer, not a key
+const byKey = (ev) => ev?.detail === 0; // a click made with Enter or Space, or by a screen reader
+
+export function focusBoard() {
+  const b = $("board");
+  const el = b._cellEls?.get(b._focusKey);
+  if (el?.isConnected && !$("game").hidden) el.focus();
+}
+
+// `focused`: the page's control that had the focus before the redraw (null: none, or the board).
+function keepFocus(focused) {
+  const want = boardWanted;
+  boardWanted = false;
+  if (want) return focusBoard();
+  if (pointerUsed || !focused) return;
+  const gone = !focused.isConnected || focused.disabled || !(focused.checkVisibility?.() ?? true);
+  if (!gone) return;
+  const i = focused.classList?.contains("turn-btn") ? focused.dataset.index : null;
+  const same = i ? $("turn-log").querySelector(`.turn-btn[data-index="${i}"]`) : null;
+  if (same) same.focus();
+  else focusBoard();
+}
+
+// Zen mode: the board and the two clocks only (the Zen button or the key Z; Esc or either again
+// leaves it), remembered on the device.
+const ZEN_KEY = "trunkfield.zen";
+export const zenOn = () => localStorage.getItem(ZEN_KEY) === "on";
+function setZen(on) {
+  localStorage.setItem(ZEN_KEY, on ? "on" : "off");
+  app.render();
+}
+function renderZen() {
+  const on = zenOn();
+  $("game").classList.toggle("zen", on);
+  const b = $("zen-btn");
+  b.setAttribute("aria-pressed", on ? "true" : "false");
+  b.querySelector(".zen-text").textContent = on ? t("zen.leave") : t("zen.button");
+  b.setAttribute("aria-label", on ? t("zen.leave") : t("zen.button")); // the word is not shown on a phone
+  b.title = t("zen.hint");
 }
 
 // Browsing earlier positions: i = turns played in the position shown (0 = after the setups),
@@ -358,22 +520,27 @@ export function setupGameControls() {
     setTimeout(() => (b.textContent = t("game.copyLink")), 2500);
   });
   $("share-link").addEventListener("focus", (ev) => ev.target.select());
-  $("undo-btn").addEventListener("click", act((G) => undo(G)));
-  $("send-btn").addEventListener("click", act((G) => {
+  // a game action made with the keyboard hands the focus back to the board (see keepFocus)
+  const play = (f) => (ev) => {
+    if (byKey(ev)) boardWanted = true;
+    act(f)();
+  };
+  $("undo-btn").addEventListener("click", play((G) => undo(G)));
+  $("send-btn").addEventListener("click", play((G) => {
     const wasTurn = turnPhase(G) === "turn";
     const caps = wasTurn ? (draftResult(G)?.captures.length ?? 0) : 0;
     sendDraft(G);
     if (wasTurn && G.pending) playSound(caps ? "capture" : "move");
   }));
-  $("premove-cancel").addEventListener("click", act((G) => (G.premove = null)));
+  $("premove-cancel").addEventListener("click", play((G) => (G.premove = null)));
   $("join-seat").addEventListener("click", () => S.route.code && app.joinGame(S.route.code));
   for (const b of $("facing").querySelectorAll("button"))
-    b.addEventListener("click", act((G) => chooseFacing(G, b.dataset.facing)));
+    b.addEventListener("click", play((G) => chooseFacing(G, b.dataset.facing)));
   $("browse-prev").addEventListener("click", act((G) => browseStep(G, -1)));
   $("browse-next").addEventListener("click", act((G) => browseStep(G, 1)));
   $("browse-live").addEventListener("click", act((G) => browseTo(G, null)));
   let resignArmed = null;
-  $("resign-btn").addEventListener("click", () => {
+  $("resign-btn").addEventListener("click", (ev) => {
     const b = $("resign-btn");
     if (!resignArmed) {
       b.textContent = t("game.resignConfirm");
@@ -387,11 +554,22 @@ export function setupGameControls() {
     resignArmed = null;
     b.textContent = t("game.resign");
     send({ type: "resign", game: S.route.code });
+    if (byKey(ev)) focusBoard();
   });
-  $("draw-btn").addEventListener("click", () => send({ type: "draw_offer", game: S.route.code }));
-  $("draw-accept").addEventListener("click", () => send({ type: "draw_accept", game: S.route.code }));
-  $("draw-decline").addEventListener("click", () => send({ type: "draw_decline", game: S.route.code }));
-  $("claim-btn").addEventListener("click", () => send({ type: "claim_win", game: S.route.code }));
+  const sendKey = (type) => (ev) => {
+    send({ type, game: S.route.code });
+    if (byKey(ev)) focusBoard();
+  };
+  $("draw-btn").addEventListener("click", sendKey("draw_offer"));
+  $("draw-accept").addEventListener("click", sendKey("draw_accept"));
+  $("draw-decline").addEventListener("click", sendKey("draw_decline"));
+  $("claim-btn").addEventListener("click", sendKey("claim_win"));
+  $("zen-btn").addEventListener("click", () => setZen(!zenOn()));
+  window.addEventListener("pointerdown", () => (pointerUsed = true), true);
+  window.addEventListener("keydown", () => (pointerUsed = false), true);
+  $("abort-btn").addEventListener("click", () => send({ type: "abort", game: S.route.code }));
+  $("setup-random").addEventListener("click", act((G) => turnPhase(G) === "setup" && fillSetup(G, randomSetup(G))));
+  $("setup-last").addEventListener("click", act((G) => turnPhase(G) === "setup" && fillSetup(G, lastSetup(G))));
   $("cancel-game").addEventListener("click", () => send({ type: "cancel_game", code: S.route.code }));
   $("chat-toggle").addEventListener("click", () => {
     localStorage.setItem(CHAT_KEY, chatHidden() ? "shown" : "hidden");
@@ -425,9 +603,17 @@ export function setupGameControls() {
       }
       if (turnPhase(G) && undo(G)) {
         ev.preventDefault();
-        app.render();
+        return app.render();
+      }
+      if (ev.key === "Escape" && zenOn()) {
+        ev.preventDefault();
+        setZen(false);
       }
       return;
+    }
+    if ((ev.key === "z" || ev.key === "Z") && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
+      ev.preventDefault();
+      return setZen(!zenOn());
     }
     if (ev.key === "Enter" && !ev.target.closest?.("button, a, summary")) {
       const cell = ev.target.closest?.("#board [data-cell]");

@@ -1,7 +1,8 @@
 // The two player cards of a game screen, directly above and below the board: name, presence
 // (connected, or away with the time left before the opponent may claim the win), clock, and the
 // counts that make the score. The opponent's card is on top, the player's own below (for a
-// spectator: bronze on top, silver, who starts from the south, below). In a rated game the name
+// spectator: bronze on top, silver, who starts from the south, below; the other way round on a
+// flipped board, flip.js). In a rated game the name
 // has its rating as the game began, lichess's way ("ann (1500?)"), and after it the change
 // ("+12"); an account's name links to its player page.
 import { $, h, other, SideName, fmtClock, playerName } from "./dom.js";
@@ -9,6 +10,7 @@ import { t } from "./i18n.js";
 import { pieceIcon } from "./board.js";
 import { mySide, botLevel } from "./state.js";
 import { playerLink, ratingSpan, ratingChange, diffSpan } from "./ratings.js";
+import { boardFlipped } from "./flip.js";
 
 export function clockMs(G, s) {
   const c = G.clocks;
@@ -23,7 +25,7 @@ function presence(G, s) {
   if (botLevel(G.players[s])) return { cls: "bot", text: t("card.computer") };
   const away = G.away?.[s];
   if (!away) return { cls: "here", text: t("card.here") };
-  if (G.result || G.status !== "playing") return { cls: "away", text: t("card.away") };
+  if (G.result || G.status !== "playing" || (G.state?.turns_played ?? 0) === 0) return { cls: "away", text: t("card.away") };
   const wait = Math.ceil(((away.claim_at ?? 0) - Date.now()) / 1000);
   return { cls: "away", text: wait > 0 ? t("card.awayFor", { s: wait }) : t("card.awayClaimable") };
 }
@@ -64,7 +66,7 @@ function card(G, st, s) {
 export const bottomSide = (G) => mySide(G) ?? "silver";
 
 export function renderCards(G, st) {
-  const low = bottomSide(G);
+  const low = boardFlipped() ? other(bottomSide(G)) : bottomSide(G); // a flipped board: the other side below
   $("card-bottom").replaceChildren(card(G, st, low));
   $("card-top").replaceChildren(card(G, st, other(low)));
 }

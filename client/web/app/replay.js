@@ -1,7 +1,8 @@
 // The replay viewer for finished games: the record comes from the history API
 // (GET /api/games/CODE); every position is computed with the WebAssembly rules from the setups
-// and turns (game.js recordTurn: the same turn list as in a game, captures included). Step,
-// scrub (range input), autoplay, download the record or the notation.
+// and turns (game.js recordTurn: the same turn list as in a game, captures included). It opens at
+// the final position, the result shown; step, scrub (range input), autoplay, flip the board
+// (flip.js), download the record or the notation.
 import { RulesGame } from "./trunkfield-rules.js";
 import { $, h, SIDES, SideName, sideName, variantText, tcText, playerName } from "./dom.js";
 import { t, fmtDate } from "./i18n.js";
@@ -10,6 +11,7 @@ import { S, app } from "./state.js";
 import { getGame, recordUrl, notationUrl } from "./api.js";
 import { recordTurn } from "./game.js";
 import { notation } from "./gamescreen.js";
+import { boardFlipped, renderFlipButtons } from "./flip.js";
 
 // Positions of a record: [{state, turn, side, captures}], the first one after both setups (or
 // as far as the setups go), and a problem ({key, params}) when the rules refuse part of it.
@@ -79,7 +81,7 @@ export async function openReplay(code) {
     R.game = g;
     R.positions = positions;
     R.problem = problem;
-    R.index = 0;
+    R.index = Math.max(0, positions.length - 1); // the final position, with the result
   } catch (e) {
     if (S.replay !== R) return;
     R.error = e.message;
@@ -150,7 +152,8 @@ export function renderReplay() {
     for (const gm of pos.turn.guardians ?? []) cells.push(gm.from, arrival(gm, n));
     hl = { cells, from: e?.from, path: e?.path ?? [] };
   }
-  renderBoard($("rp-board"), { state: st, highlights: { last: hl, captures: pos.captures ?? [] } });
+  renderBoard($("rp-board"), { state: st, highlights: { last: hl, captures: pos.captures ?? [] }, flip: boardFlipped() });
+  renderFlipButtons();
 
   const range = $("rp-range");
   range.max = String(last);

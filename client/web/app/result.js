@@ -35,7 +35,10 @@ export function resultWords(G) {
       why = gone.length === 1 ? t("why.herd", { side: SideName(gone[0]), s: sideName(gone[0]) }) : t("why.herds");
       break;
     }
-    case "aborted": why = t(G.abortReason === "abandoned" ? "why.abortedLeft" : G.abortReason === "no_start" ? "why.abortedStart" : "why.aborted"); break;
+    case "aborted":
+      if (G.abortReason === "player" && G.abortSide) why = G.abortSide === side ? t("why.abortedYou") : t("why.abortedPlayer", { name: name(G.abortSide) });
+      else why = t(G.abortReason === "abandoned" ? "why.abortedLeft" : G.abortReason === "no_start" ? "why.abortedStart" : "why.aborted");
+      break;
     default: why = r.reason ? String(r.reason) : "";
   }
   const sc = r.score ?? st?.score ?? { silver: 0, bronze: 0 };

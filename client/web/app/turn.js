@@ -14,6 +14,7 @@ import { RulesGame } from "./trunkfield-rules.js";
 import { ringOrder, isField, same, key, cellName, arrival } from "./board.js";
 import { S, app, send, mySide } from "./state.js";
 import { other } from "./dom.js";
+import { rememberSetup } from "./setupfill.js";
 
 export function resetDraft(G) {
   G.draft = { from: null, path: [], facing: null, elDone: false, burnt: null, burntMode: false,
@@ -404,6 +405,7 @@ export function sendDraft(G) {
       G.shown = c.state();
       G.pending = { ref, setup, version: G.version, at: performance.now() };
       send({ type: "setup", game: G.code, setup, version: G.version, ref });
+      rememberSetup(G, setup); // "My last setup" next time on this board size
       app.conn?.probe();
       G.error = null;
     } finally {
