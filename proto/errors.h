@@ -39,7 +39,12 @@ namespace tf::proto {
     X(NotAbortable, "not_abortable") /* abort once a turn of play has been made */                 \
     X(NoDrawOffer, "no_draw_offer")  /* accept/decline without an offer */                         \
     X(DrawPending, "draw_pending")   /* a second offer before your next turn */                    \
-    X(Flooding, "flooding")          /* kept sending without credits; the connection closes */     \
+    X(TakebackOff, "takeback_off")   /* a takeback where a player does not accept them */          \
+    X(NothingToTakeBack, "nothing_to_take_back") /* no turn of yours that may be taken back */     \
+    X(NoTakebackOffer, "no_takeback_offer")      /* accept/decline without a request */            \
+    X(TakebackPending, "takeback_pending")       /* a second request before your next turn */      \
+    X(MoreTimeOff, "more_time_off") /* give_time in an untimed game or to a player who refuses */  \
+    X(Flooding, "flooding")         /* kept sending without credits; the connection closes */      \
     X(Internal, "internal")                                                                        \
     X(StoreFailed, "store_failed")    /* the game could not be saved; suspended meanwhile */       \
     X(TooManyGames, "too_many_games") /* create_game over the per-player limit of open games */    \

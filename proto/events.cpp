@@ -102,7 +102,10 @@ bool changes_game(const EventBody& b) {
            !std::holds_alternative<PlayerBackEv>(b) && !std::holds_alternative<SpectatorsEv>(b) &&
            !std::holds_alternative<RematchOfferEv>(b) &&
            !std::holds_alternative<RematchDeclineEv>(b) && !std::holds_alternative<RematchEv>(b) &&
-           !std::holds_alternative<RatingsEv>(b) && !std::holds_alternative<UnknownEv>(b);
+           !std::holds_alternative<RatingsEv>(b) && !std::holds_alternative<UnknownEv>(b) &&
+           !std::holds_alternative<TakebackOfferEv>(b) &&
+           !std::holds_alternative<TakebackDeclineEv>(b) &&
+           !std::holds_alternative<TimeGivenEv>(b) && !std::holds_alternative<PreferencesEv>(b);
 }
 
 bool versioned(const EventBody& b) {

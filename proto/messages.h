@@ -26,7 +26,8 @@ using Json = nlohmann::json;
 
 inline constexpr int kProtocolVersion = 1;
 inline constexpr std::size_t kMaxMessageBytes = 16 * 1024;
-inline constexpr std::int64_t kMaxLagMs = 60000;  // a turn's lag_ms
+inline constexpr std::int64_t kMaxLagMs = 60000;    // a turn's lag_ms
+inline constexpr std::int64_t kGiveTimeMs = 15000;  // give_time: the time a player gives
 // Text limits count characters (Unicode code points), as JSON Schema's maxLength does.
 inline constexpr std::size_t kMaxChatChars = 500;
 inline constexpr std::size_t kMaxNameChars = 32;
@@ -119,6 +120,27 @@ struct DrawDecline {
 struct ClaimWin {
     std::string game;
 };
+// Takebacks (PROTOCOL.md "Takebacks and more time"): a player asks to take back their last
+// turn (and the opponent's reply to it, if made); the opponent accepts or declines.
+struct TakebackOffer {
+    std::string game;
+};
+struct TakebackAccept {
+    std::string game;
+};
+struct TakebackDecline {
+    std::string game;
+};
+// Gives the opponent 15 more seconds on their clock.
+struct GiveTime {
+    std::string game;
+};
+// A seated player's preferences for this game: whether they accept takebacks, and whether they
+// accept time given by the opponent. Absent fields stay as they are.
+struct Preferences {
+    std::string game;
+    std::optional<bool> takeback, more_time;
+};
 // Leave a game without a result while no turn of play has been made (the setups).
 struct Abort {
     std::string game;
@@ -150,10 +172,12 @@ struct ChangePassword {  // every other token of the account is revoked
     std::optional<std::string> ref;
 };
 
-using ClientMsg = std::variant<Hello, CreateGame, JoinGame, CancelGame, ListGames, Watch, SetupMsg,
-                               TurnMsg, Resign, Chat, Ping, QuickMatch, QuickMatchCancel, ListLive,
-                               DrawOffer, DrawAccept, DrawDecline, ClaimWin, Abort, Rematch,
-                               RematchDecline, Register, Login, Logout, ChangePassword>;
+using ClientMsg =
+    std::variant<Hello, CreateGame, JoinGame, CancelGame, ListGames, Watch, SetupMsg, TurnMsg,
+                 Resign, Chat, Ping, QuickMatch, QuickMatchCancel, ListLive, DrawOffer, DrawAccept,
+                 DrawDecline, ClaimWin, Abort, Rematch, RematchDecline, Register, Login, Logout,
+                 ChangePassword, TakebackOffer, TakebackAccept, TakebackDecline, GiveTime,
+                 Preferences>;
 // The game a request is about (join, cancel, watch, play, chat, draw, claim, rematch), or
 // nullopt for the lobby's and the connection's own requests.
 std::optional<std::string> game_of(const ClientMsg& m);
@@ -308,6 +332,36 @@ struct DrawAcceptEv {  // the accepter
     Side side = Side::Silver;
     friend bool operator==(const DrawAcceptEv&, const DrawAcceptEv&) = default;
 };
+struct TakebackOfferEv {  // the side asking to take back its last turn
+    Side side = Side::Silver;
+    friend bool operator==(const TakebackOfferEv&, const TakebackOfferEv&) = default;
+};
+struct TakebackDeclineEv {  // the decliner
+    Side side = Side::Silver;
+    friend bool operator==(const TakebackDeclineEv&, const TakebackDeclineEv&) = default;
+};
+// Accepted: `side`'s last turn and any turn after it (`turns`, 1 or 2) are taken back; `side` is
+// to move again. The clocks keep the times they had (the event's reading).
+struct TakebackEv {
+    Side side = Side::Silver;
+    int turns = 1;
+    friend bool operator==(const TakebackEv&, const TakebackEv&) = default;
+};
+struct TimeGivenEv {  // `side` gave its opponent `ms` more time
+    Side side = Side::Silver;
+    std::int64_t ms = 0;
+    friend bool operator==(const TimeGivenEv&, const TimeGivenEv&) = default;
+};
+// A seat's preferences for this game (see proto::Preferences).
+struct SeatPrefs {
+    bool takeback = true, more_time = true;
+    friend bool operator==(const SeatPrefs&, const SeatPrefs&) = default;
+};
+struct PreferencesEv {
+    Side side = Side::Silver;
+    SeatPrefs prefs;
+    friend bool operator==(const PreferencesEv&, const PreferencesEv&) = default;
+};
 struct TimeoutEv {  // the side whose time ran out
     Side side = Side::Silver;
     friend bool operator==(const TimeoutEv&, const TimeoutEv&) = default;
@@ -367,27 +421,32 @@ struct UnknownEv {
 
 // Every event kind, with its name on the wire; schema/event.json lists the same names (a test
 // checks both ways).
-#define TF_EVENT_KINDS(X)                  \
-    X(JoinEv, "join")                      \
-    X(SetupEv, "setup")                    \
-    X(TurnEv, "turn")                      \
-    X(ResignEv, "resign")                  \
-    X(DrawOfferEv, "draw_offer")           \
-    X(DrawDeclineEv, "draw_decline")       \
-    X(DrawAcceptEv, "draw_accept")         \
-    X(TimeoutEv, "timeout")                \
-    X(PlayerBackEv, "player_back")         \
-    X(PlayerLeftEv, "player_left")         \
-    X(AbandonEv, "abandon")                \
-    X(AbortEv, "abort")                    \
-    X(GameOverEv, "game_over")             \
-    X(ChatEv, "chat")                      \
-    X(CancelEv, "cancel")                  \
-    X(SpectatorsEv, "spectators")          \
-    X(RematchOfferEv, "rematch_offer")     \
-    X(RematchDeclineEv, "rematch_decline") \
-    X(RematchEv, "rematch")                \
-    X(RatingsEv, "ratings")
+#define TF_EVENT_KINDS(X)                    \
+    X(JoinEv, "join")                        \
+    X(SetupEv, "setup")                      \
+    X(TurnEv, "turn")                        \
+    X(ResignEv, "resign")                    \
+    X(DrawOfferEv, "draw_offer")             \
+    X(DrawDeclineEv, "draw_decline")         \
+    X(DrawAcceptEv, "draw_accept")           \
+    X(TimeoutEv, "timeout")                  \
+    X(PlayerBackEv, "player_back")           \
+    X(PlayerLeftEv, "player_left")           \
+    X(AbandonEv, "abandon")                  \
+    X(AbortEv, "abort")                      \
+    X(GameOverEv, "game_over")               \
+    X(ChatEv, "chat")                        \
+    X(CancelEv, "cancel")                    \
+    X(SpectatorsEv, "spectators")            \
+    X(RematchOfferEv, "rematch_offer")       \
+    X(RematchDeclineEv, "rematch_decline")   \
+    X(RematchEv, "rematch")                  \
+    X(RatingsEv, "ratings")                  \
+    X(TakebackOfferEv, "takeback_offer")     \
+    X(TakebackDeclineEv, "takeback_decline") \
+    X(TakebackEv, "takeback")                \
+    X(TimeGivenEv, "time_given")             \
+    X(PreferencesEv, "preferences")
 
 using EventBody = std::variant<
 #define X(type, name) type,
@@ -445,8 +504,10 @@ struct SnapshotMsg {
     std::optional<Seat> players[2];  // silver, bronze; nullopt: the seat is free
     std::optional<ClockReading> clocks;
     int spectators = 0;
-    std::optional<Side> draw_offer;  // the side whose draw offer stands
-    bool is_public = true;           // listed (open, live) or joined by code only
+    std::optional<Side> draw_offer;      // the side whose draw offer stands
+    std::optional<Side> takeback_offer;  // the side whose takeback request stands
+    SeatPrefs preferences[2];            // silver's, bronze's
+    bool is_public = true;               // listed (open, live) or joined by code only
     bool rated = false;
     std::optional<RatingsEv> ratings =
         std::nullopt;  // a finished rated game's changes, once applied
@@ -571,6 +632,11 @@ Json to_json(const DrawAccept& m);
 Json to_json(const DrawDecline& m);
 Json to_json(const ClaimWin& m);
 Json to_json(const Abort& m);
+Json to_json(const TakebackOffer& m);
+Json to_json(const TakebackAccept& m);
+Json to_json(const TakebackDecline& m);
+Json to_json(const GiveTime& m);
+Json to_json(const Preferences& m);
 Json to_json(const Rematch& m);
 Json to_json(const RematchDecline& m);
 Json to_json(const Register& m);

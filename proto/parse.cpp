@@ -158,6 +158,18 @@ const std::unordered_map<std::string, Parser>& parsers() {
         {"draw_decline", [](const Json& j) -> ClientMsg { return DrawDecline{code(j, "game")}; }},
         {"claim_win", [](const Json& j) -> ClientMsg { return ClaimWin{code(j, "game")}; }},
         {"abort", [](const Json& j) -> ClientMsg { return Abort{code(j, "game")}; }},
+        {"takeback_offer",
+         [](const Json& j) -> ClientMsg { return TakebackOffer{code(j, "game")}; }},
+        {"takeback_accept",
+         [](const Json& j) -> ClientMsg { return TakebackAccept{code(j, "game")}; }},
+        {"takeback_decline",
+         [](const Json& j) -> ClientMsg { return TakebackDecline{code(j, "game")}; }},
+        {"give_time", [](const Json& j) -> ClientMsg { return GiveTime{code(j, "game")}; }},
+        {"preferences",
+         [](const Json& j) -> ClientMsg {
+             return Preferences{code(j, "game"), opt_bool_field(j, "takeback"),
+                                opt_bool_field(j, "more_time")};
+         }},
         {"rematch", [](const Json& j) -> ClientMsg { return Rematch{code(j, "game")}; }},
         {"rematch_decline",
          [](const Json& j) -> ClientMsg { return RematchDecline{code(j, "game")}; }},

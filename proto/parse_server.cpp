@@ -133,6 +133,10 @@ ChatEv chat(const Json& p) {
     return c;
 }
 
+SeatPrefs seat_prefs(const Json& p) {
+    return {boolean(field(p, "takeback"), "takeback"), boolean(field(p, "more_time"), "more_time")};
+}
+
 EventBody payload(const std::string& kind, const Json& p) {
     if (kind == "join") return JoinEv{side_field(p), player(field(p, "player"), "player")};
     if (kind == "setup") return SetupEv{side_field(p), setup(field(p, "setup"))};
@@ -169,6 +173,19 @@ EventBody payload(const std::string& kind, const Json& p) {
     if (kind == "rematch_decline") return RematchDeclineEv{side_field(p)};
     if (kind == "rematch") return RematchEv{str(field(p, "code"), "code", 16)};
     if (kind == "ratings") return ratings(p);
+    if (kind == "takeback_offer") return TakebackOfferEv{side_field(p)};
+    if (kind == "takeback_decline") return TakebackDeclineEv{side_field(p)};
+    if (kind == "takeback") {
+        auto n = integer(field(p, "turns"), "turns");
+        if (n < 1 || n > 2) bad("field \"turns\" must be 1 or 2");
+        return TakebackEv{side_field(p), int(n)};
+    }
+    if (kind == "time_given") {
+        auto ms = integer(field(p, "ms"), "ms");
+        if (ms < 1 || ms > 3600000) bad("field \"ms\" must be 1 to 3600000");
+        return TimeGivenEv{side_field(p), ms};
+    }
+    if (kind == "preferences") return PreferencesEv{side_field(p), seat_prefs(p)};
     return UnknownEv{kind};
 }
 
@@ -212,6 +229,12 @@ ServerMsg snapshot(const Json& j) {
     m.clocks = clocks(j);
     m.spectators = count(field(j, "spectators"), "spectators");
     m.draw_offer = opt_side(j, "draw_offer");
+    m.takeback_offer = opt_side(j, "takeback_offer");
+    if (auto* prefs = opt_field(j, "preferences"))
+        for (Side s : {Side::Silver, Side::Bronze})
+            m.preferences[idx(s)] = seat_prefs(
+                object(field(object(*prefs, "preferences"), std::string(side_name(s)).c_str()),
+                       "preferences"));
     if (auto* pub = opt_field(j, "public")) m.is_public = boolean(*pub, "public");
     m.rated = opt_bool(j, "rated");
     if (auto* r = opt_field(j, "ratings")) m.ratings = ratings(*r);

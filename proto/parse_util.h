@@ -70,6 +70,11 @@ inline bool opt_bool(const Json& j, const char* k) {
     const Json* v = opt_field(j, k);
     return v && boolean(*v, k);
 }
+// Absent or null: nullopt.
+inline std::optional<bool> opt_bool_field(const Json& j, const char* k) {
+    if (auto* v = opt_field(j, k)) return boolean(*v, k);
+    return std::nullopt;
+}
 inline std::optional<std::string> opt_str(const Json& j, const char* k, std::size_t max = 256) {
     if (auto* v = opt_field(j, k)) return str(*v, k, max);
     return std::nullopt;

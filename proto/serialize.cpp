@@ -100,6 +100,24 @@ Json to_json(const ClaimWin& m) {
 Json to_json(const Abort& m) {
     return {{"type", "abort"}, {"game", m.game}};
 }
+Json to_json(const TakebackOffer& m) {
+    return {{"type", "takeback_offer"}, {"game", m.game}};
+}
+Json to_json(const TakebackAccept& m) {
+    return {{"type", "takeback_accept"}, {"game", m.game}};
+}
+Json to_json(const TakebackDecline& m) {
+    return {{"type", "takeback_decline"}, {"game", m.game}};
+}
+Json to_json(const GiveTime& m) {
+    return {{"type", "give_time"}, {"game", m.game}};
+}
+Json to_json(const Preferences& m) {
+    Json j{{"type", "preferences"}, {"game", m.game}};
+    if (m.takeback) j["takeback"] = *m.takeback;
+    if (m.more_time) j["more_time"] = *m.more_time;
+    return j;
+}
 Json to_json(const Rematch& m) {
     return {{"type", "rematch"}, {"game", m.game}};
 }

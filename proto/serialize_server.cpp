@@ -106,6 +106,25 @@ struct PayloadWriter {
     void operator()(const DrawOfferEv& e) { side_only(w, e.side); }
     void operator()(const DrawDeclineEv& e) { side_only(w, e.side); }
     void operator()(const DrawAcceptEv& e) { side_only(w, e.side); }
+    void operator()(const TakebackOfferEv& e) { side_only(w, e.side); }
+    void operator()(const TakebackDeclineEv& e) { side_only(w, e.side); }
+    void operator()(const TakebackEv& e) {
+        w.begin_object().key("side");
+        proto::write(w, e.side);
+        w.key("turns").value(std::int64_t(e.turns));
+        w.end_object();
+    }
+    void operator()(const TimeGivenEv& e) {
+        w.begin_object().key("ms").value(e.ms).key("side");
+        proto::write(w, e.side);
+        w.end_object();
+    }
+    void operator()(const PreferencesEv& e) {
+        w.begin_object().key("more_time").value(e.prefs.more_time).key("side");
+        proto::write(w, e.side);
+        w.key("takeback").value(e.prefs.takeback);
+        w.end_object();
+    }
     void operator()(const TimeoutEv& e) { side_only(w, e.side); }
     void operator()(const PlayerBackEv& e) { side_only(w, e.side); }
     void operator()(const PlayerLeftEv& e) {
@@ -258,6 +277,14 @@ std::string to_text(const SnapshotMsg& m) {
             });
         }
         w.end_object();
+        w.key("preferences").begin_object();
+        for (Side s : {Side::Bronze, Side::Silver}) {
+            const SeatPrefs& p = m.preferences[idx(s)];
+            w.key(side_name(s)).begin_object();
+            w.key("more_time").value(p.more_time).key("takeback").value(p.takeback);
+            w.end_object();
+        }
+        w.end_object();
         w.key("public").value(m.is_public);
         w.key("rated").value(m.rated);
         if (m.ratings) {
@@ -282,6 +309,8 @@ std::string to_text(const SnapshotMsg& m) {
         w.key("spectators").value(m.spectators);
         w.key("state").raw(state_to_json(m.state).dump());
         w.key("status").value(status_name(m.status));
+        w.key("takeback_offer");
+        opt(w, m.takeback_offer, [&](Side s) { proto::write(w, s); });
         w.key("type").value("snapshot");
         w.key("version").value(m.version);
     });

@@ -49,6 +49,10 @@ void Clock::charge(Side s, SteadyClock::duration d) {
     left_[idx(s)] = std::max(SteadyClock::duration::zero(), left_[idx(s)] - d);
 }
 
+void Clock::give(Side s, SteadyClock::duration d) {
+    left_[idx(s)] += d;
+}
+
 void Clock::restore(std::int64_t silver_ms, std::int64_t bronze_ms, std::optional<Side> running,
                     TimePoint now) {
     left_[0] = milliseconds(silver_ms);

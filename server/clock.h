@@ -38,6 +38,8 @@ class Clock {
     void flag(Side s);
     // Deducts `d` from `s`'s time (not below zero).
     void charge(Side s, SteadyClock::duration d);
+    // Adds `d` to `s`'s time (time given by the opponent).
+    void give(Side s, SteadyClock::duration d);
     // Puts back a reading taken earlier (reading()'s silver_ms, bronze_ms, running), with the
     // running side's time starting again at `now`: the time in between is not charged.
     void restore(std::int64_t silver_ms, std::int64_t bronze_ms, std::optional<Side> running,

@@ -82,7 +82,7 @@ json summary(const StoredGame& g, const SuspendedFn& suspended) {
 }
 
 // The spec §6 record from the journal (through the storage codec): the setups and turns in the
-// order they were played.
+// order they were played, less the turns taken back.
 json record_of(const StoredGame& g, const std::vector<JournalRow>& rows) {
     json setup = {{"silver", nullptr}, {"bronze", nullptr}};
     json turns = json::array();
@@ -97,6 +97,8 @@ json record_of(const StoredGame& g, const std::vector<JournalRow>& rows) {
             setup[std::string(side_name(s->side))] = to_json(s->setup);
         else if (auto* t = std::get_if<proto::TurnEv>(&ev->body))
             turns.push_back(to_json(t->turn));
+        else if (auto* b = std::get_if<proto::TakebackEv>(&ev->body))
+            for (int i = 0; i < b->turns && !turns.empty(); ++i) turns.erase(turns.end() - 1);
     }
     return {{"variant", variant_json(g)}, {"setup", setup}, {"turns", turns}};
 }

@@ -46,6 +46,7 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
         if (!category_) params_.rated = false;  // the session checks; never rate what has none
     }
     note_rating(params_.creator_side);
+    prefs_[0] = prefs_[1] = proto::SeatPrefs{!params_.rated, true};  // takebacks: unrated only
     if (params_.time_control) {
         clock_.emplace(*params_.time_control);
         lag_.emplace(*params_.time_control);
@@ -387,7 +388,9 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
     });
     start_deadline_.reset();
     offered_[idx(*side)] = false;
+    takeback_asked_[idx(*side)] = false;
     if (draw_offer_ == *side) draw_offer_.reset();  // the offer lapses with this turn
+    takeback_offer_.reset();                        // a takeback request lapses with any turn
     ack(who, m.ref);
     if (game_->over()) conclude();
     emit(proto::TurnEv{*side, m.turn, proto::captures_of(before, *game_, m.turn)});

@@ -6,6 +6,7 @@
 // Its parts, each in a file (docs/ARCHITECTURE.md "The server's parts"):
 //   room.cpp: seats, watchers and play (join, watch, setup, turn, chat);
 //   room_endings.cpp: resign, draw offers, claim_win;
+//   room_takeback.cpp: takebacks, more time and the seats' preferences for them;
 //   room_timers.cpp: time and presence (clock flag, no-start abort, disconnect grace and
 //     abandonment, retention of finished games) and the ends of a game;
 //   room_snapshot.cpp, room_live.cpp: its views (snapshot, lobby and live entries, clocks);
@@ -97,6 +98,11 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void claim_win(Player p, Who who);
     // Leaves without a result while no turn of play has been made (the setups).
     void abort(Player p, Who who);
+    // A takeback request, or the answer to the opponent's (room_takeback.cpp).
+    void takeback(Player p, Who who, DrawAct act);
+    // Gives the opponent proto::kGiveTimeMs more time.
+    void give_time(Player p, Who who);
+    void preferences(Player p, Who who, proto::Preferences m);
     // After the game: a rematch offer (or the acceptance of the opponent's), or a decline.
     void rematch(Player p, Who who, bool decline);
     void chat(Player p, Who who, std::string text);
@@ -301,6 +307,17 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     std::optional<TimePoint> away_since_[2];   // a seat without any connection
     std::optional<TimePoint> remove_at_;       // a finished game leaves memory then
     std::optional<Side> draw_offer_;           // the side whose offer stands
+    // room_takeback.cpp
+    std::optional<Side> takeback_offer_;       // the side whose takeback request stands
+    bool takeback_asked_[2] = {false, false};  // asked since that side's last turn
+    proto::SeatPrefs prefs_[2];                // each seat's, for this game
+    // How many turns a takeback for `side` removes: its last turn and any after it (0: none
+    // may be taken back: no turn of its own, or only the game's first turn, which started the
+    // clocks).
+    int takeback_turns(Side side) const;
+    // Removes the last `n` turns and replays the rest into the rules state.
+    void drop_turns(int n);
+    void take_back(Side side);
     std::optional<Side> rematch_offer_;        // after the game: the side whose offer stands
     std::optional<std::string> rematch_code_;  // the rematch's game, once accepted
     bool rematch_starting_ = false;            // accepted, its room being made

@@ -92,7 +92,31 @@ struct Room::Replayer {
         if (auto err = r.game_->apply_turn(e.turn)) return err->message;
         r.turns_.push_back(e.turn);
         r.offered_[idx(e.side)] = false;
+        r.takeback_asked_[idx(e.side)] = false;
         if (r.draw_offer_ == e.side) r.draw_offer_.reset();
+        r.takeback_offer_.reset();
+        return {};
+    }
+    std::string operator()(const proto::TakebackOfferEv& e) {
+        r.takeback_offer_ = e.side;
+        r.takeback_asked_[idx(e.side)] = true;
+        return {};
+    }
+    std::string operator()(const proto::TakebackDeclineEv&) {
+        r.takeback_offer_.reset();
+        return {};
+    }
+    std::string operator()(const proto::TakebackEv& e) {
+        if (r.takeback_turns(e.side) != e.turns) return "a takeback of other turns";
+        r.drop_turns(e.turns);
+        r.takeback_offer_.reset();
+        r.draw_offer_.reset();
+        return {};
+    }
+    std::string operator()(const proto::TimeGivenEv&) { return {}; }  // the clocks' readings
+    std::string operator()(const proto::PreferencesEv& e) {
+        r.prefs_[idx(e.side)] = e.prefs;
+        if (!e.prefs.takeback) r.takeback_offer_.reset();
         return {};
     }
     std::string operator()(const proto::DrawOfferEv& e) {
@@ -183,6 +207,9 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
         lag_.reset();
     }
     draw_offer_.reset();
+    takeback_offer_.reset();
+    takeback_asked_[0] = takeback_asked_[1] = false;
+    prefs_[0] = prefs_[1] = proto::SeatPrefs{!params_.rated, true};
     rematch_offer_.reset();
     rematch_code_.reset();
     chat_log_.clear();

@@ -56,6 +56,9 @@ proto::SnapshotMsg Room::snapshot(bool for_spectator) const {
     m.clocks = clocks(now);
     m.spectators = spectators();
     m.draw_offer = draw_offer_;
+    m.takeback_offer = takeback_offer_;
+    m.preferences[0] = prefs_[0];
+    m.preferences[1] = prefs_[1];
     m.is_public = params_.is_public;
     m.rated = params_.rated;
     m.ratings = ratings_ev_;

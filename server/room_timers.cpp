@@ -132,6 +132,7 @@ void Room::conclude() {
     if (clock_) clock_->stop(SteadyClock::now());
     start_deadline_.reset();
     draw_offer_.reset();
+    takeback_offer_.reset();
     away_since_[0].reset();
     away_since_[1].reset();
 }

@@ -484,6 +484,29 @@ void Session::handle(proto::Abort& m) {
     if (auto room = find_room(m.game)) room->abort(*player_, weak_from_this());
 }
 
+void Session::handle(proto::TakebackOffer& m) {
+    if (auto room = find_room(m.game))
+        room->takeback(*player_, weak_from_this(), Room::DrawAct::Offer);
+}
+
+void Session::handle(proto::TakebackAccept& m) {
+    if (auto room = find_room(m.game))
+        room->takeback(*player_, weak_from_this(), Room::DrawAct::Accept);
+}
+
+void Session::handle(proto::TakebackDecline& m) {
+    if (auto room = find_room(m.game))
+        room->takeback(*player_, weak_from_this(), Room::DrawAct::Decline);
+}
+
+void Session::handle(proto::GiveTime& m) {
+    if (auto room = find_room(m.game)) room->give_time(*player_, weak_from_this());
+}
+
+void Session::handle(proto::Preferences& m) {
+    if (auto room = find_room(m.game)) room->preferences(*player_, weak_from_this(), m);
+}
+
 void Session::handle(proto::Rematch& m) {
     if (auto room = find_room(m.game)) room->rematch(*player_, weak_from_this(), false);
 }

@@ -140,6 +140,11 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     void handle(proto::DrawDecline& m);
     void handle(proto::ClaimWin& m);
     void handle(proto::Abort& m);
+    void handle(proto::TakebackOffer& m);
+    void handle(proto::TakebackAccept& m);
+    void handle(proto::TakebackDecline& m);
+    void handle(proto::GiveTime& m);
+    void handle(proto::Preferences& m);
     void handle(proto::Rematch& m);
     void handle(proto::RematchDecline& m);
     // session_account.cpp

@@ -30,6 +30,7 @@ const std::map<std::string, Session::Handler>& Session::commands() {
         {"rematch", &Session::cmd_rematch},   {"turn", &Session::cmd_turn},
         {"register", &Session::cmd_register}, {"login", &Session::cmd_login},
         {"logout", &Session::cmd_logout},     {"password", &Session::cmd_password},
+        {"takeback", &Session::cmd_takeback}, {"moretime", &Session::cmd_moretime},
     };
     return table;
 }
@@ -116,6 +117,8 @@ In a game
   chat TEXT        players: talk to everyone; spectators: talk to the spectators
   rematch          after the game: offer a rematch, or accept the one offered;  rematch decline
   draw             offer a draw, or accept the offer standing;  draw decline  refuses it
+  takeback         ask to take back your last turn, or accept the request;  takeback decline
+  moretime         give your opponent 15 more seconds
   resign           give up (asks to confirm)            claim   win when the opponent has gone
   quit             leave (your seat stays: you can come back with the same token))";
 }
@@ -377,6 +380,27 @@ void Session::cmd_draw(const std::vector<std::string>& w, std::string_view) {
     }
     if (view_.draw_offer == view_.me) return note("Your draw offer stands.");
     send(proto::to_json(proto::DrawOffer{view_.code}));
+}
+
+void Session::cmd_takeback(const std::vector<std::string>& w, std::string_view) {
+    if (!need_game(true)) return;
+    const bool theirs = view_.takeback_offer && *view_.takeback_offer != *view_.me;
+    if (!w.empty() && (w[0] == "decline" || w[0] == "no")) {
+        if (!theirs) return fail("There is no takeback request to decline.");
+        send(proto::to_json(proto::TakebackDecline{view_.code}));
+        return;
+    }
+    if (theirs) {
+        send(proto::to_json(proto::TakebackAccept{view_.code}));
+        return;
+    }
+    if (view_.takeback_offer == view_.me) return note("Your takeback request stands.");
+    send(proto::to_json(proto::TakebackOffer{view_.code}));
+}
+
+void Session::cmd_moretime(const std::vector<std::string>&, std::string_view) {
+    if (!need_game(true)) return;
+    send(proto::to_json(proto::GiveTime{view_.code}));
 }
 
 void Session::cmd_claim(const std::vector<std::string>&, std::string_view) {

@@ -266,6 +266,7 @@ void Session::refresh_view() {
     if (view_.me && !view_.players[idx(*view_.me)].seated) view_.me.reset();
     view_.spectators = std::clamp(g.spectators(), 0, 1000000);
     view_.draw_offer = g.draw_offer();
+    view_.takeback_offer = g.takeback_offer();
     const int size = g.variant().size;
     view_.history.clear();
     for (const auto& t : g.turns()) view_.history.push_back(turn_to_notation(t.turn, size));
@@ -376,6 +377,30 @@ void Session::tell(const proto::DrawDeclineEv& e) {
 }
 void Session::tell(const proto::DrawAcceptEv& e) {
     say(side_label(e.side) + " accepted the draw.");
+}
+void Session::tell(const proto::TakebackOfferEv& e) {
+    if (view_.me && *view_.me != e.side)
+        return say(
+            paint(opts_.style, "1", side_label(e.side) + " asks to take back their last turn:") +
+            " type  takeback  to accept or  takeback decline  to refuse.");
+    say(side_label(e.side) + " asks to take back their last turn.");
+}
+void Session::tell(const proto::TakebackDeclineEv& e) {
+    say(side_label(e.side) + " declined the takeback.");
+}
+void Session::tell(const proto::TakebackEv& e) {
+    say(paint(opts_.style, "1",
+              std::to_string(e.turns) + (e.turns == 1 ? " turn" : " turns") +
+                  " taken back: " + side_label(e.side) + " to move again."));
+    print_game();
+}
+void Session::tell(const proto::TimeGivenEv& e) {
+    say(side_label(e.side) + " gave " + side_label(~e.side) + " " + std::to_string(e.ms / 1000) +
+        " seconds.");
+}
+void Session::tell(const proto::PreferencesEv& e) {
+    say(side_label(e.side) + (e.prefs.takeback ? " accepts" : " refuses") + " takebacks and" +
+        (e.prefs.more_time ? " accepts" : " refuses") + " more time in this game.");
 }
 void Session::tell(const proto::TimeoutEv& e) {
     say(paint(opts_.style, "1", side_label(e.side) + " ran out of time."));

@@ -92,6 +92,11 @@ class Session {
     void tell(const proto::DrawDeclineEv& e);
     void tell(const proto::DrawAcceptEv& e);
     void tell(const proto::TimeoutEv& e);
+    void tell(const proto::TakebackOfferEv& e);
+    void tell(const proto::TakebackDeclineEv& e);
+    void tell(const proto::TakebackEv& e);
+    void tell(const proto::TimeGivenEv& e);
+    void tell(const proto::PreferencesEv& e);
     void tell(const proto::PlayerBackEv& e);
     void tell(const proto::PlayerLeftEv& e);
     void tell(const proto::AbandonEv& e);
@@ -126,6 +131,8 @@ class Session {
     void cmd_chat(const std::vector<std::string>& w, std::string_view rest);
     void cmd_resign(const std::vector<std::string>& w, std::string_view rest);
     void cmd_draw(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_takeback(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_moretime(const std::vector<std::string>& w, std::string_view rest);
     void cmd_claim(const std::vector<std::string>& w, std::string_view rest);
     void cmd_rematch(const std::vector<std::string>& w, std::string_view rest);
     void cmd_turn(const std::vector<std::string>& w, std::string_view rest);

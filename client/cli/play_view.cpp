@@ -270,6 +270,16 @@ std::string render_status(const GameView& v, const Style& st, SteadyClock::time_
         else
             out += " " + side_label(*v.draw_offer) + " offers a draw\n";
     }
+    if (v.takeback_offer && going) {
+        if (v.me && *v.me != *v.takeback_offer)
+            out += paint(st, "1",
+                         " " + side_label(*v.takeback_offer) +
+                             " asks to take back their last turn: type  takeback  to accept,"
+                             "  takeback decline  to refuse") +
+                   "\n";
+        else
+            out += " " + side_label(*v.takeback_offer) + " asks to take back their last turn\n";
+    }
     return out;
 }
 

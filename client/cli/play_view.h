@@ -50,9 +50,10 @@ struct GameView {
     std::string time_control;          // "5+3" or "untimed"
     std::vector<std::string> history;  // every played turn in notation
     std::optional<Side> draw_offer;
-    bool finished = false;      // game_over seen (or a snapshot of a finished game)
-    std::string result_winner;  // "silver" | "bronze" | "draw" | "" (none: aborted)
-    std::string result_reason;  // the rules' or server's reason
+    std::optional<Side> takeback_offer;  // the side whose takeback request stands
+    bool finished = false;               // game_over seen (or a snapshot of a finished game)
+    std::string result_winner;           // "silver" | "bronze" | "draw" | "" (none: aborted)
+    std::string result_reason;           // the rules' or server's reason
     int result_score[2] = {0, 0};
     std::string abort_reason;  // from an "abort" event
     int spectators = 0;

@@ -32,6 +32,9 @@ Update GameMirror::apply(const proto::SnapshotMsg& s) {
     }
     clocks_ = s.clocks;
     draw_offer_ = s.draw_offer;
+    takeback_offer_ = s.takeback_offer;
+    prefs_[0] = s.preferences[0];
+    prefs_[1] = s.preferences[1];
     spectators_ = s.spectators;
     aborted_ = s.status == GameStatus::Aborted;
     result_.reset();
@@ -80,6 +83,28 @@ struct GameMirror::Applier {
         if (m.game_.to_move() != e.side || m.game_.apply_turn(e.turn)) return false;
         m.turns_.push_back({e.side, e.turn, proto::captures_of(before, m.game_, e.turn)});
         if (m.draw_offer_ == e.side) m.draw_offer_.reset();  // the offer lapses with the turn
+        m.takeback_offer_.reset();                           // a takeback request with any
+        return true;
+    }
+    bool operator()(const proto::TakebackOfferEv& e) {
+        m.takeback_offer_ = e.side;
+        return true;
+    }
+    bool operator()(const proto::TakebackDeclineEv&) {
+        m.takeback_offer_.reset();
+        return true;
+    }
+    bool operator()(const proto::TakebackEv& e) {
+        if (m.takeback_turns(e.side) != e.turns) return false;
+        m.turns_.resize(m.turns_.size() - std::size_t(e.turns));
+        m.takeback_offer_.reset();
+        m.draw_offer_.reset();
+        return m.rebuild();
+    }
+    bool operator()(const proto::TimeGivenEv&) { return true; }  // the event's clocks say it
+    bool operator()(const proto::PreferencesEv& e) {
+        m.prefs_[idx(e.side)] = e.prefs;
+        if (!e.prefs.takeback) m.takeback_offer_.reset();
         return true;
     }
     bool operator()(const proto::ResignEv& e) { return end(e.side, EndReason::Resign); }
@@ -108,6 +133,7 @@ struct GameMirror::Applier {
                         ? GameStatus::Aborted
                         : GameStatus::Over;
         m.draw_offer_.reset();
+        m.takeback_offer_.reset();
         if (m.clocks_) m.clocks_->running.reset();
         // The rules' own result must be the server's (an aborted game has none).
         return m.status_ == GameStatus::Aborted || proto::result_of(m.game_) == e.result;
@@ -158,6 +184,23 @@ struct GameMirror::Applier {
         return true;
     }
 };
+
+int GameMirror::takeback_turns(Side s) const {
+    const auto n = std::int64_t(turns_.size());
+    if (n == 0 || game_.phase() != Phase::Play) return 0;
+    const int k = turns_.back().side == s ? 1 : 2;
+    return n - k >= 1 ? k : 0;  // the game's first turn stays
+}
+
+bool GameMirror::rebuild() {
+    Game g(game_.variant());
+    for (Side s : {Side::Silver, Side::Bronze})
+        if (!setups_[idx(s)] || g.apply_setup(s, *setups_[idx(s)])) return false;
+    for (const TurnEntry& t : turns_)
+        if (g.apply_turn(t.turn)) return false;
+    game_ = std::move(g);
+    return true;
+}
 
 namespace {
 bool about_rematch(const proto::EventBody& b) {

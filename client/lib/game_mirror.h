@@ -59,6 +59,13 @@ class GameMirror {
     const std::optional<proto::Seat>& seat(Side s) const { return seats_[idx(s)]; }
     const std::optional<proto::ClockReading>& clocks() const { return clocks_; }
     std::optional<Side> draw_offer() const { return draw_offer_; }
+    // The side whose takeback request stands, and each seat's preferences (takebacks, time).
+    std::optional<Side> takeback_offer() const { return takeback_offer_; }
+    const proto::SeatPrefs& preferences(Side s) const { return prefs_[idx(s)]; }
+    // Whether both seats accept takebacks, and how many turns a takeback for `s` would remove
+    // now (0: none; the server's rule, PROTOCOL.md "Takebacks and more time").
+    bool takebacks_on() const { return prefs_[0].takeback && prefs_[1].takeback; }
+    int takeback_turns(Side s) const;
     int spectators() const { return spectators_; }
     // Set once the game is over or aborted (status over/aborted).
     const std::optional<proto::Result>& result() const { return result_; }
@@ -100,6 +107,10 @@ class GameMirror {
     std::optional<proto::Seat> seats_[2];
     std::optional<proto::ClockReading> clocks_;
     std::optional<Side> draw_offer_;
+    std::optional<Side> takeback_offer_;
+    proto::SeatPrefs prefs_[2];
+    // Replays the setups and turns_ into game_ (after a takeback).
+    bool rebuild();
     int spectators_ = 0;
     bool aborted_ = false;  // an abort event came: game_over then has no rules result
     std::optional<proto::Result> result_;

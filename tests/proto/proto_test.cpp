@@ -144,6 +144,11 @@ TEST_CASE("proto: every event kind round-trips with its payload") {
         RematchDeclineEv{Side::Silver},
         RematchEv{"k3v9qa"},
         RatingsEv{"blitz", {RatingChange{1500, {1662, 290, 1, true}}, std::nullopt}},
+        TakebackOfferEv{Side::Bronze},
+        TakebackDeclineEv{Side::Silver},
+        TakebackEv{Side::Bronze, 2},
+        TimeGivenEv{Side::Silver, 15000},
+        PreferencesEv{Side::Bronze, SeatPrefs{false, true}},
     };
     std::set<std::string_view> kinds;
     for (auto& b : bodies) {
@@ -176,6 +181,8 @@ TEST_CASE("proto: a snapshot round-trips with the game state, record, seats and 
     m.clocks = ClockReading{1, 2, std::nullopt, 3};
     m.spectators = 2;
     m.draw_offer = Side::Bronze;
+    m.takeback_offer = Side::Silver;
+    m.preferences[1] = SeatPrefs{false, false};
     m.is_public = false;
     m.chat = {ChatEv{{"p1", "ann"}, "gl", ChatRoom::Players},
               ChatEv{{"p3", "cat"}, "go ann", ChatRoom::Spectators}};
@@ -186,6 +193,9 @@ TEST_CASE("proto: a snapshot round-trips with the game state, record, seats and 
     CHECK(back.players[1] == m.players[1]);
     CHECK(state_to_json(back.state) == state_to_json(p.game));
     CHECK(back.draw_offer == Side::Bronze);
+    CHECK(back.takeback_offer == Side::Silver);
+    CHECK(back.preferences[0] == SeatPrefs{true, true});
+    CHECK(back.preferences[1] == SeatPrefs{false, false});
     SnapshotMsg open;  // a fresh game: free seat, no setups, untimed
     open.game = "k3v9qa";
     open.players[0] = Seat{{"p1", "ann"}, std::nullopt};

@@ -243,3 +243,38 @@ test("a rated game: the flag, each seat's rating as the game began, and the chan
   late.dispose();
   open.dispose();
 });
+
+test("a takeback drops the turns and replays the rest; preferences and time given", () => {
+  const m = new RulesMirror("p1");
+  m.apply(JSON.stringify(snapshot));
+  let v = 1;
+  m.apply(event(++v, "setup", { side: "silver", setup: record.setup.silver }));
+  m.apply(event(++v, "setup", { side: "bronze", setup: record.setup.bronze }));
+  const replay = new RulesGame(record.variant);
+  replay.applySetup("silver", record.setup.silver);
+  replay.applySetup("bronze", record.setup.bronze);
+  const states = [];
+  for (let i = 0; i < 4; i++) {
+    states.push(replay.state());
+    m.apply(event(++v, "turn", { side: i % 2 ? "bronze" : "silver", turn: record.turns[i] }));
+    replay.applyTurn(record.turns[i]);
+  }
+  let view = m.view();
+  assert.deepEqual([view.takebacks_on, view.takeback_turns.silver, view.takeback_turns.bronze], [true, 2, 1]);
+  assert.equal(m.apply(event(++v, "takeback_offer", { side: "silver" })).kind, "takeback_offer");
+  assert.equal(m.view().takeback_offer, "silver");
+  // A takeback of other turns than the mirror's rule says does not apply.
+  assert.equal(m.apply(event(v + 1, "takeback", { side: "silver", turns: 1 })).update, "diverged");
+  assert.equal(m.apply(event(++v, "takeback", { side: "silver", turns: 2 })).update, "event");
+  view = m.view();
+  assert.deepEqual([view.turns.length, view.takeback_offer, view.state.to_move], [2, null, "silver"]);
+  assert.deepEqual(view.state, states[2]);
+  // The game's first turn never goes.
+  assert.equal(view.takeback_turns.silver, 0);
+  m.apply(event(++v, "preferences", { side: "bronze", takeback: false, more_time: true }));
+  view = m.view();
+  assert.deepEqual([view.takebacks_on, view.preferences.bronze], [false, { takeback: false, more_time: true }]);
+  assert.equal(m.apply(event(++v, "time_given", { side: "silver", ms: 15000 })).kind, "time_given");
+  replay.dispose();
+  m.dispose();
+});

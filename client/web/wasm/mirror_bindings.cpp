@@ -95,6 +95,12 @@ json view(const GameMirror& m) {
             {{"from", {{"id", c.from.id}, {"name", c.from.name}}},
              {"text", c.text},
              {"room", c.room == tf::proto::ChatRoom::Spectators ? "spectators" : "players"}});
+    json prefs = json::object(), takeback_turns = json::object();
+    for (tf::Side s : {tf::Side::Silver, tf::Side::Bronze}) {
+        prefs[std::string(tf::side_name(s))] = {{"takeback", m.preferences(s).takeback},
+                                                {"more_time", m.preferences(s).more_time}};
+        takeback_turns[std::string(tf::side_name(s))] = m.takeback_turns(s);
+    }
     json setups = json::object();
     for (tf::Side s : {tf::Side::Silver, tf::Side::Bronze})
         setups[std::string(tf::side_name(s))] =
@@ -111,6 +117,10 @@ json view(const GameMirror& m) {
         {"players", seats},
         {"clocks", clocks},
         {"draw_offer", side_or_null(m.draw_offer())},
+        {"takeback_offer", side_or_null(m.takeback_offer())},
+        {"preferences", prefs},
+        {"takebacks_on", m.takebacks_on()},
+        {"takeback_turns", takeback_turns},
         {"spectators", m.spectators()},
         {"result", m.result() ? parsed(tf::proto::to_text(*m.result())) : json(nullptr)},
         {"rated", m.rated()},
