@@ -1,8 +1,9 @@
 // One game as the page knows it. The server's snapshot and events are read by the client
 // library's game mirror (client/lib/game_mirror.h, in WebAssembly as RulesMirror: the same code
 // as the terminal client, the bot and the tests): versions and gaps, seats and presence, clocks,
-// the draw offer, the spectators, the result, the turn list with what each turn captured, the
-// chat and the rematch. After each message G's fields are copied from the mirror's view.
+// the draw offer, a takeback request and each seat's preferences, the spectators, the result,
+// the turn list with what each turn captured (and a takeback's turns gone), the chat and the
+// rematch. After each message G's fields are copied from the mirror's view.
 //
 // What the mirror does not know stays here: the rules on the server-confirmed position for
 // legal-move highlighting (G.rules), the player's own sent-but-unconfirmed move shown on top of
@@ -13,6 +14,7 @@ import { RulesGame, RulesMirror } from "./trunkfield-rules.js";
 import { S, send, mySide } from "./state.js";
 import { resetDraft } from "./turn.js";
 import { same, isField } from "./board.js";
+import { sendPreferences } from "./takeback.js";
 
 // What the screens do when something happens in a game (app.js fills these in): a turn to show
 // (and maybe animate and sound), a game that ended, and every event the mirror applied but the
@@ -26,6 +28,7 @@ export function gameView(code) {
     G = { code, version: -1, status: null, rules: null, state: null, shown: null, pending: null, mirror: null,
       players: { silver: null, bronze: null }, timeControl: null, clocks: null, clocksAt: 0,
       spectators: 0, chat: [], chatOut: [], turns: [], positions: [], last: null, result: null, drawOffer: null,
+      takebackOffer: null, takebackAsked: false, takebacksOn: false, takebackTurns: null, prefs: null, prefsKnown: false,
       away: { silver: null, bronze: null }, draft: null, history: [], error: null, notice: null, moves: null,
       watchSent: false, missing: null, browse: null, premove: null, abortReason: null,
       rematch: { offer: null, declined: null, next: null, unsupported: false, sent: false }, chatRooms: false,
@@ -84,8 +87,11 @@ export function recordTurn(rules, turn) {
 }
 
 // Subscribes to the game; after a reconnection only the events after the last one seen follow.
+// `fromScratch`: a snapshot rather than the missed events. What was asked, and at which version,
+// is kept: events that arrive meanwhile do not ask again (see trouble()).
 export function watchGame(G, fromScratch = false) {
   G.watchSent = true;
+  G.rewatch = { version: G.version, fresh: fromScratch };
   const msg = { type: "watch", code: G.code };
   if (!fromScratch && G.version >= 0) msg.since_version = G.version;
   send(msg);
@@ -152,6 +158,12 @@ function takeView(G, v) {
   G.timeControl = v.time_control ?? null;
   G.spectators = v.spectators;
   G.drawOffer = v.draw_offer;
+  // takebacks: the standing request, whether both seats accept them, how many turns each side's
+  // request would take back now; each seat's {takeback, more_time}
+  G.takebackOffer = v.takeback_offer ?? null;
+  G.takebacksOn = !!v.takebacks_on;
+  G.takebackTurns = v.takeback_turns ?? null;
+  G.prefs = v.preferences ?? null;
   G.result = v.result;
   G.chat = v.chat.map(chatLine);
 }
@@ -181,7 +193,12 @@ export function onSnapshot(m, raw = null) {
   const v = G.mirror.view();
   G.missing = null;
   G.mirrorStatus = null;
+  G.rewatch = null; // what a watch asked for has come
   takeView(G, v);
+  // A server that knows takebacks says each seat's preferences (the mirror assumes both on
+  // otherwise); the player's own are sent when they differ.
+  G.prefsKnown = !!m.preferences;
+  sendPreferences(G);
   G.clocks = v.clocks;
   G.clocksAt = performance.now();
   // Whether the server knows the spectators' room: lines carry `room` then. About the server,
@@ -207,16 +224,30 @@ export function onSnapshot(m, raw = null) {
   return G;
 }
 
+// What to do about an event the mirror did not apply (`update`: "gap", "diverged" or "error"):
+// "gap" (events were missed: watch again from the last version), "resync" (the mirror's rules
+// disagree with the event, or cannot read it: a fresh snapshot, which describes the game after
+// it) or "ok" (nothing: the watch that answers this is on its way). One bad event costs one
+// watch: the events behind it, and the same event again, ask nothing more until the game has
+// moved on (a new version, or a snapshot) or a watch asked less (the missed events, and now a
+// snapshot is needed). An unreadable event that adds no version (spectators) is skipped.
+function trouble(G, m, update) {
+  if (update === "error" && !(typeof m.version === "number" && m.version > G.version)) return "ok";
+  const fresh = update !== "gap";
+  const w = G.rewatch;
+  if (w && w.version === G.version && (w.fresh || !fresh)) return "ok";
+  return fresh ? "resync" : "gap";
+}
+
 // Applies one event (`m` as parsed, `raw` the frame's text): "ok" (applied, or nothing to do),
-// "gap" (events were missed: watch again from the last version) or "resync" (the mirror's rules
-// disagree with the server's event: take a fresh snapshot).
+// "gap" (events were missed: watch again from the last version) or "resync" (take a fresh
+// snapshot); see trouble().
 export function onEvent(m, raw = null) {
   const G = gameView(m.game);
   if (!G.mirror) return "ok"; // before the snapshot
   const r = G.mirror.apply(raw ?? JSON.stringify(m));
-  if (r.update === "gap") return "gap";
-  if (r.update === "diverged") return "resync";
-  if (r.update !== "event") return "ok"; // seen already, or not readable
+  if (r.update === "gap" || r.update === "diverged" || r.update === "error") return trouble(G, m, r.update);
+  if (r.update !== "event") return "ok"; // seen already
   const v = G.mirror.view();
   const p = r.event.payload ?? {};
   takeView(G, v);
@@ -266,7 +297,10 @@ export function onEvent(m, raw = null) {
       G.positions.push(entry.after);
       G.last = { side: entry.side, turn: entry.turn, captures: entry.captures };
       const predicted = mine && !!G.pending;
-      if (mine) settle(G);
+      if (mine) {
+        settle(G);
+        G.takebackAsked = false; // one takeback request per own turn
+      }
       resetDraft(G);
       // A new position: an earlier refusal is old news (but the one of the player's own turn,
       // which this may be the catching up after).
@@ -274,6 +308,28 @@ export function onEvent(m, raw = null) {
       gameHooks.turn(G, entry, !predicted);
       break;
     }
+    case "takeback_offer":
+      if (p.side === mySide(G)) G.takebackAsked = true;
+      break;
+    case "takeback":
+      // The last turns are gone: the mirror rebuilt the position from the rest.
+      try {
+        setRules(G, v.state);
+      } catch {
+        return "resync";
+      }
+      G.turns = G.turns.slice(0, v.turns.length);
+      G.positions = G.positions.slice(0, v.turns.length + 1);
+      if (G.positions.length !== G.turns.length + 1) G.positions = [...G.positions.slice(0, G.turns.length), G.state];
+      G.last = G.turns.length ? { ...G.turns.at(-1) } : null;
+      if (G.browse !== null && G.browse >= G.turns.length) G.browse = null;
+      // A turn of the player's still on its way is refused as stale: void already. A premove was
+      // about a position that is gone.
+      settle(G);
+      G.premove = null;
+      resetDraft(G);
+      G.error = null;
+      break;
     case "abort":
       G.abortReason = p.reason ?? null;
       G.abortSide = p.side ?? null; // reason "player": the side that left without a result

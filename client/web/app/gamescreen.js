@@ -1,7 +1,8 @@
 // The game screen: board between the two player cards, the result next to the board once the
 // game is over, status and instructions, the turn being built (or a premove), the clickable turn
-// list with browsing of earlier positions, draw/resign/claim, chat. The same screen is the
-// spectator view (no seat: read-only). Drawing only; the model is game.js, the turn is turn.js.
+// list with browsing of earlier positions, draw/resign/claim, takebacks and more time
+// (takeback.js), chat. The same screen is the spectator view (no seat: read-only). Drawing only;
+// the model is game.js, the turn is turn.js.
 import { $, h, other, SideName, sideName, variantText, tcText, errorText, playerName, flash } from "./dom.js";
 import { t } from "./i18n.js";
 import { renderBoard, renderLegend, cellName, key, unkey, arrival, isField } from "./board.js";
@@ -16,6 +17,7 @@ import { renderResult, setupResult, sameSettings, resultWords } from "./result.j
 import { categoryName, categoryOf } from "./ratings.js";
 import { boardFlipped, renderFlipButtons } from "./flip.js";
 import { randomSetup, lastSetup, fillSetup } from "./setupfill.js";
+import { renderTakeback, setupTakeback } from "./takeback.js";
 
 const current = () => (S.route.view === "game" ? S.games.get(S.route.code) : null);
 const CHAT_KEY = "trunkfield.chat";
@@ -140,6 +142,7 @@ export function renderGame(G) {
 
   renderCards(G, st);
   renderResult(G);
+  if (G.status === "aborted" || G.result?.reason === "aborted") noRematch();
   renderAway(G);
   // Spectators may turn the board; a player who did (key F) gets the button to turn it back.
   $("flip-btn").hidden = !!side && !boardFlipped();
@@ -176,6 +179,7 @@ export function renderGame(G) {
   $("resign-btn").hidden = !live;
   $("draw-btn").hidden = !live || G.drawOffer === side || G.drawOffer === other(side);
   $("draw-answer").hidden = !live || G.drawOffer !== other(side);
+  renderTakeback(G, live);
   renderClaim(G);
   renderTurnList(G);
   renderChat(G);
@@ -201,6 +205,8 @@ function statusText(G, phase, dr, st) {
     return waited > 3000 ? t("status.pendingSlow") : t("status.pending");
   }
   if (G.drawOffer && side && G.drawOffer === other(side)) return t("status.drawOffered", { side: SideName(G.drawOffer), name: name(G.drawOffer) });
+  if (G.takebackOffer && side && G.takebackOffer === other(side))
+    return t("status.takebackOffered", { side: SideName(G.takebackOffer), name: name(G.takebackOffer), n: G.takebackTurns?.[G.takebackOffer] ?? 1 });
   if (phase === "setup") {
     const E = st.variant.elephants;
     return t(`status.setup.${side}`, { n: E, e: d.setupE.length, g: d.setupG.length });
@@ -271,14 +277,23 @@ function renderSetupFill(G, phase) {
   b.title = G.lastSetup ? t("setup.lastHint") : t("setup.noLast");
 }
 
-// The opponent's seat is away (a stale game whose creator left, a dropped connection): said next
-// to the opponent's card; until silver's first turn the player may leave without a result.
+// An aborted game was never played: no rematch is offered for it, nor an offer put to the player
+// (a new game with the same settings is offered).
+function noRematch() {
+  for (const id of ["rematch-btn", "rematch-answer", "rematch-note"]) $(id).hidden = true;
+}
+
+// The opponent's seat is away (a stale game whose creator left, a dropped connection): said right
+// under the opponent's card, above the board or, flipped, below it; until silver's first turn the
+// player may leave without a result.
 function renderAway(G) {
   const side = mySide(G);
   const away = side && G.status === "playing" && !G.result && !!G.players[other(side)] && !!G.away?.[other(side)];
   const box = $("away-note");
   box.hidden = !away;
   if (!away) return;
+  const slot = $(boardFlipped() ? "card-bottom" : "card-top"); // the opponent's card (players.js)
+  if (slot.nextElementSibling !== box) slot.after(box);
   const abortable = (G.state?.turns_played ?? 0) === 0;
   $("away-text").textContent = abortable ? t("away.notice") : t("away.noticeWait");
   $("abort-btn").hidden = !abortable;
@@ -401,9 +416,15 @@ export function announce(G, ev) {
     case "setup": if (theirs) text = t("say.setup", who(p.side)); break;
     case "draw_offer": if (theirs) text = t("say.drawOffer", who(p.side)); break;
     case "draw_decline": if (theirs) text = t("notice.drawDeclined", who(p.side)); break;
+    case "takeback_offer": if (theirs) text = t("say.takebackOffer", { ...who(p.side), n: G.takebackTurns?.[p.side] ?? 1 }); break;
+    case "takeback_decline":
+    case "takeback":
+    case "time_given":
+      text = takebackNews(G, ev);
+      break;
     case "player_left": if (theirs) text = t("say.left", who(p.side)); break;
     case "player_back": if (theirs) text = t("say.back", who(p.side)); break;
-    case "rematch_offer": if (theirs && side) text = t("result.rematchOffered", who(p.side)); break;
+    case "rematch_offer": if (theirs && side && G.status !== "aborted") text = t("result.rematchOffered", who(p.side)); break;
     case "game_over": {
       const w = resultWords(G);
       if (w) text = t("say.over", { head: w.head, why: w.why, score: w.score });
@@ -411,6 +432,27 @@ export function announce(G, ev) {
     }
   }
   if (text) say(text, G.code);
+}
+
+// What the page says about a takeback answered or time given, on the page (a notice) and to a
+// screen reader: "Ann declined your takeback.", "Ann took back 2 turns.", "You took back 1 turn.",
+// "Ann gave you 15 seconds."; "" when it is no news (the player's own decline).
+function takebackNews(G, ev) {
+  const side = mySide(G);
+  const p = ev.payload ?? {};
+  if (!p.side) return "";
+  const name = playerName(G.players, p.side);
+  let text = "";
+  if (ev.kind === "takeback_decline") text = p.side !== side && side ? t("notice.takebackDeclined", { name }) : "";
+  else if (ev.kind === "takeback") text = p.side === side ? t("notice.takebackYou", { n: p.turns ?? 1 }) : t("notice.takeback", { name, n: p.turns ?? 1 });
+  else if (ev.kind === "time_given") {
+    const s = Math.round((p.ms ?? 15000) / 1000);
+    const to = other(p.side);
+    text = p.side === side ? t("notice.timeGivenYou", { name: playerName(G.players, to), s })
+      : to === side ? t("notice.timeGiven", { name, s }) : t("notice.timeGivenOther", { name, to: playerName(G.players, to), s });
+  }
+  if (text) showNotice(text);
+  return text;
 }
 
 // Keyboard play: after a game action made with the keyboard on one of the page's controls (Send,
@@ -564,6 +606,10 @@ export function setupGameControls() {
   $("draw-accept").addEventListener("click", sendKey("draw_accept"));
   $("draw-decline").addEventListener("click", sendKey("draw_decline"));
   $("claim-btn").addEventListener("click", sendKey("claim_win"));
+  setupTakeback(current, (ev) => {
+    if (byKey(ev)) boardWanted = true;
+    app.render();
+  });
   $("zen-btn").addEventListener("click", () => setZen(!zenOn()));
   window.addEventListener("pointerdown", () => (pointerUsed = true), true);
   window.addEventListener("keydown", () => (pointerUsed = false), true);
