@@ -22,6 +22,8 @@ std::string_view end_reason_name(EndReason r) {
             return "agreement";
         case EndReason::Abandon:
             return "abandon";
+        case EndReason::Stalling:
+            return "stalling";
     }
     return "";
 }
@@ -227,10 +229,10 @@ void Game::resign(Side loser, EndReason why) {
     loser_ = loser;
 }
 
-void Game::agree_draw() {
+void Game::agree_draw(EndReason why) {
     if (over()) return;
     phase_ = Phase::Over;
-    reason_ = EndReason::Agreement;
+    reason_ = why;
     drawn_ = true;
 }
 
@@ -488,7 +490,8 @@ Expected<Game> Game::from_snapshot(const Snapshot& s) {
     g.quiet_ = s.quiet_turns;
     g.reason_ = s.reason;
     g.loser_ = s.loser;
-    g.drawn_ = s.phase == Phase::Over && s.reason == EndReason::Agreement;
+    g.drawn_ = s.phase == Phase::Over &&
+               (s.reason == EndReason::Agreement || (s.reason == EndReason::Stalling && !s.loser));
     bool setup_done = s.phase == Phase::Play || s.phase == Phase::Over;
     if ((s.phase == Phase::Over) != (s.reason != EndReason::None))
         return bad("phase and end reason disagree");
@@ -500,7 +503,8 @@ Expected<Game> Game::from_snapshot(const Snapshot& s) {
     if (s.phase == Phase::Over && s.turns_played == 0 && (gcount[0] != 2 || gcount[1] != 2)) {
         const bool outside_rules = s.reason == EndReason::Resign || s.reason == EndReason::Time ||
                                    s.reason == EndReason::Agreement ||
-                                   s.reason == EndReason::Abandon;
+                                   s.reason == EndReason::Abandon ||
+                                   s.reason == EndReason::Stalling;
         for (int i = 0; i < 2; ++i)
             if (gcount[i] != 0 && gcount[i] != 2)
                 return bad("each side has 2 guardians in play, or none before its setup");

@@ -65,7 +65,7 @@ struct MoveList {
 };
 
 enum class Phase : u8 { SetupSilver, SetupBronze, Play, Over };
-enum class EndReason : u8 { None, Trunks, Herd, Quiet, Resign, Time, Agreement, Abandon };
+enum class EndReason : u8 { None, Trunks, Herd, Quiet, Resign, Time, Agreement, Abandon, Stalling };
 std::string_view end_reason_name(EndReason r);  // "trunks", "herd", ..., "" for None
 
 struct SideStats {
@@ -142,7 +142,8 @@ class Game {
 
     // Ends decided outside the rules (resignation, clock, agreement, abandonment).
     void resign(Side loser, EndReason why = EndReason::Resign);
-    void agree_draw();
+    // A draw outside the rules: by agreement, or claimed from a player stalling (the server's).
+    void agree_draw(EndReason why = EndReason::Agreement);
 
     Snapshot snapshot() const;
     // Builds a game from a snapshot after checking it is a position the rules can reach the

@@ -323,14 +323,19 @@ Expected<Game> game_from_json(const Json& j) {
         return bad("state.phase", "expected setup_silver, setup_bronze, play or over");
     if (s.phase == Phase::Over) {
         const std::string reason = str("reason");
-        for (EndReason r : {EndReason::Trunks, EndReason::Herd, EndReason::Quiet, EndReason::Resign,
-                            EndReason::Time, EndReason::Agreement, EndReason::Abandon})
+        for (EndReason r :
+             {EndReason::Trunks, EndReason::Herd, EndReason::Quiet, EndReason::Resign,
+              EndReason::Time, EndReason::Agreement, EndReason::Abandon, EndReason::Stalling})
             if (end_reason_name(r) == reason) s.reason = r;
         if (s.reason == EndReason::None) return bad("state.reason", "unknown end reason");
         if (s.reason == EndReason::Resign || s.reason == EndReason::Time ||
             s.reason == EndReason::Abandon) {
             auto w = parse_side(str("winner"));
             if (!w) return bad("state.winner", "expected silver or bronze");
+            s.loser = ~*w;
+        } else if (s.reason == EndReason::Stalling && str("winner") != "draw") {
+            auto w = parse_side(str("winner"));  // the claimer's win, or a draw
+            if (!w) return bad("state.winner", "expected silver, bronze or draw");
             s.loser = ~*w;
         }
     } else if (s.phase == Phase::Play) {

@@ -54,6 +54,9 @@ Result result_of(const Game& g) {
         case EndReason::Abandon:
             r.reason = ResultReason::Abandon;
             break;
+        case EndReason::Stalling:
+            r.reason = ResultReason::Stalling;
+            break;
         case EndReason::None:
             break;
     }
@@ -105,7 +108,8 @@ bool changes_game(const EventBody& b) {
            !std::holds_alternative<RatingsEv>(b) && !std::holds_alternative<UnknownEv>(b) &&
            !std::holds_alternative<TakebackOfferEv>(b) &&
            !std::holds_alternative<TakebackDeclineEv>(b) &&
-           !std::holds_alternative<TimeGivenEv>(b) && !std::holds_alternative<PreferencesEv>(b);
+           !std::holds_alternative<TimeGivenEv>(b) && !std::holds_alternative<PreferencesEv>(b) &&
+           !std::holds_alternative<StallingEv>(b);
 }
 
 bool versioned(const EventBody& b) {

@@ -120,6 +120,10 @@ struct DrawDecline {
 struct ClaimWin {
     std::string game;
 };
+// A draw claimed from an opponent who is stalling (PROTOCOL.md "Stalling").
+struct ClaimDraw {
+    std::string game;
+};
 // Takebacks (PROTOCOL.md "Takebacks and more time"): a player asks to take back their last
 // turn (and the opponent's reply to it, if made); the opponent accepts or declines.
 struct TakebackOffer {
@@ -177,7 +181,7 @@ using ClientMsg =
                  Resign, Chat, Ping, QuickMatch, QuickMatchCancel, ListLive, DrawOffer, DrawAccept,
                  DrawDecline, ClaimWin, Abort, Rematch, RematchDecline, Register, Login, Logout,
                  ChangePassword, TakebackOffer, TakebackAccept, TakebackDecline, GiveTime,
-                 Preferences>;
+                 Preferences, ClaimDraw>;
 // The game a request is about (join, cancel, watch, play, chat, draw, claim, rematch), or
 // nullopt for the lobby's and the connection's own requests.
 std::optional<std::string> game_of(const ClientMsg& m);
@@ -235,6 +239,7 @@ struct ClockReading {
     X(Time, "time")           \
     X(Agreement, "agreement") \
     X(Abandon, "abandon")     \
+    X(Stalling, "stalling")   \
     X(Aborted, "aborted")
 enum class ResultReason : unsigned char {
 #define X(id, name) id,
@@ -362,6 +367,17 @@ struct PreferencesEv {
     SeatPrefs prefs;
     friend bool operator==(const PreferencesEv&, const PreferencesEv&) = default;
 };
+// `side` sits on its move in a position the server's bot judges lost, past the stalling limit:
+// its opponent may claim the win or a draw (PROTOCOL.md "Stalling").
+struct StallingEv {
+    Side side = Side::Silver;
+    friend bool operator==(const StallingEv&, const StallingEv&) = default;
+};
+struct StallClaimEv {  // `side` claimed the win (or a draw) from its stalling opponent
+    Side side = Side::Silver;
+    bool draw = false;
+    friend bool operator==(const StallClaimEv&, const StallClaimEv&) = default;
+};
 struct TimeoutEv {  // the side whose time ran out
     Side side = Side::Silver;
     friend bool operator==(const TimeoutEv&, const TimeoutEv&) = default;
@@ -446,7 +462,9 @@ struct UnknownEv {
     X(TakebackDeclineEv, "takeback_decline") \
     X(TakebackEv, "takeback")                \
     X(TimeGivenEv, "time_given")             \
-    X(PreferencesEv, "preferences")
+    X(PreferencesEv, "preferences")          \
+    X(StallingEv, "stalling")                \
+    X(StallClaimEv, "stall_claim")
 
 using EventBody = std::variant<
 #define X(type, name) type,
@@ -506,6 +524,7 @@ struct SnapshotMsg {
     int spectators = 0;
     std::optional<Side> draw_offer;      // the side whose draw offer stands
     std::optional<Side> takeback_offer;  // the side whose takeback request stands
+    std::optional<Side> stalling;        // the side stalling (its opponent may claim)
     SeatPrefs preferences[2];            // silver's, bronze's
     bool is_public = true;               // listed (open, live) or joined by code only
     bool rated = false;
@@ -637,6 +656,7 @@ Json to_json(const TakebackAccept& m);
 Json to_json(const TakebackDecline& m);
 Json to_json(const GiveTime& m);
 Json to_json(const Preferences& m);
+Json to_json(const ClaimDraw& m);
 Json to_json(const Rematch& m);
 Json to_json(const RematchDecline& m);
 Json to_json(const Register& m);

@@ -158,6 +158,7 @@ const std::unordered_map<std::string, Parser>& parsers() {
         {"draw_decline", [](const Json& j) -> ClientMsg { return DrawDecline{code(j, "game")}; }},
         {"claim_win", [](const Json& j) -> ClientMsg { return ClaimWin{code(j, "game")}; }},
         {"abort", [](const Json& j) -> ClientMsg { return Abort{code(j, "game")}; }},
+        {"claim_draw", [](const Json& j) -> ClientMsg { return ClaimDraw{code(j, "game")}; }},
         {"takeback_offer",
          [](const Json& j) -> ClientMsg { return TakebackOffer{code(j, "game")}; }},
         {"takeback_accept",

@@ -186,6 +186,9 @@ EventBody payload(const std::string& kind, const Json& p) {
         return TimeGivenEv{side_field(p), ms};
     }
     if (kind == "preferences") return PreferencesEv{side_field(p), seat_prefs(p)};
+    if (kind == "stalling") return StallingEv{side_field(p)};
+    if (kind == "stall_claim")
+        return StallClaimEv{side_field(p), boolean(field(p, "draw"), "draw")};
     return UnknownEv{kind};
 }
 
@@ -230,6 +233,7 @@ ServerMsg snapshot(const Json& j) {
     m.spectators = count(field(j, "spectators"), "spectators");
     m.draw_offer = opt_side(j, "draw_offer");
     m.takeback_offer = opt_side(j, "takeback_offer");
+    m.stalling = opt_side(j, "stalling");
     if (auto* prefs = opt_field(j, "preferences"))
         for (Side s : {Side::Silver, Side::Bronze})
             m.preferences[idx(s)] = seat_prefs(

@@ -118,6 +118,9 @@ Json to_json(const Preferences& m) {
     if (m.more_time) j["more_time"] = *m.more_time;
     return j;
 }
+Json to_json(const ClaimDraw& m) {
+    return {{"type", "claim_draw"}, {"game", m.game}};
+}
 Json to_json(const Rematch& m) {
     return {{"type", "rematch"}, {"game", m.game}};
 }

@@ -107,6 +107,12 @@ struct PayloadWriter {
     void operator()(const DrawDeclineEv& e) { side_only(w, e.side); }
     void operator()(const DrawAcceptEv& e) { side_only(w, e.side); }
     void operator()(const TakebackOfferEv& e) { side_only(w, e.side); }
+    void operator()(const StallingEv& e) { side_only(w, e.side); }
+    void operator()(const StallClaimEv& e) {
+        w.begin_object().key("draw").value(e.draw).key("side");
+        proto::write(w, e.side);
+        w.end_object();
+    }
     void operator()(const TakebackDeclineEv& e) { side_only(w, e.side); }
     void operator()(const TakebackEv& e) {
         w.begin_object().key("side");
@@ -307,6 +313,8 @@ std::string to_text(const SnapshotMsg& m) {
         proto::write(w, m.record.variant);
         w.end_object();
         w.key("spectators").value(m.spectators);
+        w.key("stalling");
+        opt(w, m.stalling, [&](Side s) { proto::write(w, s); });
         w.key("state").raw(state_to_json(m.state).dump());
         w.key("status").value(status_name(m.status));
         w.key("takeback_offer");

@@ -33,6 +33,7 @@ struct Config {
     double grace_seconds = 60;  // a disconnected player's grace period, then claim
     double award_seconds = -1;  // after the grace: win awarded unclaimed; <0: = grace
     double bot_pace = 1;        // x the bot's human-like moment before its move; 0: at once
+    double stall_seconds = 0;   // the stalling limit for every game; 0: from the time control
     double start_timeout_seconds = 120;  // both seats filled -> silver's first turn, or abort
     double retention_seconds = 600;      // finished games stay in memory this long
     int chat_lines = 5;                  // chat lines per player per room ...

@@ -240,6 +240,12 @@ int main(int argc, char** argv) {
                    "time left), times this; 0: at once")
         ->check(CLI::Range(0.0, 10.0))
         ->capture_default_str();
+    app.add_option("--stall-seconds", cfg.stall_seconds,
+                   "a player sitting on a move this long in a position the bot judges lost is "
+                   "stalling: the opponent may claim the win or a draw (0: from the time "
+                   "control, docs/RULES.md \"Stalling\"); fractions allowed")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     app.add_option("--start-timeout-seconds", cfg.start_timeout_seconds,
                    "abort a game whose setups and silver's first turn are not done this long "
                    "after both seats are filled; fractions allowed")

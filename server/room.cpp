@@ -391,10 +391,12 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
     takeback_asked_[idx(*side)] = false;
     if (draw_offer_ == *side) draw_offer_.reset();  // the offer lapses with this turn
     takeback_offer_.reset();                        // a takeback request lapses with any turn
+    stalling_.reset();
     ack(who, m.ref);
     if (game_->over()) conclude();
     emit(proto::TurnEv{*side, m.turn, proto::captures_of(before, *game_, m.turn)});
     if (game_->over()) return finish();
+    arm_stall();
     schedule();
 }
 

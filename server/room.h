@@ -7,6 +7,7 @@
 //   room.cpp: seats, watchers and play (join, watch, setup, turn, chat);
 //   room_endings.cpp: resign, draw offers, claim_win;
 //   room_takeback.cpp: takebacks, more time and the seats' preferences for them;
+//   room_stalling.cpp: a player sitting in a lost position, and the claims against it;
 //   room_timers.cpp: time and presence (clock flag, no-start abort, disconnect grace and
 //     abandonment, retention of finished games) and the ends of a game;
 //   room_snapshot.cpp, room_live.cpp: its views (snapshot, lobby and live entries, clocks);
@@ -96,6 +97,8 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void resign(Player p, Who who);
     void draw(Player p, Who who, DrawAct act);
     void claim_win(Player p, Who who);
+    // From an opponent who is stalling (room_stalling.cpp); claim_win covers it too.
+    void claim_draw(Player p, Who who);
     // Leaves without a result while no turn of play has been made (the setups).
     void abort(Player p, Who who);
     // A takeback request, or the answer to the opponent's (room_takeback.cpp).
@@ -318,6 +321,13 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // Removes the last `n` turns and replays the rest into the rules state.
     void drop_turns(int n);
     void take_back(Side side);
+    // room_stalling.cpp
+    std::optional<TimePoint> stall_at_;  // the side to move sits past the limit then
+    std::optional<Side> stalling_;       // judged stalling: the opponent may claim
+    SteadyClock::duration stall_limit() const;
+    void arm_stall();    // after every change of the side to move
+    void judge_stall();  // the limit passed: the bot judges the position (off the strand)
+    void end_stalling(Side claimer, bool draw);
     std::optional<Side> rematch_offer_;        // after the game: the side whose offer stands
     std::optional<std::string> rematch_code_;  // the rematch's game, once accepted
     bool rematch_starting_ = false;            // accepted, its room being made

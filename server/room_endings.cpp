@@ -52,6 +52,7 @@ void Room::claim_win(Player p, Who who) {
     on_strand([this, p = std::move(p), who = std::move(who)] {
         auto side = check_seated(p, who);
         if (!side) return;
+        if (stalling_ == ~*side) return end_stalling(*side, false);
         const auto& away = away_since_[idx(~*side)];
         if (!away) return fail(who, Err::NotClaimable, "your opponent is connected");
         if (!started())

@@ -95,6 +95,19 @@ struct Room::Replayer {
         r.takeback_asked_[idx(e.side)] = false;
         if (r.draw_offer_ == e.side) r.draw_offer_.reset();
         r.takeback_offer_.reset();
+        r.stalling_.reset();
+        return {};
+    }
+    std::string operator()(const proto::StallingEv& e) {
+        r.stalling_ = e.side;
+        return {};
+    }
+    std::string operator()(const proto::StallClaimEv& e) {
+        if (r.stalling_ != ~e.side) return "a claim against a player who was not stalling";
+        if (e.draw)
+            r.game_->agree_draw(EndReason::Stalling);
+        else
+            r.game_->resign(~e.side, EndReason::Stalling);
         return {};
     }
     std::string operator()(const proto::TakebackOfferEv& e) {
@@ -110,6 +123,7 @@ struct Room::Replayer {
         if (r.takeback_turns(e.side) != e.turns) return "a takeback of other turns";
         r.drop_turns(e.turns);
         r.takeback_offer_.reset();
+        r.stalling_.reset();
         r.draw_offer_.reset();
         return {};
     }
@@ -209,6 +223,8 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
     draw_offer_.reset();
     takeback_offer_.reset();
     takeback_asked_[0] = takeback_asked_[1] = false;
+    stalling_.reset();
+    stall_at_.reset();
     prefs_[0] = prefs_[1] = proto::SeatPrefs{!params_.rated, true};
     rematch_offer_.reset();
     rematch_code_.reset();
@@ -277,6 +293,7 @@ void Room::resume() {
                                                           params_.creator_address);
         if (status_ == Status::Open) list_open();
         update_live("resume");
+        arm_stall();        // a sitting player's limit starts again
         update_presence();  // nobody is connected yet: grace periods start now
         if (params_.rated) read_seat_ratings();
     });

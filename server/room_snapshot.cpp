@@ -57,6 +57,7 @@ proto::SnapshotMsg Room::snapshot(bool for_spectator) const {
     m.spectators = spectators();
     m.draw_offer = draw_offer_;
     m.takeback_offer = takeback_offer_;
+    m.stalling = stalling_;
     m.preferences[0] = prefs_[0];
     m.preferences[1] = prefs_[1];
     m.is_public = params_.is_public;

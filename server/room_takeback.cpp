@@ -38,7 +38,9 @@ void Room::take_back(Side side) {
         const auto r = clock_->reading(now);
         clock_->restore(r.silver_ms, r.bronze_ms, side, now);
     }
+    stalling_.reset();
     emit(proto::TakebackEv{side, n});
+    arm_stall();
     schedule();
 }
 

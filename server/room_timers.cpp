@@ -30,6 +30,7 @@ void Room::check_deadlines(TimePoint now) {
         end_timeout(*clock_->running());
     if (status_ == Status::Playing && start_deadline_ && now >= *start_deadline_)
         end_abort(proto::AbortReason::NoStart);
+    if (status_ == Status::Playing && stall_at_ && now >= *stall_at_) judge_stall();
     for (Side s : {Side::Silver, Side::Bronze}) {
         if (status_ != Status::Playing || !started() || !away_since_[idx(s)]) continue;
         if (now < *away_since_[idx(s)] + grace_ + award_) continue;
@@ -71,6 +72,7 @@ void Room::schedule() {
     if (status_ == Status::Playing) {
         if (clock_) consider(clock_->deadline());
         consider(start_deadline_);
+        consider(stall_at_);
         for (Side s : {Side::Silver, Side::Bronze})
             if (started() && away_since_[idx(s)] && (present(~s) || !clock_))
                 consider(*away_since_[idx(s)] + grace_ + award_);
@@ -133,6 +135,8 @@ void Room::conclude() {
     start_deadline_.reset();
     draw_offer_.reset();
     takeback_offer_.reset();
+    stall_at_.reset();
+    stalling_.reset();
     away_since_[0].reset();
     away_since_[1].reset();
 }

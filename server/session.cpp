@@ -480,6 +480,10 @@ void Session::handle(proto::ClaimWin& m) {
     if (auto room = find_room(m.game)) room->claim_win(*player_, weak_from_this());
 }
 
+void Session::handle(proto::ClaimDraw& m) {
+    if (auto room = find_room(m.game)) room->claim_draw(*player_, weak_from_this());
+}
+
 void Session::handle(proto::Abort& m) {
     if (auto room = find_room(m.game)) room->abort(*player_, weak_from_this());
 }

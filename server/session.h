@@ -140,6 +140,7 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     void handle(proto::DrawDecline& m);
     void handle(proto::ClaimWin& m);
     void handle(proto::Abort& m);
+    void handle(proto::ClaimDraw& m);
     void handle(proto::TakebackOffer& m);
     void handle(proto::TakebackAccept& m);
     void handle(proto::TakebackDecline& m);

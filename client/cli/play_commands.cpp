@@ -120,6 +120,7 @@ In a game
   takeback         ask to take back your last turn, or accept the request;  takeback decline
   moretime         give your opponent 15 more seconds
   resign           give up (asks to confirm)            claim   win when the opponent has gone
+                   or is stalling;  claim draw  a draw from a stalling opponent
   quit             leave (your seat stays: you can come back with the same token))";
 }
 
@@ -403,8 +404,10 @@ void Session::cmd_moretime(const std::vector<std::string>&, std::string_view) {
     send(proto::to_json(proto::GiveTime{view_.code}));
 }
 
-void Session::cmd_claim(const std::vector<std::string>&, std::string_view) {
+void Session::cmd_claim(const std::vector<std::string>& w, std::string_view) {
     if (!need_game(true)) return;
+    if (!w.empty() && w[0] == "draw")
+        return (void)send(proto::to_json(proto::ClaimDraw{view_.code}));
     send(proto::to_json(proto::ClaimWin{view_.code}));
 }
 

@@ -267,6 +267,7 @@ void Session::refresh_view() {
     view_.spectators = std::clamp(g.spectators(), 0, 1000000);
     view_.draw_offer = g.draw_offer();
     view_.takeback_offer = g.takeback_offer();
+    view_.stalling = g.stalling();
     const int size = g.variant().size;
     view_.history.clear();
     for (const auto& t : g.turns()) view_.history.push_back(turn_to_notation(t.turn, size));
@@ -401,6 +402,17 @@ void Session::tell(const proto::TimeGivenEv& e) {
 void Session::tell(const proto::PreferencesEv& e) {
     say(side_label(e.side) + (e.prefs.takeback ? " accepts" : " refuses") + " takebacks and" +
         (e.prefs.more_time ? " accepts" : " refuses") + " more time in this game.");
+}
+void Session::tell(const proto::StallingEv& e) {
+    if (view_.me && *view_.me != e.side)
+        return say(paint(opts_.style, "1", side_label(e.side) + " is sitting on a lost position:") +
+                   " type  claim  for the win or  claim draw  for a draw.");
+    say(side_label(e.side) + " is stalling in a lost position: the opponent may claim the game.");
+}
+void Session::tell(const proto::StallClaimEv& e) {
+    say(paint(opts_.style, "1",
+              side_label(e.side) + (e.draw ? " claimed a draw" : " claimed the win") +
+                  " from a stalling opponent."));
 }
 void Session::tell(const proto::TimeoutEv& e) {
     say(paint(opts_.style, "1", side_label(e.side) + " ran out of time."));

@@ -92,6 +92,8 @@ class Session {
     void tell(const proto::DrawDeclineEv& e);
     void tell(const proto::DrawAcceptEv& e);
     void tell(const proto::TimeoutEv& e);
+    void tell(const proto::StallingEv& e);
+    void tell(const proto::StallClaimEv& e);
     void tell(const proto::TakebackOfferEv& e);
     void tell(const proto::TakebackDeclineEv& e);
     void tell(const proto::TakebackEv& e);

@@ -86,6 +86,7 @@ std::string reason_text(const GameView& v) {
     if (r == "resign") return loser.empty() ? "resignation" : loser + " resigned";
     if (r == "time") return loser.empty() ? "out of time" : loser + " ran out of time";
     if (r == "agreement") return "draw agreed";
+    if (r == "stalling") return loser.empty() ? "drawn: a player stalled" : loser + " stalled";
     if (r == "abandon") return loser.empty() ? "abandoned" : loser + " abandoned the game";
     if (r == "aborted") {
         if (v.abort_reason == "no_start") return "aborted: the game did not start in time";
@@ -269,6 +270,16 @@ std::string render_status(const GameView& v, const Style& st, SteadyClock::time_
                    "\n";
         else
             out += " " + side_label(*v.draw_offer) + " offers a draw\n";
+    }
+    if (v.stalling && going) {
+        if (v.me && *v.me != *v.stalling)
+            out += paint(st, "1",
+                         " " + side_label(*v.stalling) +
+                             " is stalling in a lost position: type  claim  for the win or"
+                             "  claim draw  for a draw") +
+                   "\n";
+        else
+            out += " " + side_label(*v.stalling) + " is stalling in a lost position\n";
     }
     if (v.takeback_offer && going) {
         if (v.me && *v.me != *v.takeback_offer)

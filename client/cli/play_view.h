@@ -51,6 +51,7 @@ struct GameView {
     std::vector<std::string> history;  // every played turn in notation
     std::optional<Side> draw_offer;
     std::optional<Side> takeback_offer;  // the side whose takeback request stands
+    std::optional<Side> stalling;        // the side judged stalling
     bool finished = false;               // game_over seen (or a snapshot of a finished game)
     std::string result_winner;           // "silver" | "bronze" | "draw" | "" (none: aborted)
     std::string result_reason;           // the rules' or server's reason

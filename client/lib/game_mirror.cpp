@@ -33,6 +33,7 @@ Update GameMirror::apply(const proto::SnapshotMsg& s) {
     clocks_ = s.clocks;
     draw_offer_ = s.draw_offer;
     takeback_offer_ = s.takeback_offer;
+    stalling_ = s.stalling;
     prefs_[0] = s.preferences[0];
     prefs_[1] = s.preferences[1];
     spectators_ = s.spectators;
@@ -84,6 +85,20 @@ struct GameMirror::Applier {
         m.turns_.push_back({e.side, e.turn, proto::captures_of(before, m.game_, e.turn)});
         if (m.draw_offer_ == e.side) m.draw_offer_.reset();  // the offer lapses with the turn
         m.takeback_offer_.reset();                           // a takeback request with any
+        m.stalling_.reset();
+        return true;
+    }
+    bool operator()(const proto::StallingEv& e) {
+        m.stalling_ = e.side;
+        return true;
+    }
+    bool operator()(const proto::StallClaimEv& e) {
+        if (m.stalling_ != ~e.side) return false;
+        m.stalling_.reset();
+        if (e.draw)
+            m.game_.agree_draw(EndReason::Stalling);
+        else
+            m.game_.resign(~e.side, EndReason::Stalling);
         return true;
     }
     bool operator()(const proto::TakebackOfferEv& e) {
@@ -98,6 +113,7 @@ struct GameMirror::Applier {
         if (m.takeback_turns(e.side) != e.turns) return false;
         m.turns_.resize(m.turns_.size() - std::size_t(e.turns));
         m.takeback_offer_.reset();
+        m.stalling_.reset();
         m.draw_offer_.reset();
         return m.rebuild();
     }
@@ -134,6 +150,7 @@ struct GameMirror::Applier {
                         : GameStatus::Over;
         m.draw_offer_.reset();
         m.takeback_offer_.reset();
+        m.stalling_.reset();
         if (m.clocks_) m.clocks_->running.reset();
         // The rules' own result must be the server's (an aborted game has none).
         return m.status_ == GameStatus::Aborted || proto::result_of(m.game_) == e.result;

@@ -64,6 +64,8 @@ class GameMirror {
     const proto::SeatPrefs& preferences(Side s) const { return prefs_[idx(s)]; }
     // Whether both seats accept takebacks, and how many turns a takeback for `s` would remove
     // now (0: none; the server's rule, PROTOCOL.md "Takebacks and more time").
+    // The side judged stalling: its opponent may claim the win or a draw.
+    std::optional<Side> stalling() const { return stalling_; }
     bool takebacks_on() const { return prefs_[0].takeback && prefs_[1].takeback; }
     int takeback_turns(Side s) const;
     int spectators() const { return spectators_; }
@@ -108,6 +110,7 @@ class GameMirror {
     std::optional<proto::ClockReading> clocks_;
     std::optional<Side> draw_offer_;
     std::optional<Side> takeback_offer_;
+    std::optional<Side> stalling_;
     proto::SeatPrefs prefs_[2];
     // Replays the setups and turns_ into game_ (after a takeback).
     bool rebuild();

@@ -149,6 +149,8 @@ TEST_CASE("proto: every event kind round-trips with its payload") {
         TakebackEv{Side::Bronze, 2},
         TimeGivenEv{Side::Silver, 15000},
         PreferencesEv{Side::Bronze, SeatPrefs{false, true}},
+        StallingEv{Side::Bronze},
+        StallClaimEv{Side::Silver, true},
     };
     std::set<std::string_view> kinds;
     for (auto& b : bodies) {
@@ -182,6 +184,7 @@ TEST_CASE("proto: a snapshot round-trips with the game state, record, seats and 
     m.spectators = 2;
     m.draw_offer = Side::Bronze;
     m.takeback_offer = Side::Silver;
+    m.stalling = Side::Bronze;
     m.preferences[1] = SeatPrefs{false, false};
     m.is_public = false;
     m.chat = {ChatEv{{"p1", "ann"}, "gl", ChatRoom::Players},
@@ -194,6 +197,7 @@ TEST_CASE("proto: a snapshot round-trips with the game state, record, seats and 
     CHECK(state_to_json(back.state) == state_to_json(p.game));
     CHECK(back.draw_offer == Side::Bronze);
     CHECK(back.takeback_offer == Side::Silver);
+    CHECK(back.stalling == Side::Bronze);
     CHECK(back.preferences[0] == SeatPrefs{true, true});
     CHECK(back.preferences[1] == SeatPrefs{false, false});
     SnapshotMsg open;  // a fresh game: free seat, no setups, untimed

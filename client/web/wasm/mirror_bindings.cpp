@@ -118,6 +118,7 @@ json view(const GameMirror& m) {
         {"clocks", clocks},
         {"draw_offer", side_or_null(m.draw_offer())},
         {"takeback_offer", side_or_null(m.takeback_offer())},
+        {"stalling", side_or_null(m.stalling())},
         {"preferences", prefs},
         {"takebacks_on", m.takebacks_on()},
         {"takeback_turns", takeback_turns},

@@ -242,7 +242,8 @@ export class RulesMirror {
   // {code, version, state_version, status, state, variant, time_control, my_side,
   //  players: {silver, bronze: {id, name, away: null | {claim_at, award_at},
   //            rating: null | {rating, deviation, games, provisional}} | null}, clocks,
-  //  draw_offer, takeback_offer, preferences: {silver, bronze: {takeback, more_time}},
+  //  draw_offer, takeback_offer, stalling (the side judged stalling: its opponent may claim),
+  //  preferences: {silver, bronze: {takeback, more_time}},
   //  takebacks_on (both seats accept them), takeback_turns: {silver, bronze} (what a takeback
   //  asked by that side would remove now; 0: none), spectators, result, rated, ratings: null | {category, silver, bronze:
   //  {before, after: {rating, deviation, games, provisional}} | null}, setup,
