@@ -164,6 +164,7 @@ function takeView(G, v) {
   G.takebacksOn = !!v.takebacks_on;
   G.takebackTurns = v.takeback_turns ?? null;
   G.prefs = v.preferences ?? null;
+  G.stalling = v.stalling ?? null; // the side judged stalling in a lost position
   G.result = v.result;
   G.chat = v.chat.map(chatLine);
 }

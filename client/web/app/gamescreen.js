@@ -300,9 +300,18 @@ function renderAway(G) {
 }
 
 // The opponent is away: after its grace period the player may claim the win.
+// Or the opponent sits on a lost position (stalling): the win or a draw may be claimed at once.
 function renderClaim(G) {
   const side = mySide(G);
   const b = $("claim-btn");
+  const stalled = !!side && G.stalling === other(side) && !G.result && G.status === "playing";
+  $("claim-draw-btn").hidden = !stalled;
+  if (stalled) {
+    b.hidden = false;
+    b.disabled = false;
+    b.textContent = t("game.claimStalling");
+    return;
+  }
   const away = side ? G.away?.[other(side)] : null;
   // before silver's first turn nobody wins by abandonment (the away note offers to leave instead)
   if (!side || !away || G.result || G.status !== "playing" || (G.state?.turns_played ?? 0) === 0) {
@@ -422,6 +431,8 @@ export function announce(G, ev) {
     case "time_given":
       text = takebackNews(G, ev);
       break;
+    case "stalling": if (theirs) text = t("say.stalling", who(p.side)); break;
+    case "stall_claim": text = t(p.draw ? "say.stallDraw" : "say.stallWin", who(p.side)); break;
     case "player_left": if (theirs) text = t("say.left", who(p.side)); break;
     case "player_back": if (theirs) text = t("say.back", who(p.side)); break;
     case "rematch_offer": if (theirs && side && G.status !== "aborted") text = t("result.rematchOffered", who(p.side)); break;
@@ -606,6 +617,7 @@ export function setupGameControls() {
   $("draw-accept").addEventListener("click", sendKey("draw_accept"));
   $("draw-decline").addEventListener("click", sendKey("draw_decline"));
   $("claim-btn").addEventListener("click", sendKey("claim_win"));
+  $("claim-draw-btn").addEventListener("click", sendKey("claim_draw"));
   setupTakeback(current, (ev) => {
     if (byKey(ev)) boardWanted = true;
     app.render();
