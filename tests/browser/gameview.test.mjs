@@ -283,3 +283,36 @@ test("issue 32 fault 3: the opponent away before the start is said next to its c
   await page.screenshot({ path: path.join(ART, "gameview-away-left.png") });
   await page.context().close();
 });
+
+// Fault 8: the computer answered in ~40 ms, its move blurring with the player's. It now shows a
+// move no sooner than a human-like moment after the position (--bot-pace 1, the default: a
+// setup 0.8 s). Measured in the page: from the player's own setup to the computer's.
+test("fault 8: the computer takes a human-like moment before its setup shows", async () => {
+  const page = await newPlayer(browser, server.base, problems, "AnnPace", WIDE);
+  await page.selectOption("#cv-opponent", "1");
+  await page.selectOption("#cv-size", "7");
+  await page.selectOption("#cv-color", "silver");
+  await page.click("#create-btn");
+  await page.waitForURL(/\/g\/[A-Za-z0-9_-]+$/);
+  await page.waitForSelector("#setup-random:not([hidden])");
+  await page.click("#setup-random");
+  // The page stamps each side's setup as its state takes it (the phase moves on).
+  await page.evaluate(() => {
+    window.__setupAt = {};
+    const tick = () => {
+      const S = window.trunkfield.S;
+      const G = S.games.get(S.route.code);
+      const phase = G?.state?.phase;
+      if (phase === "setup_bronze" && !window.__setupAt.silver) window.__setupAt.silver = performance.now();
+      if (phase === "play" && !window.__setupAt.bronze) window.__setupAt.bronze = performance.now();
+      if (!window.__setupAt.bronze) requestAnimationFrame(tick);
+    };
+    tick();
+  });
+  await page.click("#send-btn");
+  await page.waitForFunction(() => window.__setupAt?.bronze, null, { timeout: 15000 });
+  const at = await page.evaluate(() => window.__setupAt);
+  const gap = at.bronze - at.silver;
+  assert.ok(gap >= 600, `the computer's setup showed ${Math.round(gap)} ms after the player's`);
+  await page.context().close();
+});
