@@ -94,6 +94,13 @@ std::vector<Captured> captures_of(const Game& before, const Game& after, const T
     return out;
 }
 
+int takeback_turns(std::int64_t played, Side side) {
+    if (played <= 0) return 0;
+    const Side last = (played - 1) % 2 == 0 ? Side::Silver : Side::Bronze;
+    const int k = last == side ? 1 : 2;
+    return played - k >= 1 ? k : 0;
+}
+
 std::string_view event_kind(const EventBody& b) {
     if (auto* u = std::get_if<UnknownEv>(&b)) return u->kind;
     return kEventKinds[b.index()];

@@ -135,6 +135,10 @@ struct TakebackAccept {
 struct TakebackDecline {
     std::string game;
 };
+// How many turns a takeback asked by `side` removes after `played` turns of play: its last turn
+// and any after it (silver plays first); 0 when none may go (no turn of its own, or only the
+// game's first turn, which started the clocks). The server's rule, which clients mirror.
+int takeback_turns(std::int64_t played, Side side);
 // Gives the opponent 15 more seconds on their clock.
 struct GiveTime {
     std::string game;

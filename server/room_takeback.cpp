@@ -12,11 +12,8 @@ namespace tf::server {
 using proto::Err;
 
 int Room::takeback_turns(Side side) const {
-    const auto n = std::int64_t(turns_.size());
-    if (n == 0 || game_->phase() != Phase::Play) return 0;
-    const Side last = (n - 1) % 2 == 0 ? Side::Silver : Side::Bronze;  // silver plays first
-    const int k = last == side ? 1 : 2;
-    return n - k >= 1 ? k : 0;  // silver's first turn started the clocks: it stays
+    if (game_->phase() != Phase::Play) return 0;
+    return proto::takeback_turns(std::int64_t(turns_.size()), side);
 }
 
 void Room::drop_turns(int n) {

@@ -203,10 +203,8 @@ struct GameMirror::Applier {
 };
 
 int GameMirror::takeback_turns(Side s) const {
-    const auto n = std::int64_t(turns_.size());
-    if (n == 0 || game_.phase() != Phase::Play) return 0;
-    const int k = turns_.back().side == s ? 1 : 2;
-    return n - k >= 1 ? k : 0;  // the game's first turn stays
+    if (game_.phase() != Phase::Play) return 0;
+    return proto::takeback_turns(std::int64_t(turns_.size()), s);
 }
 
 bool GameMirror::rebuild() {

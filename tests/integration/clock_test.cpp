@@ -41,19 +41,6 @@ void start_timed(GameClient& a, GameClient& b, json time_control) {
     a.sync_to(b.version);
 }
 
-// Receives events until one of `kind` has been applied; returns it.
-json until_event(GameClient& c, const std::string& kind) {
-    for (;;) {
-        json m = c.recv_until("event");
-        if (m["kind"] == kind) return m;
-    }
-}
-
-json send_error(GameClient& c, json msg) {
-    c.conn->send(msg);
-    return c.recv_until("error");
-}
-
 void finish_game(GameClient& a, GameClient& b, Rng& rng) {
     while (!a.game->over()) play_one(a, b, rng);
     a.sync_until_over();

@@ -103,6 +103,18 @@ json random_action(const GameClient& c, Rng& rng, const std::string& ref) {
     return msg;
 }
 
+json until_event(GameClient& c, const std::string& kind) {
+    for (;;) {
+        json m = c.recv_until("event");
+        if (m["kind"] == kind) return m;
+    }
+}
+
+json send_error(GameClient& c, json msg) {
+    c.conn->send(msg);
+    return c.recv_until("error");
+}
+
 int connect_loopback(unsigned short port) {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     REQUIRE(fd >= 0);

@@ -42,6 +42,10 @@ struct GameClient {
 
 // A random legal setup or turn for `c`'s side to move, as a message with `c`'s version and `ref`.
 nlohmann::json random_action(const GameClient& c, Rng& rng, const std::string& ref);
+// Receives (applying snapshots and events) until an event of `kind`; returns it.
+nlohmann::json until_event(GameClient& c, const std::string& kind);
+// Sends `msg` and receives until the error it is answered with; returns it.
+nlohmann::json send_error(GameClient& c, nlohmann::json msg);
 // A connected TCP socket to 127.0.0.1:`port` (for tests that speak raw bytes).
 int connect_loopback(unsigned short port);
 

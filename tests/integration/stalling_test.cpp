@@ -19,18 +19,6 @@ namespace {
 
 using nlohmann::json;
 
-json until_event(GameClient& c, const std::string& kind) {
-    for (;;) {
-        json m = c.recv_until("event");
-        if (m["kind"] == kind) return m;
-    }
-}
-
-json send_error(GameClient& c, json msg) {
-    c.conn->send(msg);
-    return c.recv_until("error");
-}
-
 json msg(const char* type, const std::string& code) {
     return {{"type", type}, {"game", code}};
 }
