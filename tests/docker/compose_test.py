@@ -154,14 +154,20 @@ def build(podman, image, context, dockerfile):
 
 
 def wait_http(host, port, path, tls=None, within=120, host_header=None):
-    """(status, headers, body) of the first answer, or None."""
+    """(status, headers, body) of the first answer that is not a 503, or the last 503, or None.
+    A server that is still restoring its games answers 503 with Retry-After (OPERATING.md,
+    waiting for PostgreSQL): a client waits and asks again, as a load balancer does."""
     deadline = time.time() + within
+    last = None
     while time.time() < deadline:
         try:
-            return tfproto.http_get(host, port, path, tls=tls, host_header=host_header, timeout=5)
+            last = tfproto.http_get(host, port, path, tls=tls, host_header=host_header, timeout=5)
+            if last[0] != 503:
+                return last
         except (OSError, ssl.SSLError, ConnectionError):
-            time.sleep(0.3)
-    return None
+            pass
+        time.sleep(0.3)
+    return last
 
 
 def lobby_served(name, http_port, tls=None, host_header=None):
