@@ -77,6 +77,19 @@ test("issue 32.4: a setup and turns played from the keyboard alone; the focus go
   await keys(ann, ...Array(4).fill("ArrowDown"), "ArrowRight", "ArrowRight", "Enter", "ArrowRight", "ArrowRight", "Enter");
   assert.equal(await focused(ann), "d1");
   await ann.waitForSelector("#facing:not([hidden])");
+  // the facing from the board itself: Shift+arrow as the arrow points, or a compass letter
+  const facing = () => ann.evaluate(() => window.trunkfield.S.games.get(window.trunkfield.S.route.code).draft.facing);
+  await ann.keyboard.press("Shift+ArrowDown");
+  assert.equal(await facing(), "S", "Shift+ArrowDown on the board faces south");
+  assert.equal(await focused(ann), "d1");
+  await ann.waitForSelector("#facing", { state: "hidden" });
+  await ann.keyboard.press("Escape");
+  await ann.waitForSelector("#facing:not([hidden])");
+  await ann.keyboard.press("w");
+  assert.equal(await facing(), "W", "the letter W faces west");
+  await ann.keyboard.press("Escape");
+  await ann.waitForSelector("#facing:not([hidden])");
+  assert.equal(await focused(ann), "d1", "Escape leaves the focus on the board");
   const toFacing = await tabTo(ann, "#facing button[data-facing=N]");
   await ann.keyboard.press("Enter");
   assert.equal(await focused(ann), "d1", "after a facing is chosen the focus is back on the board");

@@ -122,6 +122,7 @@ export function renderBoard(container, opts) {
   container._onCell = opts.onCell ?? (() => {});
   container._onFacing = opts.onFacing ?? (() => {});
   container._onEnter = opts.onEnter ?? null;
+  container._facings = opts.highlights?.facing?.dirs ?? [];
   listen(container);
   const sig = JSON.stringify([lang(), opts.state, opts.highlights ?? null, opts.title ?? "", !!opts.flip],
     (k, v) => (v instanceof Map || v instanceof Set ? [...v] : v));
@@ -483,6 +484,22 @@ function listen(container) {
     const n = container._n;
     const [x, y] = unkey(g.getAttribute("data-cell"));
     const moves = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
+    // The facing from the board, while its arrows are shown: Shift+arrow the way it points on
+    // the screen, or the compass letter of the panel's buttons (N, E, S, W)
+    const facings = container._facings ?? [];
+    if (facings.length && !ev.altKey && !ev.ctrlKey && !ev.metaKey) {
+      const screen = { ArrowUp: "N", ArrowRight: "E", ArrowDown: "S", ArrowLeft: "W" };
+      const turned = { N: "S", S: "N", E: "W", W: "E" };
+      let f = null;
+      if (ev.shiftKey && screen[ev.key]) f = container._flip ? turned[screen[ev.key]] : screen[ev.key];
+      else if (/^[nesw]$/i.test(ev.key)) f = ev.key.toUpperCase();
+      if (f && facings.includes(f)) {
+        ev.preventDefault();
+        ev.stopPropagation();
+        container._onFacing(f);
+        return;
+      }
+    }
     if (moves[ev.key] && !ev.shiftKey && !ev.altKey) {
       ev.preventDefault();
       ev.stopPropagation();
