@@ -5,17 +5,21 @@
 // and how many of those the side to move went on to lose, draw or win. A threshold is sound when
 // the positions below it are lost (nearly) every time.
 //   stall_judge [--games 60] [--every 4] [--seed 1] [--jobs 2]
+//   stall_judge --lost [--seed 1]   a game record (JSON) that ends with bronze to move in a
+//                                   position the judge calls lost (the browser test's staller)
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "client/cli/cli_args.h"
 #include "common/bot.h"
+#include "common/json.h"
 #include "common/playout.h"
 
 using namespace tf;
@@ -81,6 +85,53 @@ Outcome play(std::uint64_t seed, int every) {
     return out;
 }
 
+// The judge's verdict as the server gives it (server/room_stalling.cpp): lost at 15 points
+// behind or worse.
+bool judged_lost(const Game& g) {
+    BotOptions judge;
+    judge.level = 4;
+    BotInfo info;
+    return bot_turn(g, judge, &info) && info.score <= -1500;
+}
+
+// Silver plays the bot's level-4 turns, bronze random ones, until bronze is to move in a position
+// judged lost; the record of that game so far (further seeds while a game ends first).
+int lost_record(std::uint64_t seed) {
+    for (std::uint64_t s = seed; s < seed + 100; ++s) {
+        Rng rng(mix(s));
+        Record rec;
+        Game g(rec.variant);
+        BotOptions o;
+        o.seed = s;
+        rec.silver = *bot_setup(g, o);
+        if (g.apply_setup(Side::Silver, rec.silver))
+            return std::fprintf(stderr, "internal error: a setup was refused\n"), 1;
+        rec.bronze = random_setup(g, rng);
+        if (g.apply_setup(Side::Bronze, rec.bronze))
+            return std::fprintf(stderr, "internal error: a setup was refused\n"), 1;
+        MoveList ml;
+        while (!g.over()) {
+            Turn t;
+            if (g.to_move() == Side::Silver) {
+                o.level = 4;
+                o.seed = s ^ std::uint64_t(g.turns_played());
+                auto b = bot_turn(g, o);
+                if (!b) return std::fprintf(stderr, "internal error: no bot turn\n"), 1;
+                t = *b;
+            } else if (judged_lost(g)) {
+                std::printf("%s\n", to_json(rec).dump().c_str());
+                return 0;
+            } else if (Move m; random_move(g, rng, ml, m)) {
+                t = g.to_turn(m);
+            }
+            if (g.apply_turn(t))
+                return std::fprintf(stderr, "internal error: a turn was refused\n"), 1;
+            rec.turns.push_back(t);
+        }
+    }
+    return std::fprintf(stderr, "no game reached a lost position\n"), 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -98,7 +149,11 @@ int main(int argc, char** argv) {
     app.add_option("--seed", seed, "seed of the games")
         ->transform(cli::whole_number(0, UINT64_MAX));
     app.add_option("--jobs", jobs, "games played at once")->transform(cli::whole_number(1, 64));
+    bool lost = false;
+    app.add_flag("--lost", lost,
+                 "print a game record ending with bronze to move in a position judged lost");
     if (auto rc = cli::parse_args(app, argc, argv)) return *rc;
+    if (lost) return lost_record(seed);
     std::vector<Outcome> results(std::size_t(std::max(games, 0)));
     std::atomic<int> next{0};
     std::vector<std::thread> pool;

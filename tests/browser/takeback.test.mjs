@@ -1,14 +1,15 @@
 // Takebacks and more time on the game page (issue 32: "Takeback and more time ... work in the
-// browser"), and three nits of the game page, one test each, against the real trunkfield-server
+// browser"), the claims against a stalling opponent, and three nits of the game page, one test each, against the real trunkfield-server
 // in headless chromium (one server for the file). A player in the browser (bronze) plays a timed
 // 9 × 9 game against a scripted TCP opponent (silver); each test observes what the opponent
 // receives and what the page shows, and failed before its change. Screenshots of the answer bar
 // on a desktop (1366 × 768) and a phone (390 × 844), of the settings, of the away note flipped.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { ART, PHONE, sleep, serverAndBrowser, PageProblems, TcpPlayer, newPlayer, clickTurn, waitMyTurn, cell, cellName,
-  gameOf, EXAMPLE } from "./lib.mjs";
+import { ART, PHONE, SERVER, sleep, serverAndBrowser, startServer, PageProblems, TcpPlayer, newPlayer, clickTurn, waitMyTurn,
+  cell, cellName, gameOf, EXAMPLE } from "./lib.mjs";
 
 const WIDE = { width: 1366, height: 768 };
 const VARIANT = { size: 9, elephants: 5, burnt: 3, quiet: 40 };
@@ -368,4 +369,63 @@ test("nit: on a flipped board the 'opponent away' note is under the away player'
   await page.waitForSelector("#card-top .pcard[data-side='silver']");
   assert.ok(await under("card-top"), "turned back: on top again");
   await page.context().close();
+});
+
+// Stalling (PROTOCOL.md "Stalling"): the browser's player (silver) is far ahead, the opponent sits
+// on its move past the limit (--stall-seconds 1 on a server of its own) and the server's judge
+// calls the position lost. The game comes from `stall_judge --lost` (bench/stall_judge.cpp: the
+// bot's level-4 turns for silver, random ones for bronze, until bronze is lost); silver's turns are
+// sent by a second connection of the same player (its token), so the page only watches them.
+test("stalling: the opponent sits on a lost position; the page offers the win and a draw, says why; the draw claimed", async () => {
+  const record = JSON.parse(execFileSync(path.join(path.dirname(SERVER), "stall_judge"), ["--lost"]).toString());
+  const stall = await startServer(["--stall-seconds", "1"]);
+  try {
+    const page = await newPlayer(browser, stall.base, problems, "AnnStall", WIDE);
+    const bob = await TcpPlayer.connect(stall.tcpPort, "BobStall");
+    bob.send({ type: "create_game", variant: VARIANT, time_control: null, color: "bronze", public: false });
+    const { code } = await bob.next((m) => m.type === "game_created");
+    await page.goto(`${stall.base}/g/${code}`);
+    await page.click("#join-seat");
+    await bob.next(isEvent("join"));
+    const token = await page.evaluate(() => localStorage.getItem("trunkfield.token"));
+    const ann = await TcpPlayer.connect(stall.tcpPort, null, token);
+    ann.send({ type: "join_game", code }); // a seat already held: a watch of the game
+    await ann.next((m) => m.type === "snapshot" && m.game === code);
+
+    ann.send({ type: "setup", game: code, setup: record.setup.silver });
+    await bob.next(isEvent("setup", "silver"));
+    bob.send({ type: "setup", game: code, setup: record.setup.bronze });
+    await ann.next(isEvent("setup", "bronze"));
+    for (const [i, turn] of record.turns.entries()) {
+      const [mover, other, side] = i % 2 === 0 ? [ann, bob, "silver"] : [bob, ann, "bronze"];
+      mover.send({ type: "turn", game: code, turn });
+      await other.next(isEvent("turn", side));
+    }
+    assert.equal(record.turns.length % 2, 1, "the record ends with bronze to move");
+    // bronze sits: after a second the server judges its position lost
+    await bob.next(isEvent("stalling", "bronze"), 15000);
+    await page.waitForSelector("#claim-draw-btn:not([hidden])", { timeout: 5000 });
+    assert.equal((await page.textContent("#claim-btn")).trim(), "Opponent stalling: claim the win");
+    assert.ok(await page.isEnabled("#claim-btn"));
+    assert.equal(await page.textContent("#status"),
+      "BobStall (Bronze) is sitting on a lost position: claim the win or a draw below, or wait for the move.");
+    await waitSaid(page, /BobStall \(Bronze\) is sitting on a lost position: you may claim the win or a draw/);
+    await page.screenshot({ path: path.join(ART, "takeback-stalling-claim.png") });
+
+    await page.click("#claim-draw-btn");
+    const claim = await bob.next(isEvent("stall_claim"));
+    assert.deepEqual(claim.payload, { side: "silver", draw: true });
+    const over = await bob.next(isEvent("game_over"));
+    assert.deepEqual([over.payload.winner, over.payload.reason], ["draw", "stalling"]);
+    await page.waitForSelector("#claim-draw-btn", { state: "hidden" });
+    await page.waitForSelector("#result:not([hidden])");
+    assert.equal(await page.textContent("#result-head"), "Draw.");
+    assert.equal(await page.textContent("#result-why"), "A draw was claimed from a player sitting on a lost position.");
+    await page.screenshot({ path: path.join(ART, "takeback-stalling-over.png") });
+    ann.close();
+    bob.close();
+    await page.context().close();
+  } finally {
+    stall.stop();
+  }
 });

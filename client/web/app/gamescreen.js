@@ -207,6 +207,9 @@ function statusText(G, phase, dr, st) {
   if (G.drawOffer && side && G.drawOffer === other(side)) return t("status.drawOffered", { side: SideName(G.drawOffer), name: name(G.drawOffer) });
   if (G.takebackOffer && side && G.takebackOffer === other(side))
     return t("status.takebackOffered", { side: SideName(G.takebackOffer), name: name(G.takebackOffer), n: G.takebackTurns?.[G.takebackOffer] ?? 1 });
+  // the opponent sits on a lost position: say what may be done (unless a premove is being drafted)
+  if (G.stalling && side && G.stalling === other(side) && !G.premove && !d.from && !d.selGuard)
+    return t("status.stalling", { side: SideName(G.stalling), name: name(G.stalling) });
   if (phase === "setup") {
     const E = st.variant.elephants;
     return t(`status.setup.${side}`, { n: E, e: d.setupE.length, g: d.setupG.length });

@@ -28,6 +28,7 @@ export function resultWords(G) {
     case "time": why = t("why.time", { name: name(loser) }); break;
     case "abandon": why = t("why.abandon", { name: name(loser) }); break;
     case "agreement": why = t("why.agreement"); break;
+    case "stalling": why = loser ? t("why.stallWin", { name: name(loser) }) : t("why.stallDraw"); break;
     case "trunks": why = t("why.trunks"); break;
     case "quiet": why = t("why.quiet", { n: st?.variant.quiet ?? 40 }); break;
     case "herd": {
