@@ -80,6 +80,7 @@ async function timedGame(name, tag, page = null) {
   await bob.next(isEvent("join"));
   bob.send({ type: "setup", game: code, setup: EXAMPLE.silver });
   await page.waitForSelector("#status[data-phase='setup']");
+  assert.ok(await page.isHidden("#give-time-btn"), "no +15 s before silver's first turn starts the clocks");
   for (const c of [...EXAMPLE.bronze.elephants, ...EXAMPLE.bronze.guardians]) await cell(page, cellName(c, 9)).click();
   await page.click("#send-btn");
   await bob.next(isEvent("setup", "bronze"));

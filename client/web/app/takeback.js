@@ -8,7 +8,7 @@
 // The server keeps each seat's preferences per game (a rated game starts with takebacks off, a
 // casual one with them on); the page sends only what differs from what the snapshot says.
 import { $, other } from "./dom.js";
-import { S, send, mySide } from "./state.js";
+import { S, send, mySide, botLevel } from "./state.js";
 
 const TAKEBACK_KEY = "trunkfield.takebacks";
 const MORE_TIME_KEY = "trunkfield.moreTime";
@@ -49,7 +49,9 @@ export function renderTakeback(G, live) {
   $("takeback-btn").hidden = !known || !G.takebacksOn || !(G.takebackTurns?.[side] > 0) || !!G.takebackOffer || !!G.takebackAsked;
   $("takeback-answer").hidden = !theirs;
   $("takeback-note").hidden = !mine;
-  $("give-time-btn").hidden = !known || !G.timeControl || !G.prefs?.[opp]?.more_time;
+  // +15 s once the clocks run (silver's first turn starts them), never to the computer
+  $("give-time-btn").hidden = !known || !G.timeControl || !G.prefs?.[opp]?.more_time
+    || !((G.state?.turns_played ?? 0) > 0) || !!botLevel(G.players?.[opp]);
   // the settings: for a seated player while the game can still change
   const card = $("prefs-card");
   card.hidden = !side || (G.status !== "open" && G.status !== "playing");
