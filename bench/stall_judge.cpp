@@ -1,9 +1,9 @@
-// Calibrates the server's stalling judgement (server/room_stalling.cpp, docs/RULES.md "Takebacks,
-// more time and stalling"): plays games between players of mixed strength (bot levels 1-5 and a
-// random mover, drawn per game), has the judge (a level-4 search, fixed seed) evaluate positions
-// along the way, and prints, for each threshold, how many judged positions fell at or below it
-// and how many of those the side to move went on to lose, draw or win. A threshold is sound when
-// the positions below it are lost (nearly) every time.
+// Calibrates the server's stalling judgement (server/room/room_stalling.cpp, docs/RULES.md
+// "Takebacks, more time and stalling"): plays games between players of mixed strength (bot levels
+// 1-5 and a random mover, drawn per game), has the judge (a level-4 search, fixed seed) evaluate
+// positions along the way, and prints, for each threshold, how many judged positions fell at or
+// below it and how many of those the side to move went on to lose, draw or win. A threshold is
+// sound when the positions below it are lost (nearly) every time.
 //   stall_judge [--games 60] [--every 4] [--seed 1] [--jobs 2]
 //   stall_judge --lost [--seed 1]   a game record (JSON) that ends with bronze to move in a
 //                                   position the judge calls lost (the browser test's staller)
@@ -85,7 +85,7 @@ Outcome play(std::uint64_t seed, int every) {
     return out;
 }
 
-// The judge's verdict as the server gives it (server/room_stalling.cpp): lost at 15 points
+// The judge's verdict as the server gives it (server/room/room_stalling.cpp): lost at 15 points
 // behind or worse.
 bool judged_lost(const Game& g) {
     BotOptions judge;

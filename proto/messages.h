@@ -35,8 +35,8 @@ inline constexpr std::size_t kMaxNameChars = 32;
 inline constexpr std::size_t kMinUsernameChars = 3, kMaxUsernameChars = 20;
 inline constexpr std::size_t kMinPasswordChars = 8, kMaxPasswordChars = 128;
 // The server's message credits per connection by default (PROTOCOL.md "Limits"; trunkfield-server
-// --rate and --burst, server/config.h): refilled per second, and the bucket's size. Clients pace
-// themselves under them (client/lib/pacer.h; tests/client/pacer_test.cpp checks they agree).
+// --rate and --burst, server/base/config.h): refilled per second, and the bucket's size. Clients
+// pace themselves under them (client/lib/pacer.h; tests/client/pacer_test.cpp checks they agree).
 inline constexpr double kDefaultCreditRate = 20;
 inline constexpr double kDefaultCreditBurst = 40;
 

@@ -15,7 +15,7 @@
 //   index.html (never cached: no hash) points at them and preloads the rules module and its
 //   .wasm, so they download while the lobby is drawn.
 // - every text file gets a gzip and a brotli copy next to it (FILE.gz, FILE.br), which
-//   trunkfield-server sends to browsers that accept them (server/static_files.h); hashed names
+//   trunkfield-server sends to browsers that accept them (server/web/static_files.h); hashed names
 //   are cached by browsers for a year.
 import { createHash } from "node:crypto";
 import fs from "node:fs";

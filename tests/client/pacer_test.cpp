@@ -1,8 +1,8 @@
 // The client's pacer (client/lib/pacer.h) against a model of the server's credit bucket
-// (server/session.cpp, Session::take_credit), on a simulated clock: a sender that sends whenever
-// the pacer lets it is never refused by a server with the default credits, even when the network
-// delivers its messages late and bunched; against a stricter server, slow_down() brings it under
-// that server's pace.
+// (server/session/session.cpp, Session::take_credit), on a simulated clock: a sender that sends
+// whenever the pacer lets it is never refused by a server with the default credits, even when the
+// network delivers its messages late and bunched; against a stricter server, slow_down() brings it
+// under that server's pace.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,7 +11,7 @@
 
 #include "client/lib/pacer.h"
 #include "proto/messages.h"
-#include "server/config.h"
+#include "server/base/config.h"
 
 using tf::client::Pacer;
 using Clock = Pacer::Clock;

@@ -1,4 +1,4 @@
-// Fuzzes who a client is behind a proxy (server/client_address.h): the PROXY protocol header at
+// Fuzzes who a client is behind a proxy (server/net/client_address.h): the PROXY protocol header at
 // the start of a TCP stream (v2 binary, v1 text) and the X-Forwarded-For walk, on bytes of an
 // attacker's choosing (a trusted proxy passes a client's X-Forwarded-For entries on).
 // Checks: a header found is within the input, parses the same alone, and every shorter prefix of
@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "server/client_address.h"
+#include "server/net/client_address.h"
 #include "tests/fuzz/fuzz_check.h"
 
 using namespace tf::server;

@@ -1,4 +1,4 @@
-// Fuzzes the TCP transport's line framing (server/line_framer.h) against a one-pass model of
+// Fuzzes the TCP transport's line framing (server/web/line_framer.h) against a one-pass model of
 // PROTOCOL.md's framing, with the bytes fed in chunks the input chooses.
 // Input: byte 0 picks the line limit (%4 = 0: the protocol's 16 KiB, else 1 + byte % 64);
 // bytes 1-8 are chunk sizes (1-16, used in turn); the rest is the stream.
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "proto/messages.h"
-#include "server/line_framer.h"
+#include "server/web/line_framer.h"
 #include "tests/fuzz/chunked_stream.h"
 #include "tests/fuzz/fuzz_check.h"
 

@@ -1,9 +1,9 @@
-// Fuzzes the WebSocket transport's framing (server/ws_framer.h): the same bytes fed whole and in
-// chunks the input chooses must give the same messages, control frames and errors.
-// Input: byte 0 picks the message limit (%4 = 0: the protocol's 16 KiB, else 1 + byte % 64);
-// bytes 1-8 are chunk sizes (1-16, used in turn); the rest is the stream.
-// Checks: identical outcomes whatever the chunking; a text message is UTF-8; no message over the
-// limit; nothing after an error or a close frame; control payloads of at most 125 bytes.
+// Fuzzes the WebSocket transport's framing (server/web/ws_framer.h): the same bytes fed whole and
+// in chunks the input chooses must give the same messages, control frames and errors. Input: byte 0
+// picks the message limit (%4 = 0: the protocol's 16 KiB, else 1 + byte % 64); bytes 1-8 are chunk
+// sizes (1-16, used in turn); the rest is the stream. Checks: identical outcomes whatever the
+// chunking; a text message is UTF-8; no message over the limit; nothing after an error or a close
+// frame; control payloads of at most 125 bytes.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "proto/messages.h"
-#include "server/ws_framer.h"
+#include "server/web/ws_framer.h"
 #include "tests/fuzz/chunked_stream.h"
 #include "tests/fuzz/fuzz_check.h"
 

@@ -280,7 +280,7 @@ class Node(crash_test.Server):
                 else env.redis.port
             args += ["--bus", f"redis://127.0.0.1:{bus}", "--node-id",
                      node_id or name, "--lease-ms", str(LEASE_MS)]
-        # Store faults a scenario injects into this node alone (server/faulty_store.h); none
+        # Store faults a scenario injects into this node alone (server/store/faulty_store.h); none
         # while the file is empty.
         self.faults = os.path.join(folder, "faults")
         open(self.faults, "w").close()

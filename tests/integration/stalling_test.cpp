@@ -23,7 +23,7 @@ json msg(const char* type, const std::string& code) {
     return {{"type", type}, {"game", code}};
 }
 
-// The server's judgement (server/room_stalling.cpp): lost at 15 points behind or worse.
+// The server's judgement (server/room/room_stalling.cpp): lost at 15 points behind or worse.
 bool judged_lost(const Game& g) {
     BotOptions judge;
     judge.level = 4;

@@ -1,7 +1,8 @@
 // The pure parts of the public-internet limits (issue 31): who a client is behind a proxy
-// (server/client_address.h), the login limits (server/login_limit.h), new passwords
-// (server/password_policy.h), guests' names (server/display_name.h), the open-game places
-// (server/player_index.h) and the lobby's order and pace (server/listings.h).
+// (server/net/client_address.h), the login limits (server/accounts/login_limit.h), new passwords
+// (server/accounts/password_policy.h), guests' names (server/accounts/display_name.h), the
+// open-game places (server/lobby/player_index.h) and the lobby's order and pace
+// (server/lobby/listings.h).
 #include <doctest/doctest.h>
 
 #include <boost/asio/io_context.hpp>
@@ -9,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "server/client_address.h"
-#include "server/conn_limit.h"
-#include "server/display_name.h"
-#include "server/listings.h"
-#include "server/login_limit.h"
-#include "server/password_policy.h"
-#include "server/player_index.h"
+#include "server/accounts/display_name.h"
+#include "server/accounts/login_limit.h"
+#include "server/accounts/password_policy.h"
+#include "server/lobby/listings.h"
+#include "server/lobby/player_index.h"
+#include "server/net/client_address.h"
+#include "server/net/conn_limit.h"
 
 namespace tf::server {
 namespace {

@@ -1,10 +1,10 @@
-// The bus's messages between nodes (server/bus_messages.h): every kind written and read back,
-// bodies carried untouched, and what a node refuses or tolerates from another; the delivery
+// The bus's messages between nodes (server/cluster/bus_messages.h): every kind written and read
+// back, bodies carried untouched, and what a node refuses or tolerates from another; the delivery
 // batch that lets one operation's recipients on another node share one message.
 #include <doctest/doctest.h>
 
-#include "server/bus_messages.h"
-#include "server/delivery_batch.h"
+#include "server/cluster/bus_messages.h"
+#include "server/room/delivery_batch.h"
 
 #include <string>
 #include <thread>

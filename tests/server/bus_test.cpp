@@ -1,5 +1,5 @@
-// The cluster's Redis bus (server/bus.h) against a redis-server of each case's own, started on
-// a free loopback port in a temp folder through scripts/redis-test-server.sh (named by
+// The cluster's Redis bus (server/cluster/bus.h) against a redis-server of each case's own, started
+// on a free loopback port in a temp folder through scripts/redis-test-server.sh (named by
 // TF_REDIS_TEST_SCRIPT: the server_bus test sets it; without it those cases say so and pass).
 // The io_context runs on two threads, as the server's does.
 #include <doctest/doctest.h>
@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "server/bus.h"
+#include "server/cluster/bus.h"
 
 namespace tf::server {
 namespace {

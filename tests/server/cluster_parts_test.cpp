@@ -21,11 +21,11 @@
 
 #include "common/json.h"
 #include "common/playout.h"
-#include "server/cluster.h"
-#include "server/cluster_core.h"
-#include "server/hub.h"
-#include "server/pg_store.h"
-#include "server/session.h"
+#include "server/cluster/cluster.h"
+#include "server/cluster/cluster_core.h"
+#include "server/session/hub.h"
+#include "server/session/session.h"
+#include "server/store/pg_store.h"
 #include "tests/server/memory_bus.h"
 #include "tests/support/pg_test_db.h"
 

@@ -1,6 +1,6 @@
-// Connections per client address (server/conn_limit.h): counting, giving places back,
+// Connections per client address (server/net/conn_limit.h): counting, giving places back,
 // address keys (IPv4-mapped IPv6 as IPv4, IPv6 per /64), no limit at 0.
-#include "server/conn_limit.h"
+#include "server/net/conn_limit.h"
 
 #include <doctest/doctest.h>
 

@@ -1,9 +1,9 @@
-// Glicko-2 (server/glicko2.h): Glickman's worked example to the paper's digits, lichess's own
-// test vector, and the properties a rating must have (it moves the right way, an upset moves it
+// Glicko-2 (server/accounts/glicko2.h): Glickman's worked example to the paper's digits, lichess's
+// own test vector, and the properties a rating must have (it moves the right way, an upset moves it
 // more, uncertainty grows with inactivity and shrinks with games, the clamps hold).
 #include <doctest/doctest.h>
 
-#include "server/glicko2.h"
+#include "server/accounts/glicko2.h"
 
 namespace tf::server::glicko2 {
 namespace {

@@ -1,10 +1,10 @@
-// Lag compensation's value types (server/lag.h) and the clock's credit, on made-up instants:
+// Lag compensation's value types (server/room/lag.h) and the clock's credit, on made-up instants:
 // what a turn is charged for a given lag, elapsed time and quota, and how much a client that
 // lies about its lag can gain.
 #include <doctest/doctest.h>
 
-#include "server/clock.h"
-#include "server/lag.h"
+#include "server/room/clock.h"
+#include "server/room/lag.h"
 
 namespace tf::server {
 namespace {

@@ -1,11 +1,11 @@
-// The TCP transport's line framing (server/line_framer.h): lines split anywhere, CR/LF, blank
+// The TCP transport's line framing (server/web/line_framer.h): lines split anywhere, CR/LF, blank
 // lines, the size limit at its exact boundary, and nothing after a line that is too long.
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
-#include "server/line_framer.h"
+#include "server/web/line_framer.h"
 
 namespace tf::server {
 namespace {

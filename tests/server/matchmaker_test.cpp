@@ -1,9 +1,10 @@
-// Quick match (server/matchmaker.h) with fake connections (Member) in the player index: pools,
-// idempotence, no self-pairing, cancel, and withdrawal when the player's last connection closes.
+// Quick match (server/lobby/matchmaker.h) with fake connections (Member) in the player index:
+// pools, idempotence, no self-pairing, cancel, and withdrawal when the player's last connection
+// closes.
 #include <doctest/doctest.h>
 
-#include "server/matchmaker.h"
-#include "server/player_index.h"
+#include "server/lobby/matchmaker.h"
+#include "server/lobby/player_index.h"
 
 namespace tf::server {
 namespace {

@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "server/bus.h"
-#include "server/cluster.h"
+#include "server/cluster/bus.h"
+#include "server/cluster/cluster.h"
 
 namespace tf::server::testing {
 

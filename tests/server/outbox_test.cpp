@@ -1,4 +1,4 @@
-// The transports' outgoing queue (server/outbox.h): batches of at most 64, framing as lines or
+// The transports' outgoing queue (server/web/outbox.h): batches of at most 64, framing as lines or
 // WebSocket frames, the queue limit, a close frame seen in its batch, dropping what waits
 // behind the write in flight, and the ring's order across growth and wrap-around.
 #include <doctest/doctest.h>
@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "server/outbox.h"
-#include "server/ws_framer.h"
+#include "server/web/outbox.h"
+#include "server/web/ws_framer.h"
 
 namespace tf::server {
 namespace {

@@ -10,10 +10,10 @@
 
 #include "common/json.h"
 #include "common/playout.h"
-#include "server/directory.h"
-#include "server/listings.h"
-#include "server/player_index.h"
-#include "server/room.h"
+#include "server/lobby/listings.h"
+#include "server/lobby/player_index.h"
+#include "server/room/directory.h"
+#include "server/room/room.h"
 
 namespace tf::server::testing {
 

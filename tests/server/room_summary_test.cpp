@@ -1,11 +1,11 @@
-// A finished game kept as a summary (server/room_summary.cpp), over the in-memory store under
+// A finished game kept as a summary (server/room/room_summary.cpp), over the in-memory store under
 // the fault decorator: once the end is committed the state goes; a late watcher gets it back
 // from the store, in order with what it sends next; a failed read answers store_failed and
 // changes nothing; writes after the end still carry the result and the turns played; and a
 // store that keeps nothing (--store memory) keeps the state in the room.
-#include "server/faulty_store.h"
-#include "server/memory_store.h"
-#include "server/metrics.h"
+#include "server/base/metrics.h"
+#include "server/store/faulty_store.h"
+#include "server/store/memory_store.h"
 #include "tests/server/room_fixture.h"
 
 namespace tf::server {

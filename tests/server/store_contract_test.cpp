@@ -1,5 +1,5 @@
 // The store contract: what rooms, identities, the directory and the history API rely on, run
-// against every implementation of server/store.h — the SQLite store, the in-memory one, the
+// against every implementation of server/store/store.h — the SQLite store, the in-memory one, the
 // PostgreSQL one (when TF_TEST_DATABASE_URL names a cluster: tests/postgres.cmake), and the
 // fault-injecting decorator over each of them (with no fault, it must be a perfect stand-in;
 // with faults, it must fail as a store does: all or nothing, and say so).
@@ -16,17 +16,26 @@
 #include <memory>
 #include <thread>
 
-#include "server/faulty_store.h"
-#include "server/memory_store.h"
-#include "server/pg_store.h"
-#include "server/record_codec.h"
-#include "server/sqlite_store.h"
+#include "server/accounts/ratings.h"
+#include "server/store/faulty_store.h"
+#include "server/store/memory_store.h"
+#include "server/store/pg_store.h"
+#include "server/store/record_codec.h"
+#include "server/store/sqlite_store.h"
 #include "tests/support/pg_test_db.h"
 
 namespace tf::server {
 namespace {
 
 namespace fs = std::filesystem;
+
+// A rated blitz game p1 (silver) won against p2, ended at `at_ms`, rated by the server's
+// arithmetic.
+RateGame rated_game(std::int64_t at_ms) {
+    RateGame g{"blitz", {"p1", "p2"}, 1.0, at_ms};
+    g.rate = rate_game;
+    return g;
+}
 
 // One store under test, with a folder or a PostgreSQL database of its own when it needs one.
 struct Subject {
@@ -409,7 +418,7 @@ TEST_CASE("store contract: accounts, tokens and ratings") {
             g.turns = 12;
             g.version = 2;
             g.finished_ms = 90'000;
-            RateGame rate{"blitz", {"p1", "p2"}, 1.0, 90'000};
+            RateGame rate = rated_game(90'000);
             GameWrite end{"rat234", std::nullopt, {row(2, "game_over")}, g, rate};
             CHECK(!commit(st, end));
             CHECK(rate.outcome->before[0].rating == doctest::Approx(1500));
@@ -422,7 +431,7 @@ TEST_CASE("store contract: accounts, tokens and ratings") {
             CHECK(ann[0].rating == doctest::Approx(rate.outcome->after[0].rating));
             CHECK(ann[0].last_ms == 90'000);
 
-            RateGame twice{"blitz", {"p1", "p2"}, 1.0, 91'000};
+            RateGame twice = rated_game(91'000);
             CHECK(!commit(st, GameWrite{"rat234", std::nullopt, {}, g, twice}));
             CHECK(st.ratings_of("p1")[0].games == 1);
             CHECK(st.ratings_of("p1")[0].rating == doctest::Approx(ann[0].rating));
@@ -456,11 +465,9 @@ TEST_CASE("store contract: accounts, tokens and ratings") {
             priv.result = g.result;
             priv.version = 2;
             priv.finished_ms = 95'000;
-            CHECK(!commit(st, GameWrite{"prv234",
-                                        std::nullopt,
-                                        {row(2, "game_over")},
-                                        priv,
-                                        RateGame{"blitz", {"p1", "p2"}, 1.0, 95'000}}));
+            CHECK(!commit(
+                st, GameWrite{
+                        "prv234", std::nullopt, {row(2, "game_over")}, priv, rated_game(95'000)}));
             auto codes = [&](std::optional<std::string> viewer, const std::string& player) {
                 GameQuery q;
                 q.player_id = player;
@@ -488,8 +495,8 @@ TEST_CASE("store contract: accounts, tokens and ratings") {
     }
 }
 
-// The open-game limits across nodes (server/player_index.h): the store counts the open games of
-// a player and of a creator's address that other nodes own. Only a store nodes share keeps the
+// The open-game limits across nodes (server/lobby/player_index.h): the store counts the open games
+// of a player and of a creator's address that other nodes own. Only a store nodes share keeps the
 // address (PostgreSQL); the others know no other node and count nothing.
 TEST_CASE("store contract: open games of other nodes") {
     for (auto& [name, maker] : makers()) {

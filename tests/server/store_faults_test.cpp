@@ -5,8 +5,8 @@
 #include <set>
 
 #include "proto/status.h"
-#include "server/faulty_store.h"
-#include "server/memory_store.h"
+#include "server/store/faulty_store.h"
+#include "server/store/memory_store.h"
 #include "tests/server/room_fixture.h"
 
 namespace tf::server {

@@ -1,13 +1,13 @@
-// The WebSocket transport's framing (server/ws_framer.h): masked frames split anywhere, the three
-// length forms, fragmented messages with control frames between fragments, every protocol error
-// with its close code, the size limit at its exact boundary, UTF-8, and the server's headers.
+// The WebSocket transport's framing (server/web/ws_framer.h): masked frames split anywhere, the
+// three length forms, fragmented messages with control frames between fragments, every protocol
+// error with its close code, the size limit at its exact boundary, UTF-8, and the server's headers.
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "server/ws_framer.h"
+#include "server/web/ws_framer.h"
 
 namespace tf::server {
 namespace {

@@ -95,7 +95,7 @@ export function renderResult(G) {
 // A rated game's rating changes, once the server applied them: the player's own first, then the
 // opponent's (a spectator: silver, bronze): "ann 1500? → 1512? +12". Before they come: a line
 // saying they are being computed. A rated game counts once a turn was played, and not when
-// aborted (server/room_timers.cpp).
+// aborted (server/room/room_timers.cpp).
 function renderRatingChanges(G) {
   const box = $("result-ratings");
   const counts = G.result && G.result.reason !== "aborted" && G.status !== "aborted" && !!G.result.winner && G.turns.length > 0;

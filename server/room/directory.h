@@ -1,0 +1,84 @@
+// The room directory: which games this process serves, by code. It is the one place rooms are
+// made (RoomFactory) — for a new game, and at start for the unfinished games this process owns
+// — and the seam where a shared directory (ownership leases in PostgreSQL, routing over Redis)
+// replaces the local one without rooms or sessions changing (docs/ARCHITECTURE.md).
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "server/base/participant.h"
+#include "server/room/room_services.h"
+
+namespace tf::server {
+
+class Room;
+struct RoomParams;
+
+// Builds rooms, each on a strand of its own, with the process's services.
+class RoomFactory {
+  public:
+    RoomFactory(boost::asio::io_context& ioc, RoomServices& services)
+        : ioc_(ioc), services_(services) {}
+    std::shared_ptr<Room> make(const std::string& code, RoomParams params, Player creator);
+    // An unfinished game rebuilt from the store; null with `error` when it does not replay.
+    std::shared_ptr<Room> restore(const StoredGame& row, const std::vector<JournalRow>& journal,
+                                  std::string& error);
+
+  private:
+    boost::asio::io_context& ioc_;
+    RoomServices& services_;
+};
+
+class RoomDirectory {
+  public:
+    using Created = std::function<void(std::shared_ptr<Room>)>;
+    virtual ~RoomDirectory() = default;
+
+    virtual std::shared_ptr<Room> find(const std::string& code) = 0;
+    // A new room under a fresh code: codes are checked against the store (off the network
+    // threads), then `done` runs on `ex` with the room, not yet opened, or with null when no
+    // free code could be made sure of (the store cannot be read).
+    virtual void create(RoomParams params, Player creator, Store::Executor ex, Created done) = 0;
+    virtual void remove(const std::string& code) = 0;
+    // At start: rebuilds the unfinished games this process owns; false when the store cannot
+    // be read (the server must not start).
+    virtual bool recover() = 0;
+    // Games paused by a store failure (Room::suspend), for the history API.
+    virtual void set_suspended(const std::string& code, bool suspended) = 0;
+    virtual bool is_suspended(const std::string& code) = 0;
+    virtual std::size_t size() = 0;
+};
+
+// One process owning every game of its store.
+class LocalDirectory : public RoomDirectory {
+  public:
+    LocalDirectory(RoomFactory& factory, RoomServices& services)
+        : factory_(factory), services_(services) {}
+    std::shared_ptr<Room> find(const std::string& code) override;
+    void create(RoomParams params, Player creator, Store::Executor ex, Created done) override;
+    void remove(const std::string& code) override;
+    bool recover() override;
+    void set_suspended(const std::string& code, bool suspended) override;
+    bool is_suspended(const std::string& code) override;
+    std::size_t size() override;
+    // Cluster mode: a game claimed from another node, restored (server/cluster/cluster.cpp).
+    void add(const std::string& code, std::shared_ptr<Room> room);
+    std::vector<std::shared_ptr<Room>> all();
+
+  private:
+    void try_code(RoomParams params, Player creator, Store::Executor ex, Created done, int attempt);
+    RoomFactory& factory_;
+    RoomServices& services_;
+    std::mutex m_;
+    std::map<std::string, std::shared_ptr<Room>> rooms_;
+    std::set<std::string> suspended_;
+};
+
+}  // namespace tf::server

@@ -1,0 +1,428 @@
+#include "server/room/room.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+#include <cassert>
+
+#include "server/base/metrics.h"
+#include "server/room/directory.h"
+#include "server/store/record_codec.h"
+
+namespace tf::server {
+
+using proto::Err;
+
+namespace {
+SteadyClock::duration seconds(double s) {
+    return std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(s));
+}
+}  // namespace
+
+Room::Room(Executor ex, std::string code, RoomParams params, Player creator, RoomServices& env)
+    : ex_(std::move(ex)),
+      env_(env),
+      store_(env.store),
+      code_(std::move(code)),
+      params_(std::move(params)),
+      history_limit_(env.cfg.history),
+      grace_(seconds(env.cfg.grace_seconds)),
+      award_(seconds(env.cfg.award_seconds < 0 ? env.cfg.grace_seconds : env.cfg.award_seconds)),
+      start_timeout_(seconds(env.cfg.start_timeout_seconds)),
+      retention_(seconds(env.cfg.retention_seconds)),
+      chat_window_(seconds(env.cfg.chat_window_seconds)),
+      chat_lines_(env.cfg.chat_lines),
+      open_away_(seconds(env.cfg.open_away_seconds)),
+      open_cancel_(seconds(env.cfg.open_cancel_seconds)),
+      game_(std::make_unique<Game>(params_.variant)),
+      watchers_([this](const std::string& id) { return seat_of(id).has_value(); },
+                std::chrono::milliseconds(env.cfg.live_interval_ms)),
+      timer_(ex_),
+      ops_(ex_, env.store, code_, *this),
+      bot_timer_(ex_) {
+    seats_[idx(params_.creator_side)] = std::move(creator);
+    if (params_.rated) {
+        category_ = proto::rating_category(params_.variant, params_.time_control);
+        if (!category_) params_.rated = false;  // the session checks; never rate what has none
+    }
+    note_rating(params_.creator_side);
+    prefs_[0] = prefs_[1] = proto::SeatPrefs{!params_.rated, true};  // takebacks: unrated only
+    if (params_.time_control) {
+        clock_.emplace(*params_.time_control);
+        lag_.emplace(*params_.time_control);
+    }
+    created_ms_ = epoch_ms(SteadyClock::now(), SteadyClock::now());
+    if (!env.node.empty()) ops_.fence(env.node, 1);  // a new game: its first ownership
+}
+
+Room::~Room() {
+    if (compact_) --metrics().games_compacted;
+    if (params_.open_ticket) env_.players.release_open(params_.open_ticket);
+}
+
+void Room::list_open() {
+    const bool listed = status_ == Status::Open && params_.is_public && !params_.quick_match &&
+                        !delisted_ && !lost_;
+    env_.listings.set_open(code_, listed ? std::optional(lobby_entry()) : std::nullopt);
+}
+
+void Room::left_open() {
+    if (params_.open_ticket) env_.players.release_open(std::exchange(params_.open_ticket, 0));
+    creator_away_.reset();
+    params_.creator_address.clear();
+}
+
+void Room::claimed(std::int64_t epoch) {
+    ops_.fence(env_.node, epoch);
+}
+
+void Room::lost(std::string why) {
+    boost::asio::post(ex_, [self = shared_from_this(), why = std::move(why)] {
+        if (!self->lost_) self->fenced(why);
+    });
+}
+
+void Room::count_spectators() {
+    if (auto n = watchers_.changed(SteadyClock::now()))
+        return tell_spectators(*n, SteadyClock::now());
+    if (watchers_.due()) schedule();  // check_deadlines tells it when the interval ends
+}
+
+// An unversioned `spectators` event, queued after the operation's own events so that the
+// version it carries is already delivered; to the seated players only: spectators read the
+// count from their snapshot, and telling every spectator about every other one would be
+// quadratic in a crowd.
+void Room::tell_spectators(int count, TimePoint now) {
+    auto msg = std::make_shared<const std::string>(proto::to_text(
+        proto::Event{code_, shown_version(), proto::SpectatorsEv{count}, clocks(now)}));
+    for (auto& [p, sub] : watchers_.subs())
+        if (!sub.who.expired() && !watchers_.spectator(sub)) ops_.send({sub.who, msg});
+}
+
+void Room::open(Who who, Msg created) {
+    on_strand([this, who = std::move(who), created = std::move(created)] {
+        if (auto s = bot_side()) {  // the computer sits down at once: the game starts
+            seats_[idx(*s)] = Player{"bot" + std::to_string(*params_.bot_level),
+                                     "Computer (level " + std::to_string(*params_.bot_level) + ")"};
+            watchers_.recount();
+            status_ = Status::Playing;
+            start_deadline_ = SteadyClock::now() + start_timeout_;
+        }
+        ops_.create(stored_row());
+        if (created) ops_.send({who, created});
+        if (auto s = bot_side()) {
+            emit(proto::JoinEv{*s, ref(*seats_[idx(*s)])});
+        }
+        if (status_ != Status::Open) left_open();  // a game against the computer
+        later([this] {
+            env_.players.seat(seats_[idx(params_.creator_side)]->id, code_);
+            if (status_ == Status::Open) list_open();
+        });
+    });
+}
+
+std::optional<Side> Room::seat_of(const std::string& player_id) const {
+    for (Side s : {Side::Silver, Side::Bronze})
+        if (seats_[idx(s)] && seats_[idx(s)]->id == player_id) return s;
+    return std::nullopt;
+}
+
+void Room::reply(const Who& who, std::string text) {
+    // A spectator's reply goes with its share of the crowd's events: each recipient's messages
+    // keep their order (committed()).
+    bool crowd = false;
+    if (auto p = who.lock()) {
+        auto it = watchers_.subs().find(p.get());
+        crowd = it != watchers_.subs().end() && watchers_.spectator(it->second);
+    }
+    ops_.send({who, std::make_shared<const std::string>(std::move(text)), crowd});
+}
+
+void Room::ack(const Who& who, const std::optional<std::string>& ref) {
+    ops_.send({who,
+               std::make_shared<const std::string>(proto::to_text(proto::Ack{ref, version_ + 1})),
+               false, ref});
+}
+
+void Room::fail(const Who& who, Err code, std::string message, std::optional<std::string> ref,
+                std::optional<std::string> rule) {
+    spdlog::warn("room {}: rejected ({}): {}", code_, proto::err_name(code), message);
+    metrics().reject(code);
+    reply(who, proto::to_text(proto::ErrorMsg{code, std::move(message), std::move(ref),
+                                              shown_version(), std::move(rule), code_}));
+}
+
+// Serializes the event once, journals it, keeps it in the bounded history and addresses it to
+// every watcher; it goes out when the operation's writes are committed (room_ops.h).
+void Room::emit(proto::EventBody body) {
+    ++version_;
+    if (proto::changes_game(body)) state_version_ = version_;
+    auto now = SteadyClock::now();
+    if (auto* c = std::get_if<proto::ChatEv>(&body)) remember_chat(*c);
+    proto::Event ev{code_, version_, std::move(body), clocks(now)};
+    auto msg = std::make_shared<const std::string>(proto::to_text(ev));
+    ops_.journal(journal_row(ev, *msg, epoch_ms(now, now)));
+    history_.emplace_back(version_, msg);
+    while (history_.size() > history_limit_) history_.pop_front();
+    watchers_.each_live([&](const Watchers::Sub& sub) {
+        ops_.send({sub.who, msg, watchers_.spectator(sub)});
+    });
+    later([this, k = std::string(proto::event_kind(ev.body))] { update_live(k); });
+}
+
+void Room::join(Player p, Who who, Msg joined) {
+    on_strand([this, p = std::move(p), who = std::move(who), joined = std::move(joined)] {
+        if (lost_) return (void)refuse_unsaved(who);
+        if (seat_of(p.id)) return watch(p, who, std::nullopt);
+        if (refuse_unsaved(who)) return;
+        if (status_ != Status::Open) return fail(who, Err::GameFull, "the game is not open");
+        if (params_.rated && !p.account)
+            return fail(who, Err::AccountRequired, "a rated game is for accounts: log in first");
+        Side s = ~params_.creator_side;
+        seats_[idx(s)] = p;
+        note_rating(s);
+        watchers_.recount();  // p may have been watching the open game
+        status_ = Status::Playing;
+        left_open();
+        start_deadline_ = SteadyClock::now() + start_timeout_;
+        later([this, id = p.id] {
+            env_.players.seat(id, code_);
+            list_open();  // off the lobby
+        });
+        if (joined) ops_.send({who, joined});
+        emit(proto::JoinEv{s, ref(p)});
+        watchers_.add(p, who);
+        reply(who, proto::to_text(snapshot(false)));
+        update_presence();   // the creator may have left while the game was open
+        count_spectators();  // one fewer if p was watching the open game
+    });
+}
+
+// A spectator, or a player coming back: missed events from the history when it reaches back
+// far enough, a snapshot otherwise.
+void Room::watch(Player p, Who who, std::optional<std::int64_t> since) {
+    on_strand([this, p = std::move(p), who = std::move(who), since] { watch_now(p, who, since); });
+}
+
+void Room::watch_now(const Player& p, const Who& who, std::optional<std::int64_t> since) {
+    static constexpr const char* kUnreadable =
+        "the game cannot be read from the store right now; try again shortly";
+    if (lost_) return (void)refuse_unsaved(who);
+    if (!loaded_)  // suspended, and the saved game could not be read back yet
+        return fail(who, Err::StoreFailed, kUnreadable);
+    // A finished game kept as a summary (room_summary.cpp) answers a watcher at its final
+    // version at once; anyone else gets the snapshot or events once the state is read back.
+    if (compact_ && since != version_)
+        return expand([this, p, who, since] { watch_now(p, who, since); },
+                      [this, who] { fail(who, Err::StoreFailed, kUnreadable); });
+    watchers_.add(p, who);
+    bool can_replay =
+        since && *since <= version_ &&
+        (*since == version_ || (!history_.empty() && history_.front().first <= *since + 1));
+    if (!can_replay) {
+        reply(who, proto::to_text(snapshot(!seat_of(p.id))));
+    } else {
+        for (auto& [v, msg] : history_)
+            if (v > *since) ops_.send({who, msg});
+        // The rating changes are not versioned: a finished rated game repeats them to
+        // whoever catches up on it.
+        if (ratings_ev_)
+            ops_.send({who, std::make_shared<const std::string>(proto::to_text(proto::Event{
+                                code_, version_, *ratings_ev_, clocks(SteadyClock::now())}))});
+    }
+    update_presence();  // after the catch-up, so player_back follows it
+    update_live("watch");
+    count_spectators();
+}
+
+void Room::leave(const Participant* who) {
+    on_strand([this, who] {
+        watchers_.remove(who);
+        update_presence();
+        update_live("leave");
+        count_spectators();
+    });
+}
+
+void Room::cancel(Player p, Who who) {
+    on_strand([this, p = std::move(p), who = std::move(who)] {
+        if (seat_of(p.id) != params_.creator_side)
+            return fail(who, Err::NotCreator, "only the creator may cancel");
+        if (refuse_unsaved(who)) return;
+        if (status_ != Status::Open)
+            return fail(who, Err::AlreadyStarted, "the game has already started");
+        cancel_now();
+    });
+}
+
+void Room::cancel_now() {
+    status_ = Status::Cancelled;
+    left_open();
+    finished_ms_ = epoch_ms(SteadyClock::now(), SteadyClock::now());
+    emit(proto::CancelEv{});
+    later([this, id = seats_[idx(params_.creator_side)]->id] {
+        env_.players.unseat(id, code_);
+        env_.directory.remove(code_);
+    });
+}
+
+std::optional<Side> Room::check_seated(const Player& p, const Who& who,
+                                       const std::optional<std::string>& ref) {
+    tick();  // a flag or an abort that is due takes effect before the request
+    auto side = seat_of(p.id);
+    if (!side) return fail(who, Err::NotSeated, "you hold no seat in this game", ref), std::nullopt;
+    if (refuse_unsaved(who, ref)) return std::nullopt;
+    if (status_ == Status::Open)
+        return fail(who, Err::NotStarted, "waiting for an opponent", ref), std::nullopt;
+    if (status_ != Status::Playing)
+        return fail(who, Err::GameOver, "the game is over", ref), std::nullopt;
+    return side;
+}
+
+std::optional<Side> Room::check_mover(const Player& p, const Who& who,
+                                      const std::optional<std::string>& ref,
+                                      std::optional<std::int64_t> version) {
+    auto side = check_seated(p, who, ref);
+    if (!side) return std::nullopt;
+    if (game_->to_move() != *side)
+        return fail(who, Err::NotYourTurn, "it is the opponent's turn", ref), std::nullopt;
+    if (version && *version < state_version_)
+        return fail(who, Err::StaleVersion, "the game has moved on since that version", ref),
+               std::nullopt;
+    if (version && *version > version_)
+        return fail(who, Err::StaleVersion,
+                    "version " + std::to_string(*version) + " is newer than the game's (" +
+                        std::to_string(version_) + "): resynchronise with watch",
+                    ref),
+               std::nullopt;
+    return side;
+}
+
+void Room::setup(Player p, Who who, proto::SetupMsg m) {
+    on_strand_now(
+        [this, p = std::move(p), who = std::move(who), m = std::move(m)] { setup_now(p, who, m); });
+}
+
+void Room::setup_now(const Player& p, const Who& who, const proto::SetupMsg& m) {
+    if (auto seat = seat_of(p.id); seat && m.version && *m.version < state_version_)
+        if (auto v = applied_before(*seat, m.version, [&](const proto::EventBody& b) {
+                auto* e = std::get_if<proto::SetupEv>(&b);
+                return e && e->setup == m.setup;
+            }))
+            return reply(who, proto::to_text(proto::Ack{m.ref, *v}));
+    auto side = check_mover(p, who, m.ref, m.version);
+    if (!side) return;
+    if (game_->phase() != Phase::SetupSilver && game_->phase() != Phase::SetupBronze)
+        return fail(who, Err::WrongPhase, "the setup phase is over", m.ref);
+    if (auto e = game_->apply_setup(*side, m.setup))
+        return fail(who, Err::IllegalSetup, e->message, m.ref,
+                    std::string(error_code_name(e->code)));
+    assert(game_->is_ok());
+    setups_[idx(*side)] = m.setup;
+    ++metrics().setups_accepted;
+    ack(who, m.ref);
+    emit(proto::SetupEv{*side, m.setup});
+}
+
+std::optional<std::int64_t> Room::applied_before(
+    Side side, std::optional<std::int64_t> version,
+    const std::function<bool(const proto::EventBody&)>& same) const {
+    if (!version || history_.empty() || history_.front().first > *version + 1)
+        return std::nullopt;  // the history does not reach back to it
+    for (const auto& [v, msg] : history_) {
+        if (v <= *version) continue;
+        auto parsed = proto::parse_server(*msg);
+        auto* sm = std::get_if<proto::ServerMsg>(&parsed);
+        auto* ev = sm ? std::get_if<proto::Event>(sm) : nullptr;
+        if (!ev || !proto::changes_game(ev->body)) continue;
+        auto* setup = std::get_if<proto::SetupEv>(&ev->body);
+        auto* turn = std::get_if<proto::TurnEv>(&ev->body);
+        const bool by_side = (setup && setup->side == side) || (turn && turn->side == side);
+        if (by_side && same(ev->body)) return v;
+        return std::nullopt;  // the first change after `version` was another
+    }
+    return std::nullopt;
+}
+
+// Silver's first turn ends the no-start period and starts bronze's time; every later turn
+// presses the clock (the mover's time is deducted and the increment added). A turn that
+// arrives after the mover's time ran out is refused by check_mover's tick().
+void Room::turn(Player p, Who who, proto::TurnMsg m) {
+    on_strand_now(
+        [this, p = std::move(p), who = std::move(who), m = std::move(m)] { turn_now(p, who, m); });
+}
+
+void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
+    const auto received = SteadyClock::now();
+    if (auto seat = seat_of(p.id); seat && m.version && *m.version < state_version_)
+        if (auto v = applied_before(*seat, m.version, [&](const proto::EventBody& b) {
+                auto* e = std::get_if<proto::TurnEv>(&b);
+                return e && e->turn == m.turn;
+            }))
+            return reply(who, proto::to_text(proto::Ack{m.ref, *v}));
+    auto side = check_mover(p, who, m.ref, m.version);
+    if (!side) return;
+    if (game_->phase() != Phase::Play)
+        return fail(who, Err::WrongPhase, "setups are not complete", m.ref);
+    const Game before = *game_;
+    if (auto e = game_->apply_turn(m.turn))
+        return fail(who, Err::IllegalTurn, e->message, m.ref,
+                    std::string(error_code_name(e->code)));
+    assert(game_->is_ok());
+    auto now = SteadyClock::now();
+    if (clock_) {
+        if (started()) {
+            // The turn's network transit is the server's, within the mover's quota (lag.h).
+            auto lag = std::chrono::milliseconds(m.lag_ms.value_or(0));
+            auto credit = lag_->credit(*side, lag, clock_->elapsed(now));
+            clock_->press(now, credit);
+        } else {
+            clock_->start(~*side, now);
+        }
+    }
+    turns_.push_back(m.turn);
+    ++metrics().turns_accepted;
+    later([received] {  // runs once the turn is committed, just before its ack goes out
+        metrics().turn_latency.observe(
+            std::chrono::duration<double, std::milli>(SteadyClock::now() - received).count());
+    });
+    start_deadline_.reset();
+    offered_[idx(*side)] = false;
+    takeback_asked_[idx(*side)] = false;
+    if (draw_offer_ == *side) draw_offer_.reset();  // the offer lapses with this turn
+    takeback_offer_.reset();                        // a takeback request lapses with any turn
+    stalling_.reset();
+    ack(who, m.ref);
+    if (game_->over()) conclude();
+    emit(proto::TurnEv{*side, m.turn, proto::captures_of(before, *game_, m.turn)});
+    if (game_->over()) return finish();
+    arm_stall();
+    schedule();
+}
+
+// Players and watchers; at most chat_lines_ lines per player per chat_window_.
+void Room::chat(Player p, Who who, std::string text) {
+    on_strand([this, p = std::move(p), who = std::move(who), text = std::move(text)] {
+        auto sp = who.lock();
+        if (!seat_of(p.id) && (!sp || !watchers_.watching(sp.get())))
+            return fail(who, Err::NotSeated, "watch the game before chatting in it");
+        if (refuse_unsaved(who)) return;
+        auto now = SteadyClock::now();
+        auto& times = chat_times_[p.id];
+        while (!times.empty() && times.front() <= now - chat_window_) times.pop_front();
+        if (int(times.size()) >= chat_lines_)
+            return fail(who, Err::ChatRate, "too many chat lines; wait a few seconds");
+        times.push_back(now);
+        if (seat_of(p.id)) return emit(proto::ChatEv{ref(p), text, proto::ChatRoom::Players});
+        // A spectator talks to the spectators: not versioned, not stored, kept for snapshots.
+        proto::ChatEv line{ref(p), text, proto::ChatRoom::Spectators};
+        remember_chat(line);
+        auto msg = std::make_shared<const std::string>(
+            proto::to_text(proto::Event{code_, version_, line, clocks(now)}));
+        watchers_.each_live([&](const Watchers::Sub& sub) {
+            if (watchers_.spectator(sub)) ops_.send({sub.who, msg, true});
+        });
+    });
+}
+
+}  // namespace tf::server

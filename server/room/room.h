@@ -1,0 +1,376 @@
+// A room owns one game: seats, the rules state, the clock, the event history and who watches.
+// All state lives on the room's strand; the public methods are thread-safe because each one
+// posts its work there. The room talks to connections only through Participant::deliver, and to
+// the rest of the process through RoomServices (it calls them; nothing calls it back).
+//
+// Its parts, each in a file (docs/ARCHITECTURE.md "The server's parts"):
+//   room.cpp: seats, watchers and play (join, watch, setup, turn, chat);
+//   room_endings.cpp: resign, draw offers, claim_win;
+//   room_takeback.cpp: takebacks, more time and the seats' preferences for them;
+//   room_stalling.cpp: a player sitting in a lost position, and the claims against it;
+//   room_timers.cpp: time and presence (clock flag, no-start abort, disconnect grace and
+//     abandonment, retention of finished games) and the ends of a game;
+//   room_snapshot.cpp, room_live.cpp: its views (snapshot, lobby and live entries, clocks);
+//   room_record.cpp: its stored row and the replay of its journal (restore, load);
+//   room_faults.cpp: suspension when the store fails, and resumption;
+//   room_summary.cpp: a finished game kept as a summary, its state read back for late watchers;
+//   room_bot.cpp: the server's computer opponent;
+//   room_ops.*: the operation engine (the durable outbox);
+//   room_watchers.*: subscriptions, the spectator count and its pace.
+#pragma once
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/game.h"
+#include "proto/messages.h"
+#include "proto/status.h"
+#include "server/base/config.h"
+#include "server/base/participant.h"
+#include "server/room/clock.h"
+#include "server/room/lag.h"
+#include "server/room/room_ops.h"
+#include "server/room/room_services.h"
+#include "server/room/room_watchers.h"
+#include "server/store/store.h"
+
+namespace tf::server {
+
+struct RoomParams {
+    Variant variant;
+    std::optional<proto::TimeControl> time_control;
+    bool is_public = true;
+    Side creator_side = Side::Silver;
+    bool quick_match = false;      // paired by the lobby: never in the open-games list
+    std::optional<int> bot_level;  // a computer opponent of this level holds the other seat
+    bool rated = false;            // counts for both players' ratings (both are accounts)
+    // The creator's client address (server/net/conn_limit.h client_key), kept while the game is
+    // open for the open-game limits, and its place under them (PlayerIndex::reserve_open; 0: none).
+    std::string creator_address = {};
+    std::uint64_t open_ticket = 0;
+};
+
+class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
+  public:
+    static constexpr std::size_t kCrowd = RoomOps::kCrowd;
+    using Executor = RoomExecutor;
+    using Who = std::weak_ptr<Participant>;
+    enum class DrawAct { Offer, Accept, Decline };
+
+    Room(Executor ex, std::string code, RoomParams params, Player creator, RoomServices& env);
+    ~Room();
+    const std::string& code() const { return code_; }
+
+    // Called once after construction: stores the game, then sends `created` (if any) to `who`
+    // and lists the game in the lobby if it is public.
+    void open(Who who = {}, Msg created = nullptr);
+    // Rebuilds an unfinished game from its stored row and journal (room_record.cpp), replaying
+    // every event through the rules. Null, with `error` saying why, when it does not replay.
+    // The same replay brings a suspended room back to its last saved state (load()).
+    static std::shared_ptr<Room> restore(Executor ex, const StoredGame& row,
+                                         const std::vector<JournalRow>& journal, RoomServices& env,
+                                         std::string& error);
+    // After restore(): registers the room's seats and listings again and restarts its timers.
+    void resume();
+    // Cluster mode, between restore() and resume(): this node owns the game from `epoch` on
+    // (it claimed it, server/cluster/cluster.h); every write carries it.
+    void claimed(std::int64_t epoch);
+    // Cluster mode: another node owns the game now (`why` starts with kFenced): dropped here.
+    void lost(std::string why);
+    // `joined` (if any) is sent to `who` once the join is stored, before the snapshot.
+    void join(Player p, Who who, Msg joined = nullptr);
+    void watch(Player p, Who who, std::optional<std::int64_t> since);
+    void leave(const Participant* who);
+    void cancel(Player p, Who who);
+    void setup(Player p, Who who, proto::SetupMsg m);
+    void turn(Player p, Who who, proto::TurnMsg m);
+    void resign(Player p, Who who);
+    void draw(Player p, Who who, DrawAct act);
+    void claim_win(Player p, Who who);
+    // From an opponent who is stalling (room_stalling.cpp); claim_win covers it too.
+    void claim_draw(Player p, Who who);
+    // Leaves without a result while no turn of play has been made (the setups).
+    void abort(Player p, Who who);
+    // A takeback request, or the answer to the opponent's (room_takeback.cpp).
+    void takeback(Player p, Who who, DrawAct act);
+    // Gives the opponent proto::kGiveTimeMs more time.
+    void give_time(Player p, Who who);
+    void preferences(Player p, Who who, proto::Preferences m);
+    // After the game: a rematch offer (or the acceptance of the opponent's), or a decline.
+    void rematch(Player p, Who who, bool decline);
+    void chat(Player p, Who who, std::string text);
+
+  private:
+    using Status = proto::GameStatus;
+
+    // Every request and timer runs as one operation of the engine, on the strand (on_strand);
+    // what an operation sends and journals waits in the engine until it is committed.
+    template <class F>
+    void on_strand(F&& f);
+    // A move from a connection's handler, which does nothing after handing it over: run at
+    // once when the strand is idle (net::dispatch; else queued behind what it runs), saving
+    // the move one trip through the scheduler. Never nested inside the room's own handler.
+    template <class F>
+    void on_strand_now(F&& f);
+    using Out = RoomOps::Out;
+    void later(std::function<void()> f) { ops_.later(std::move(f)); }
+    // RoomOps::Host
+    StoredGame stored_row() const override;
+    void saved() override { saved_version_ = version_; }
+    void failed(const std::string& why, const std::vector<Out>& out,
+                const std::vector<std::function<void()>>& after, bool creating) override {
+        if (why.rfind(kFenced, 0) == 0) return fenced(why);
+        suspend(why, out, after, creating);
+    }
+    void idle() override {
+        maybe_bot();
+        maybe_compact();
+    }
+    void rated(const RateGame::Outcome& outcome) override;
+    std::shared_ptr<void> keep_alive() override { return shared_from_this(); }
+    void ack(const Who& who, const std::optional<std::string>& ref);
+
+    // Store faults (room_faults.cpp; docs/ARCHITECTURE.md "Failures"). A failed commit suspends
+    // the room: nothing of the operation is sent, everyone watching gets one store_failed, the
+    // room reloads its last saved state from the store (reload(): requests wait meanwhile) and
+    // stays paused, clocks stopped, until the store is healthy again; then it resumes where it
+    // was saved and sends everyone a fresh snapshot. A game whose creation failed is dropped.
+    void suspend(const std::string& why, const std::vector<Out>& out,
+                 const std::vector<std::function<void()>>& after, bool creating);
+    // A failed commit's fate is learnt from the store before anyone is told (a write reported
+    // failed may have been saved: the connection died during COMMIT, fsync failed after the
+    // write): saved, its messages go out as a success's would; not saved, its requester gets
+    // store_failed; unreadable, in_doubt (watch again once the game resumes).
+    struct Doubt {
+        std::vector<Out> out;                      // the operation's messages, held
+        std::vector<std::function<void()>> after;  // what runs once it is saved
+        std::int64_t version = 0;                  // the version it reached
+    };
+    std::optional<Doubt> doubt_;
+    void settle_doubt(std::optional<bool> saved);
+    // Cluster mode: another node took the game over (this one stalled past its lease); the
+    // write was refused, nothing of it is sent, and this node drops the game: its watchers
+    // are told it moved (Participant::moved) and it leaves the directory.
+    void fenced(const std::string& why);
+    void cancel_in_doubt();  // a creation that failed: its row cancelled, should it exist
+    void reload();
+    void reloaded(Read<std::optional<GameRows>> read);
+    void try_resume();  // the recovery timer: resumes once the store is healthy
+    // Resets the game to `row` and `journal` replayed through the rules; false (and `error`)
+    // when they do not replay or disagree.
+    bool load(const StoredGame& row, const std::vector<JournalRow>& journal, std::string& error);
+    struct Replayer;  // one journaled event into the state (room_record.cpp)
+    // Refuses a request while suspended (or lost); true when it was refused.
+    bool refuse_unsaved(const Who& who, const std::optional<std::string>& ref = {});
+
+    // room_bot.cpp: the server's own computer opponent in the seat opposite the creator.
+    std::optional<Side> bot_side() const;
+    // After every operation: starts the bot thinking when it is its move (off the strand).
+    void maybe_bot();
+    void watch_now(const Player& p, const Who& who, std::optional<std::int64_t> since);
+    void setup_now(const Player& p, const Who& who, const proto::SetupMsg& m);
+    void turn_now(const Player& p, const Who& who, const proto::TurnMsg& m);
+
+    std::optional<Side> seat_of(const std::string& player_id) const;
+    void reply(const Who& who, std::string text);
+    void fail(const Who& who, proto::Err code, std::string message,
+              std::optional<std::string> ref = {}, std::optional<std::string> rule = {});
+    // Checks that `p` holds a seat in a game being played; the seat.
+    std::optional<Side> check_seated(const Player& p, const Who& who,
+                                     const std::optional<std::string>& ref = {});
+    // Also checks that it is `p`'s seat to move and that `version` is not stale.
+    std::optional<Side> check_mover(const Player& p, const Who& who,
+                                    const std::optional<std::string>& ref,
+                                    std::optional<std::int64_t> version);
+    // A setup or turn naming `version` that the game already applied: the first event after
+    // `version` that changed the game is `side`'s and `same` says it is this move. Its version,
+    // to answer the request with that ack again instead of an error: a request re-sent (by a
+    // client after a reconnect, or by a node after a fault) is answered as the first time
+    // (PROTOCOL.md "Acks"). From the history, which holds the journal's tail after a takeover.
+    std::optional<std::int64_t> applied_before(
+        Side side, std::optional<std::int64_t> version,
+        const std::function<bool(const proto::EventBody&)>& same) const;
+    // Versioned events: serialized once, journaled, kept in the history and addressed to every
+    // watcher (room.cpp).
+    void emit(proto::EventBody body);
+    bool started() const { return compact_ ? turn_count_ > 0 : !turns_.empty(); }
+    // The version unversioned messages and errors carry: while suspended, the last saved one
+    // (an operation that failed may have counted a version nobody will ever see).
+    std::int64_t shown_version() const {
+        return status_ == Status::Suspended ? saved_version_ : version_;
+    }
+
+    // room_summary.cpp. Once a finished game's end (and whatever followed it) is committed to a
+    // store that can give it back, the room drops what the journal rebuilds (the rules state,
+    // setups, turns, history) and keeps a summary: params, seats, status and result, versions,
+    // clocks, ratings, rematch state, chat log (spectators' lines are not stored), timers and
+    // watchers. Anything that needs the full state (a snapshot, a catch-up behind the final
+    // version) first reads it back: expand().
+    void maybe_compact();  // after every operation (idle), when nothing is in flight
+    // Holds the room's operations, reads the game back from the store (off the strand) and
+    // replays it as load() does; then runs `then` as the next operation, or `failed` (the state
+    // unchanged, still a summary) when it cannot be read back.
+    void expand(std::function<void()> then, std::function<void()> failed);
+    bool expanded(const Read<std::optional<GameRows>>& read);
+    bool compact_ = false;
+    proto::Result final_result_;   // while compact_: result() without the rules state
+    std::int64_t turn_count_ = 0;  // while compact_: the turns played
+
+    // room_timers.cpp
+    // Acts on every deadline that has passed (flag, abort, award, removal), then re-arms.
+    void tick();
+    void check_deadlines(TimePoint now);
+    void schedule();
+    bool present(Side s) const;
+    // Starts or ends a seat's grace period after its connections changed; emits the events.
+    void update_presence();
+    void end_timeout(Side loser);
+    void end_abandon(Side loser, bool claimed);
+    void end_abort(proto::AbortReason why, std::optional<Side> who_left = std::nullopt);
+    // Stops the clock and clears pending offers and deadlines before the ending event.
+    void conclude();
+    // Emits game_over, frees the seats and starts the retention period.
+    void finish();
+    void forget_history();
+
+    // An open game in the lobby (PROTOCOL.md "Open games"): listed while it is public, not a
+    // quick match's, and its creator is connected or left less than --open-away-seconds ago;
+    // cancelled once the creator has been away --open-cancel-seconds (room_timers.cpp).
+    void list_open();
+    void left_open();   // no longer open: its place under the open-game limits goes
+    void cancel_now();  // the cancellation, by the creator or for its absence
+    std::optional<TimePoint> creator_away_;  // open, and the creator has no connection
+    bool delisted_ = false;                  // off the lobby for the creator's absence
+
+    // room_live.cpp: the entry of a public game in the lobby's live list, sent after `what`
+    // (an event kind, "watch" or "leave") changed the room; turns are coalesced.
+    void update_live(std::string_view what);
+    proto::LiveGame live_entry() const;
+    std::optional<TimePoint> live_flush_at_;  // the lobby holds a change of ours back until then
+
+    // Ratings (room_endings.cpp): the category of a rated game, each seat's rating as the game
+    // began (from the process's book; read from the store for a game restored at start), and
+    // the changes once the store applied them with the game's end.
+    std::optional<std::string> category_;
+    std::optional<proto::RatingView> seat_rating_[2];
+    std::optional<proto::RatingsEv> ratings_ev_;
+    void note_rating(Side s);  // seat_rating_ from the book
+    void read_seat_ratings();  // after a restore
+
+    // room_snapshot.cpp
+    proto::OpenGame lobby_entry() const;
+    std::optional<proto::Seat> seat_view(Side s, TimePoint now) const;
+    std::optional<proto::ClockReading> clocks(TimePoint now) const;
+    proto::Result result() const;
+    static proto::PlayerRef ref(const Player& p) { return {p.id, p.name}; }
+    // What a (re)joining client gets; a spectator's includes the spectators' chat room.
+    proto::SnapshotMsg snapshot(bool for_spectator) const;
+    static constexpr std::size_t kChatLog = 50;  // chat lines kept for snapshots
+    void remember_chat(const proto::ChatEv& line);
+    std::deque<proto::ChatEv> chat_log_;
+    // The players' `spectators` event when the count changed (server/room/room_watchers.h).
+    void count_spectators();
+    int spectators() const { return watchers_.spectators(); }
+    void tell_spectators(int count, TimePoint now);
+
+    Executor ex_;
+    RoomServices& env_;
+    Store& store_;
+    std::string code_;
+    RoomParams params_;
+    std::size_t history_limit_;  // events kept for reconnection (fewer once finished)
+    static constexpr std::size_t kFinishedHistory = 8;
+    SteadyClock::duration grace_, award_, start_timeout_, retention_, chat_window_;
+    int chat_lines_;
+    SteadyClock::duration open_away_, open_cancel_;  // see list_open()
+
+    Status status_ = Status::Open;
+    std::unique_ptr<Game> game_;  // null while a summary (compact_)
+    std::optional<Player> seats_[2];
+    std::optional<Setup> setups_[2];
+    std::vector<Turn> turns_;
+    std::int64_t version_ = 0;        // last event of any kind
+    std::int64_t state_version_ = 0;  // last event that changed the game
+    std::deque<std::pair<std::int64_t, Msg>> history_;
+    Watchers watchers_;
+
+    std::optional<Clock> clock_;               // nullopt: untimed
+    std::optional<LagQuota> lag_;              // with the clock; starts afresh on a restore
+    std::optional<TimePoint> start_deadline_;  // until silver's first turn
+    std::optional<TimePoint> away_since_[2];   // a seat without any connection
+    std::optional<TimePoint> remove_at_;       // a finished game leaves memory then
+    std::optional<Side> draw_offer_;           // the side whose offer stands
+    // room_takeback.cpp
+    std::optional<Side> takeback_offer_;       // the side whose takeback request stands
+    bool takeback_asked_[2] = {false, false};  // asked since that side's last turn
+    proto::SeatPrefs prefs_[2];                // each seat's, for this game
+    // How many turns a takeback for `side` removes: its last turn and any after it (0: none
+    // may be taken back: no turn of its own, or only the game's first turn, which started the
+    // clocks).
+    int takeback_turns(Side side) const;
+    // Removes the last `n` turns and replays the rest into the rules state.
+    void drop_turns(int n);
+    void take_back(Side side);
+    // room_stalling.cpp
+    std::optional<TimePoint> stall_at_;  // the side to move sits past the limit then
+    std::optional<Side> stalling_;       // judged stalling: the opponent may claim
+    SteadyClock::duration stall_limit() const;
+    void arm_stall();    // after every change of the side to move
+    void judge_stall();  // the limit passed: the bot judges the position (off the strand)
+    void end_stalling(Side claimer, bool draw);
+    std::optional<Side> rematch_offer_;        // after the game: the side whose offer stands
+    std::optional<std::string> rematch_code_;  // the rematch's game, once accepted
+    bool rematch_starting_ = false;            // accepted, its room being made
+    void start_rematch();
+    void rematch_made(const std::shared_ptr<Room>& next, const Player& creator, Side creator_side,
+                      const std::optional<Player>& joiner);
+    bool offered_[2] = {false, false};  // offered since that side's last turn
+    std::map<std::string, std::deque<TimePoint>> chat_times_;  // per player id
+    boost::asio::steady_timer timer_;
+
+    std::int64_t created_ms_ = 0, finished_ms_ = 0;  // epoch ms
+    // Faults: see suspend().
+    bool lost_ = false;    // the game's creation failed: it exists nowhere
+    bool fenced_ = false;  // another node owns the game now (lost_ too): "moved" to all
+    bool loaded_ = true;   // the state is the store's (false until a reload worked)
+    Status resume_status_ = Status::Playing;  // the saved status, restored by try_resume()
+    std::optional<Side> resume_running_;      // whose time runs again at the resumption
+    std::int64_t saved_version_ = 0;          // the last committed version
+    std::int64_t suspended_ms_ = 0;           // epoch ms of the failure
+    std::int64_t last_clock_at_ms_ = 0;       // `at` of the last saved clock reading
+    std::optional<TimePoint> suspended_at_;
+    std::optional<TimePoint> recover_at_;  // the next recovery attempt
+    SteadyClock::duration recover_backoff_{};
+    RoomOps ops_;
+    bool bot_busy_ = false;  // a search is running for the bot's move, or its move waits
+    boost::asio::steady_timer bot_timer_;  // the bot's human-like moment (room_bot.cpp)
+    // How long the bot takes over a move at least, as a person would (room_bot.cpp).
+    SteadyClock::duration bot_moment(Side side) const;
+};
+
+template <class F>
+void Room::on_strand(F&& f) {
+    boost::asio::post(ex_, [self = shared_from_this(), f = std::forward<F>(f)]() mutable {
+        self->ops_.run(std::move(f));
+    });
+}
+
+template <class F>
+void Room::on_strand_now(F&& f) {
+    if (ex_.running_in_this_thread()) return on_strand(std::forward<F>(f));
+    boost::asio::dispatch(ex_, [self = shared_from_this(), f = std::forward<F>(f)]() mutable {
+        self->ops_.run(std::move(f));
+    });
+}
+
+}  // namespace tf::server

@@ -1,0 +1,93 @@
+// The server's computer opponent (create_game with "bot": level). It holds the seat opposite
+// the creator and is always present. When it is its move, the room copies the game and hands
+// the search (common/bot.h) to the worker pool, so a thinking bot never holds the room's strand
+// or a network thread; the answer comes back to the strand as an ordinary setup or turn,
+// validated and committed like a player's. An answer for a position that has moved on (the
+// human resigned, the clock fell) is dropped.
+//
+// A move is shown no sooner than a human-like moment after the position arrived (issue 32: an
+// answer in 40 ms blurs with the player's own move): a setup 0.8 s, a turn 0.35 s + 0.1 s per
+// level, less when the bot's clock runs low (at most a sixtieth of its time left), times
+// --bot-pace (0: at once). The search's own time counts toward it; the bot's clock runs.
+#include <spdlog/spdlog.h>
+
+#include "common/bot.h"
+#include "server/room/room.h"
+
+namespace tf::server {
+
+std::optional<Side> Room::bot_side() const {
+    if (!params_.bot_level) return std::nullopt;
+    return ~params_.creator_side;
+}
+
+SteadyClock::duration Room::bot_moment(Side side) const {
+    using std::chrono::milliseconds;
+    const bool setup = game_->phase() == Phase::SetupSilver || game_->phase() == Phase::SetupBronze;
+    SteadyClock::duration d =
+        setup ? milliseconds(800) : milliseconds(350 + 100 * params_.bot_level.value_or(1));
+    if (clock_ && clock_->running() == side)
+        d = std::min(d, clock_->left(side, SteadyClock::now()) / 60);
+    return std::chrono::duration_cast<SteadyClock::duration>(d * env_.cfg.bot_pace);
+}
+
+void Room::maybe_bot() {
+    auto side = bot_side();
+    if (!side || bot_busy_ || status_ != Status::Playing || ops_.busy() || game_->over() ||
+        game_->to_move() != *side || !seats_[idx(*side)])
+        return;
+    bot_busy_ = true;
+    BotOptions opt;
+    opt.level = *params_.bot_level;
+    opt.seed = std::hash<std::string>{}(code_) ^ std::uint64_t(version_) * 0x9e3779b97f4a7c15ULL;
+    const std::int64_t at = state_version_;
+    const TimePoint show_at = SteadyClock::now() + bot_moment(*side);
+    auto think = [self = shared_from_this(), g = *game_, opt, at, side = *side, show_at] {
+        bool setup = g.phase() == Phase::SetupSilver || g.phase() == Phase::SetupBronze;
+        std::optional<Setup> s;
+        std::optional<Turn> t;
+        std::string error;
+        if (setup) {
+            auto r = bot_setup(g, opt);
+            if (r)
+                s = *r;
+            else
+                error = r.error().message;
+        } else {
+            auto r = bot_turn(g, opt);
+            if (r)
+                t = *r;
+            else
+                error = r.error().message;
+        }
+        auto play = [self, s = std::move(s), t = std::move(t), error, at, side] {
+            self->bot_busy_ = false;
+            if (!error.empty())
+                return spdlog::error("room {}: the bot found no move: {}", self->code_, error);
+            // The position moved on while it thought (a setup from the human, who may set up
+            // at the same time): think again about the new one, or the game would wait forever.
+            if (self->state_version_ != at || self->status_ != Status::Playing)
+                return self->maybe_bot();
+            const Player bot = *self->seats_[idx(side)];
+            if (s)
+                self->setup_now(bot, {}, proto::SetupMsg{self->code_, *s, at, std::nullopt});
+            else
+                self->turn_now(bot, {},
+                               proto::TurnMsg{self->code_, *t, at, std::nullopt, std::nullopt});
+        };
+        self->on_strand([self, play = std::move(play), show_at]() mutable {
+            if (SteadyClock::now() >= show_at) return play();
+            self->bot_timer_.expires_at(show_at);
+            self->bot_timer_.async_wait([w = self->weak_from_this(), play = std::move(play)](
+                                            boost::system::error_code) mutable {
+                if (auto r = w.lock()) r->on_strand(std::move(play));  // it checks the version
+            });
+        });
+    };
+    if (env_.offload)
+        env_.offload(std::move(think));
+    else
+        boost::asio::post(ex_, std::move(think));
+}
+
+}  // namespace tf::server

@@ -1,0 +1,213 @@
+// Requests that end a game by the players' will: resignation, draw offers, claiming the win
+// from an opponent who left (room_timers.cpp has the endings driven by time).
+#include <spdlog/spdlog.h>
+
+#include "server/room/directory.h"
+#include "server/room/room.h"
+
+namespace tf::server {
+
+using proto::Err;
+
+void Room::resign(Player p, Who who) {
+    on_strand([this, p = std::move(p), who = std::move(who)] {
+        auto side = check_seated(p, who);
+        if (!side) return;
+        conclude();
+        game_->resign(*side);
+        emit(proto::ResignEv{*side});
+        finish();
+    });
+}
+
+// Offer: stands until the opponent answers or the offerer plays a turn; one offer per own
+// turn. An offer while the opponent's offer stands accepts it.
+void Room::draw(Player p, Who who, DrawAct act) {
+    on_strand([this, p = std::move(p), who = std::move(who), act] {
+        auto side = check_seated(p, who);
+        if (!side) return;
+        if (act == DrawAct::Offer && draw_offer_ != ~*side) {
+            if (draw_offer_ == *side || offered_[idx(*side)])
+                return fail(who, Err::DrawPending, "you offered a draw since your last turn");
+            draw_offer_ = *side;
+            offered_[idx(*side)] = true;
+            return emit(proto::DrawOfferEv{*side});
+        }
+        if (draw_offer_ != ~*side)
+            return fail(who, Err::NoDrawOffer, "your opponent has not offered a draw");
+        if (act == DrawAct::Decline) {
+            draw_offer_.reset();
+            return emit(proto::DrawDeclineEv{*side});
+        }
+        conclude();
+        game_->agree_draw();
+        emit(proto::DrawAcceptEv{*side});
+        finish();
+    });
+}
+
+// After the opponent's grace period (see room_timers.cpp); not before the first turn, when
+// the no-start limit aborts the game instead.
+void Room::claim_win(Player p, Who who) {
+    on_strand([this, p = std::move(p), who = std::move(who)] {
+        auto side = check_seated(p, who);
+        if (!side) return;
+        if (stalling_ == ~*side) return end_stalling(*side, false);
+        const auto& away = away_since_[idx(~*side)];
+        if (!away) return fail(who, Err::NotClaimable, "your opponent is connected");
+        if (!started())
+            return fail(who, Err::NotClaimable,
+                        "no turn has been played; the game will be aborted instead");
+        if (SteadyClock::now() < *away + grace_)
+            return fail(who, Err::NotClaimable, "your opponent's grace period has not passed");
+        end_abandon(~*side, true);
+    });
+}
+
+// As lichess's "abort": before the game has begun (silver's first turn) either player may
+// leave it without a result, typically when the opponent never shows up or left at once.
+void Room::abort(Player p, Who who) {
+    on_strand([this, p = std::move(p), who = std::move(who)] {
+        auto side = check_seated(p, who);
+        if (!side) return;
+        if (started())
+            return fail(who, Err::NotAbortable,
+                        "a turn has been played: resign, offer a draw or claim the win instead");
+        end_abort(proto::AbortReason::Player, *side);
+    });
+}
+
+}  // namespace tf::server
+
+namespace tf::server {
+
+using proto::Err;
+
+// After the game, like a draw offer: an offer stands until the opponent answers; offering while
+// the opponent's offer stands accepts it (the computer accepts at once). The rematch is a new
+// game of the same settings with the colours swapped, made by the directory; both players get
+// `matched` and its snapshot, as in a quick match, and everyone watching this one the
+// `rematch` event with its code.
+void Room::rematch(Player p, Who who, bool decline) {
+    on_strand([this, p = std::move(p), who = std::move(who), decline] {
+        auto side = seat_of(p.id);
+        if (!side) return fail(who, Err::NotSeated, "only the players can ask for a rematch");
+        if (refuse_unsaved(who)) return;
+        if (!proto::finished(status_))
+            return fail(who, Err::GameNotOver, "the game is still going on");
+        if (rematch_code_ || rematch_starting_)
+            return fail(who, Err::AlreadyStarted,
+                        "the rematch is already being played" +
+                            (rematch_code_ ? ": game " + *rematch_code_ : std::string()));
+        if (decline) {
+            if (rematch_offer_ != ~*side)
+                return fail(who, Err::NoRematchOffer, "your opponent has not offered a rematch");
+            rematch_offer_.reset();
+            return emit(proto::RematchDeclineEv{*side});
+        }
+        if (rematch_offer_ == *side)
+            return fail(who, Err::RematchPending, "your rematch offer stands");
+        if (rematch_offer_ == ~*side || bot_side() == ~*side) return start_rematch();
+        rematch_offer_ = *side;
+        emit(proto::RematchOfferEv{*side});
+    });
+}
+
+void Room::start_rematch() {
+    rematch_starting_ = true;
+    rematch_offer_.reset();
+    // Colours swapped. Two players: the one who had the other seat creates the next game on
+    // the creator's side, and the creator joins it. Against the computer the human creates it
+    // again, on the other side.
+    RoomParams next = params_;
+    next.quick_match = true;  // both seats are taken at once: never in the open list
+    const Side cs = params_.creator_side;
+    Player creator = *seats_[idx(params_.bot_level ? cs : ~cs)];
+    if (params_.bot_level) next.creator_side = ~cs;
+    std::optional<Player> joiner;
+    if (!params_.bot_level) joiner = *seats_[idx(cs)];
+    env_.directory.create(next, creator, ex_,
+                          [self = shared_from_this(), creator, side = next.creator_side,
+                           joiner](std::shared_ptr<Room> r) {
+                              self->ops_.run([self, r, creator, side, joiner] {
+                                  self->rematch_made(r, creator, side, joiner);
+                              });
+                          });
+}
+
+void Room::rematch_made(const std::shared_ptr<Room>& next, const Player& creator, Side creator_side,
+                        const std::optional<Player>& joiner) {
+    rematch_starting_ = false;
+    if (!next) {
+        spdlog::warn("room {}: the rematch could not be made (no free game code)", code_);
+        return;
+    }
+    rematch_code_ = next->code();
+    emit(proto::RematchEv{next->code()});
+    // Each player's live connection to this game, if any, takes its seat in the next one.
+    auto conn = [&](const Player& pl) {
+        Who w;
+        for (auto& [p, sub] : watchers_.subs())
+            if (sub.player_id == pl.id && !sub.who.expired()) w = sub.who;
+        if (auto m = std::dynamic_pointer_cast<Member>(w.lock())) m->adopt(next);
+        return w;
+    };
+    const std::string link = "/g/" + next->code();
+    auto matched = [&](Side s) {
+        return std::make_shared<const std::string>(
+            proto::to_text(proto::Matched{next->code(), link, s}));
+    };
+    Who creator_conn = conn(creator);
+    next->open(creator_conn, matched(creator_side));
+    next->watch(creator, creator_conn, std::nullopt);
+    if (joiner) next->join(*joiner, conn(*joiner), matched(~creator_side));
+}
+
+// The seat's rating in the game's category as the book has it (a player new to the category:
+// 1500?). Only rated games show one.
+void Room::note_rating(Side s) {
+    const auto& seat = seats_[idx(s)];
+    if (!params_.rated || !category_ || !seat) return;
+    seat_rating_[idx(s)] = env_.ratings.view(seat->id, *category_);
+}
+
+// A game restored at start: the book is empty, the store knows the ratings.
+void Room::read_seat_ratings() {
+    for (Side s : {Side::Silver, Side::Bronze}) {
+        if (!seats_[idx(s)]) continue;
+        store_.read_ratings(seats_[idx(s)]->id, ex_,
+                            [self = shared_from_this(), s](Read<std::vector<StoredRating>> r) {
+                                if (!r.ok() || !self->seats_[idx(s)]) return;
+                                self->env_.ratings.set(self->seats_[idx(s)]->id, *r.value);
+                                if (!self->ratings_ev_) self->note_rating(s);
+                            });
+    }
+}
+
+// The store applied a rated game's result with its end: everyone watching hears the changes
+// (an unversioned event; the snapshot of the finished game carries them too).
+void Room::rated(const RateGame::Outcome& outcome) {
+    if (!category_) return;
+    proto::RatingsEv ev{*category_, {}};
+    const auto now = epoch_ms(SteadyClock::now(), SteadyClock::now());
+    for (Side s : {Side::Silver, Side::Bronze}) {
+        const int i = idx(s);
+        if (!seats_[i]) continue;
+        env_.ratings.set(seats_[i]->id, outcome.after[i]);
+        ev.change[i] = proto::RatingChange{rating_view(outcome.before[i], now).rating,
+                                           rating_view(outcome.after[i], now)};
+    }
+    ratings_ev_ = ev;
+    auto msg = std::make_shared<const std::string>(
+        proto::to_text(proto::Event{code_, version_, std::move(ev), clocks(SteadyClock::now())}));
+    std::vector<Out> out;
+    for (auto& [p, sub] : watchers_.subs())
+        if (!sub.who.expired()) out.push_back({sub.who, msg, watchers_.spectator(sub)});
+    ops_.deliver(std::move(out));
+    spdlog::info("room {}: rated ({}): {} {:.0f} -> {:.0f}, {} {:.0f} -> {:.0f}", code_, *category_,
+                 seats_[0] ? seats_[0]->id : "-", outcome.before[0].rating, outcome.after[0].rating,
+                 seats_[1] ? seats_[1]->id : "-", outcome.before[1].rating,
+                 outcome.after[1].rating);
+}
+
+}  // namespace tf::server

@@ -1,0 +1,272 @@
+// A room when the store fails (docs/ARCHITECTURE.md "Failures"): a failed commit suspends the
+// game, the room reads its last saved state back (room_record.cpp's replay) and only then tells
+// anyone: a commit reported failed that the store holds after all was saved (its ack and events
+// go out), one it does not hold was not (store_failed to its requester), and when the store
+// cannot be read the requester learns that the fate is unknown (in_doubt); everyone watching is
+// told once that the game is paused. It stays paused, clocks stopped, until the store is
+// healthy again; then it resumes where it was saved, with the time it was suspended charged to
+// nobody, and sends everyone a fresh snapshot. A game whose creation failed is dropped.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <set>
+
+#include "server/base/metrics.h"
+#include "server/room/directory.h"
+#include "server/room/room.h"
+
+namespace tf::server {
+
+using proto::Err;
+
+namespace {
+
+constexpr auto kFirstRetry = std::chrono::milliseconds(200);
+constexpr auto kLongestRetry = std::chrono::seconds(2);
+
+}  // namespace
+
+// The operation's messages are held until the store says whether it holds them (reloaded()).
+void Room::suspend(const std::string& why, const std::vector<Out>& out,
+                   const std::vector<std::function<void()>>& after, bool creating) {
+    const auto now = SteadyClock::now();
+    timer_.cancel();
+    start_deadline_.reset();
+    remove_at_.reset();
+    if (creating) {  // nothing of this game was stored: it cannot come back
+        // The requests that follow the creation (the creator's watch, a quick-match join)
+        // each get store_unavailable (refuse_unsaved): one message per requester.
+        lost_ = true;
+        status_ = Status::Cancelled;
+        spdlog::error("room {}: not created, the store failed: {}", code_, why);
+        watchers_.clear();
+        env_.directory.remove(code_);
+        cancel_in_doubt();
+        return;
+    }
+    if (status_ != Status::Suspended) {
+        spdlog::error("room {}: suspended at version {}, the last saved: {}", code_, saved_version_,
+                      why);
+        ++metrics().games_suspended;
+        suspended_ms_ = epoch_ms(now, now);
+        suspended_at_ = now;
+        env_.directory.set_suspended(code_, true);
+        env_.listings.set_open(code_, std::nullopt);  // off the lobby while suspended
+    }
+    status_ = Status::Suspended;
+    recover_backoff_ = kFirstRetry;
+    doubt_ = Doubt{out, after, version_};
+    reload();
+}
+
+// The failed operation's fate, once the store was read (`saved`) or could not be (nullopt).
+// Saved: its messages go out as they would have; then everyone is told the game is paused at
+// the version the store holds. Not saved: its requesters get store_failed with their ref; in
+// doubt: in_doubt. Either way each watcher gets one notice.
+void Room::settle_doubt(std::optional<bool> saved) {
+    if (!doubt_) return;
+    Doubt d = std::move(*doubt_);
+    doubt_.reset();
+    std::set<const Participant*> told;
+    if (saved == true) {
+        spdlog::warn("room {}: the commit reported failed was saved (version {})", code_,
+                     d.version);
+        for (auto& f : d.after) f();
+        ops_.deliver(std::move(d.out));
+    }
+    const std::string text =
+        saved ? "the game could not be saved; it is paused at its last saved position (version " +
+                    std::to_string(saved_version_) +
+                    ") and resumes by itself as soon as the server can save again"
+              : std::string(
+                    "the game could not be saved; it is paused and resumes by itself as "
+                    "soon as the server can save again (its snapshot then shows what was "
+                    "saved)");
+    std::vector<Out> notices;
+    if (saved != true)
+        for (const auto& o : d.out) {
+            if (!o.ack) continue;
+            auto p = o.to.lock();
+            if (!p || !told.insert(p.get()).second) continue;
+            auto e = saved == false
+                         ? proto::ErrorMsg{Err::StoreFailed, text,         *o.ack,
+                                           saved_version_,   std::nullopt, code_}
+                         : proto::ErrorMsg{Err::InDoubt,
+                                           "the server cannot tell whether this was saved: the "
+                                           "game is paused and cannot be read right now; once it "
+                                           "resumes (a snapshot), it shows what was saved",
+                                           *o.ack,
+                                           std::nullopt,
+                                           std::nullopt,
+                                           code_};
+            notices.push_back(
+                {o.to, std::make_shared<const std::string>(proto::to_text(e)), o.crowd});
+        }
+    auto generic = std::make_shared<const std::string>(proto::to_text(proto::ErrorMsg{
+        Err::StoreFailed, text, std::nullopt,
+        saved ? std::optional<std::int64_t>(saved_version_) : std::nullopt, std::nullopt, code_}));
+    for (auto& [p, sub] : watchers_.subs())
+        if (told.insert(p).second) notices.push_back({sub.who, generic, watchers_.spectator(sub)});
+    ops_.deliver(std::move(notices));
+}
+
+void Room::fenced(const std::string& why) {
+    spdlog::warn("room {}: {}; this node drops the game", code_, why);
+    ++metrics().games_fenced;
+    timer_.cancel();
+    start_deadline_.reset();
+    remove_at_.reset();
+    lost_ = true;
+    fenced_ = true;
+    // The seats and the directory's entry stay with a newer room of the game, should this node
+    // serve it again (it claimed the game anew while it still held this room).
+    const auto current = env_.directory.find(code_);
+    const bool newer = current && current.get() != this;
+    if (!newer)
+        for (auto& s : seats_)
+            if (s) env_.players.unseat(s->id, code_);
+    std::vector<std::shared_ptr<Participant>> told;
+    for (auto& [p, sub] : watchers_.subs())
+        if (auto who = sub.who.lock()) told.push_back(std::move(who));
+    watchers_.clear();
+    if (!newer) env_.directory.remove(code_);
+    for (auto& who : told) who->moved(code_);
+}
+
+// A creation reported failed may still have committed (the connection died during the commit:
+// in doubt). Its row must not stay `open` with nobody serving it (a restart, or another node,
+// would bring a game back that its creator was told does not exist): once the store writes
+// again, the row is marked cancelled if it is there; "no game to update" means it never was.
+void Room::cancel_in_doubt() {
+    StoredGame row = stored_row();
+    row.status = "cancelled";
+    row.finished_ms = epoch_ms(SteadyClock::now(), SteadyClock::now());
+    struct Retry : std::enable_shared_from_this<Retry> {
+        Retry(RoomExecutor ex, Store& s, StoredGame r, GameWrite w0)
+            : timer(ex), store(s), row(std::move(r)), w(std::move(w0)) {}
+        boost::asio::steady_timer timer;
+        Store& store;
+        StoredGame row;
+        GameWrite w;
+        int left = 120;  // a minute at most
+        void again() {
+            timer.expires_after(std::chrono::milliseconds(500));
+            timer.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+                if (ec || --self->left <= 0) return;
+                if (!self->store.healthy()) return self->again();
+                GameWrite w = self->w;
+                self->store.commit(std::move(w), [self](std::optional<std::string> err) {
+                    // Done when written, or when there is no such row (or none of ours).
+                    if (err && err->find("no game") == std::string::npos &&
+                        err->rfind(kFenced, 0) != 0)
+                        self->again();
+                });
+            });
+        }
+    };
+    GameWrite w{code_, std::nullopt, {}, row};
+    w.owner = env_.node;
+    auto retry = std::make_shared<Retry>(ex_, store_, row, w);
+    retry->w.epoch = ops_.epoch();
+    retry->again();
+}
+
+// Reads the game back from the store (off the strand); requests wait until it is back.
+void Room::reload() {
+    ops_.hold();
+    store_.read_game(code_, ex_, [self = shared_from_this()](Read<std::optional<GameRows>> r) {
+        self->reloaded(std::move(r));
+    });
+}
+
+void Room::reloaded(Read<std::optional<GameRows>> read) {
+    const auto now = SteadyClock::now();
+    std::string error = read.error;
+    if (read.ok() && !*read.value) error = "the game is not in the store";
+    if (error.empty() && !load((*read.value)->row, (*read.value)->journal, error))
+        error = "it does not replay: " + error;
+    if (!error.empty()) {
+        if (loaded_ || recover_backoff_ == kFirstRetry)
+            spdlog::error("room {}: cannot read the saved game back ({}); retrying", code_, error);
+        loaded_ = false;
+        settle_doubt(std::nullopt);
+    } else {
+        // load() took the store's version: the failed operation is saved when it reached it.
+        if (doubt_) settle_doubt(version_ >= doubt_->version);
+        loaded_ = true;
+        resume_status_ = status_;
+        status_ = Status::Suspended;
+        resume_running_ = clock_ ? clock_->running() : std::nullopt;
+        if (clock_ && resume_running_) {
+            // The time from the last saved reading to the failure was the mover's; from the
+            // failure to the resumption it is nobody's.
+            auto at = last_clock_at_ms_;
+            if (at > 0 && suspended_ms_ > at)
+                clock_->charge(*resume_running_, std::chrono::milliseconds(suspended_ms_ - at));
+            clock_->stop(now);
+        }
+        away_since_[0].reset();
+        away_since_[1].reset();
+        update_live("suspend");
+    }
+    recover_at_ = now + recover_backoff_;
+    schedule();
+    ops_.release();
+}
+
+// The recovery timer (check_deadlines): reads the game back if that failed, then waits for the
+// store to be healthy, backing off from 200 ms to 2 s.
+void Room::try_resume() {
+    recover_at_.reset();
+    const auto now = SteadyClock::now();
+    if (!loaded_) return reload();
+    if (!store_.healthy()) {
+        recover_backoff_ = std::min<SteadyClock::duration>(recover_backoff_ * 2, kLongestRetry);
+        recover_at_ = now + recover_backoff_;
+        return;
+    }
+    status_ = resume_status_;
+    env_.directory.set_suspended(code_, false);
+    --metrics().games_suspended;
+    ++metrics().games_resumed;
+    double secs = suspended_at_ ? std::chrono::duration<double>(now - *suspended_at_).count() : 0;
+    spdlog::warn("room {}: resumed at version {} after {:.1f} s suspended", code_, version_, secs);
+    suspended_at_.reset();
+    if (clock_ && resume_running_ && status_ == Status::Playing)
+        clock_->start(*resume_running_, now);
+    resume_running_.reset();
+    if (status_ == Status::Playing && !started()) start_deadline_ = now + start_timeout_;
+    if (status_ == Status::Open) list_open();
+    if (proto::finished(status_) || status_ == Status::Cancelled) {
+        for (auto& s : seats_)
+            if (s) env_.players.unseat(s->id, code_);
+        forget_history();
+        remove_at_ = now + retention_;
+    }
+    const std::string for_players = proto::to_text(snapshot(false));
+    const std::string for_spectators = proto::to_text(snapshot(true));
+    for (auto& [p, sub] : watchers_.subs())
+        reply(sub.who, watchers_.spectator(sub) ? for_spectators : for_players);
+    update_live("resume");
+    update_presence();
+}
+
+bool Room::refuse_unsaved(const Who& who, const std::optional<std::string>& ref) {
+    if (fenced_) {  // a request that found the room before it was dropped: ask the new owner
+        if (auto p = who.lock()) p->moved(code_);
+        return true;
+    }
+    if (lost_) {
+        fail(who, Err::StoreUnavailable,
+             "the game could not be created: the server cannot save games right now", ref);
+        return true;
+    }
+    if (status_ != Status::Suspended) return false;
+    fail(who, Err::StoreFailed,
+         "the game could not be saved; it is paused at its last saved position and resumes by "
+         "itself as soon as the server can save again",
+         ref);
+    return true;
+}
+
+}  // namespace tf::server

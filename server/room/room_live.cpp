@@ -1,0 +1,56 @@
+// The room's entry in the lobby's list of live games (PROTOCOL.md "live"): public games being
+// played, with players, turns played, score and spectators. Runs on the room's strand.
+#include "server/room/room.h"
+
+namespace tf::server {
+
+proto::LiveGame Room::live_entry() const {
+    proto::LiveGame e;
+    e.code = code_;
+    e.variant = params_.variant;
+    e.time_control = params_.time_control;
+    for (Side s : {Side::Silver, Side::Bronze}) {
+        if (seats_[idx(s)]) e.players[idx(s)] = ref(*seats_[idx(s)]);
+        e.score[idx(s)] = game_->score(s);
+    }
+    e.turns = game_->turns_played();
+    e.to_move = game_->to_move();
+    e.spectators = spectators();
+    e.status = status_;
+    for (Side s : {Side::Silver, Side::Bronze}) e.away[idx(s)] = away_since_[idx(s)].has_value();
+    e.rated = params_.rated;
+    if (params_.rated)
+        for (Side s : {Side::Silver, Side::Bronze}) e.ratings[idx(s)] = seat_rating_[idx(s)];
+    return e;
+}
+
+void Room::update_live(std::string_view what) {
+    if (!loaded_) return;  // suspended and not read back yet: the listing stays as it was
+    bool listed = status_ == Status::Playing ||
+                  (status_ == Status::Suspended && resume_status_ == Status::Playing);
+    // A game both players left is not worth watching: off the list until one comes back (the
+    // server still ends it by its rules).
+    const bool abandoned = away_since_[0] && away_since_[1];
+    if (!params_.is_public || !listed || abandoned) {
+        // not (or no longer) live: a no-op if unlisted
+        env_.listings.set_live(code_, std::nullopt, true);
+        return;
+    }
+    // A turn or a setup only moves the game on: a delta of its progress. Chat changes nothing
+    // listed. Anything else (start, seats, spectators, status) republishes the entry at once.
+    std::optional<Listings::TimePoint> due;
+    if (what == "chat") return;
+    if (what == "turn" || what == "setup") {
+        int score[2] = {game_->score(Side::Silver), game_->score(Side::Bronze)};
+        due =
+            env_.listings.set_live_progress(code_, game_->turns_played(), game_->to_move(), score);
+    } else {
+        due = env_.listings.set_live(code_, live_entry(), true);
+    }
+    if (due) {
+        live_flush_at_ = *due;  // check_deadlines flushes the held change
+        schedule();
+    }
+}
+
+}  // namespace tf::server

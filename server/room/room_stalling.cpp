@@ -1,0 +1,96 @@
+// Stalling (PROTOCOL.md "Stalling", docs/RULES.md "Stalling"): a player who sits on a move in a
+// position the server's bot judges lost, past a limit derived from the time control, is
+// stalling; the opponent may then claim the win or a draw, as lichess lets a player claim a
+// game the opponent left, but for sitting. Only a sitting player costs a search: the position
+// is judged once, when the limit passes, on the worker pool (as the bot's moves are).
+#include <spdlog/spdlog.h>
+
+#include "common/bot.h"
+#include "server/room/room.h"
+
+namespace tf::server {
+
+using proto::Err;
+
+namespace {
+// The bot's judgement: a search of this level (deterministic: fixed seed) whose best turn
+// still leaves the mover this far behind (centipoints: 100 per point of score) or facing a
+// forced loss. docs/BENCHMARKS.md "Stalling judgement" measures how often such a position is
+// lost in play between bots.
+constexpr int kJudgeLevel = 4;
+constexpr int kLostScore = 1500;
+}  // namespace
+
+SteadyClock::duration Room::stall_limit() const {
+    using namespace std::chrono;
+    if (env_.cfg.stall_seconds > 0)
+        return duration_cast<SteadyClock::duration>(duration<double>(env_.cfg.stall_seconds));
+    if (!params_.time_control) return minutes(3);
+    // Three times a turn's share of the time (the initial time over 40 turns, plus the
+    // increment), and at least a minute.
+    const auto& tc = *params_.time_control;
+    const milliseconds share(tc.initial_ms / 40 + tc.increment_ms);
+    return std::max<SteadyClock::duration>(minutes(1), 3 * share);
+}
+
+void Room::arm_stall() {
+    stall_at_.reset();
+    if (status_ != Status::Playing || !started() || bot_side() || game_->over() ||
+        game_->phase() != Phase::Play || stalling_)
+        return;
+    stall_at_ = SteadyClock::now() + stall_limit();
+}
+
+void Room::judge_stall() {
+    stall_at_.reset();
+    const Side side = game_->to_move();
+    const std::int64_t at = state_version_;
+    auto think = [self = shared_from_this(), g = *game_, side, at] {
+        BotOptions opt;
+        opt.level = kJudgeLevel;
+        BotInfo info;
+        const bool found = bool(bot_turn(g, opt, &info));
+        self->on_strand([self, side, at, found, score = info.score] {
+            Room& r = *self;
+            if (!found || r.state_version_ != at || r.status_ != Status::Playing ||
+                r.game_->to_move() != side || r.stalling_)
+                return;
+            if (score > -kLostScore) {
+                spdlog::info("room {}: {} sits past the stalling limit, not lost (score {})",
+                             r.code_, side_name(side), score);
+                return;
+            }
+            spdlog::info("room {}: {} is stalling in a lost position (score {})", r.code_,
+                         side_name(side), score);
+            r.stalling_ = side;
+            r.emit(proto::StallingEv{side});
+        });
+    };
+    if (env_.offload)
+        env_.offload(std::move(think));
+    else
+        boost::asio::post(ex_, std::move(think));
+}
+
+void Room::claim_draw(Player p, Who who) {
+    on_strand([this, p = std::move(p), who = std::move(who)] {
+        auto side = check_seated(p, who);
+        if (!side) return;
+        if (stalling_ != ~*side)
+            return fail(who, Err::NotClaimable,
+                        "a draw can be claimed only from an opponent who is stalling");
+        end_stalling(*side, true);
+    });
+}
+
+void Room::end_stalling(Side claimer, bool draw) {
+    conclude();
+    if (draw)
+        game_->agree_draw(EndReason::Stalling);
+    else
+        game_->resign(~claimer, EndReason::Stalling);
+    emit(proto::StallClaimEv{claimer, draw});
+    finish();
+}
+
+}  // namespace tf::server

@@ -1,0 +1,526 @@
+#include "server/session/session.h"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <random>
+
+#include "server/accounts/display_name.h"
+#include "server/base/metrics.h"
+#include "server/room/room.h"
+
+namespace tf::server {
+
+using proto::Err;
+
+namespace {
+std::atomic<std::uint64_t> next_conn_id{1};
+}
+
+Session::Session(Hub& hub, std::string address)
+    : hub_(hub),
+      conn_id_(next_conn_id++),
+      address_(std::move(address)),
+      address_key_(client_key(address_)),
+      credits_(hub.cfg.rate_burst),
+      refilled_(std::chrono::steady_clock::now()) {}
+
+std::string Session::tag() const {
+    return fmt::format("{}#{} [{}]", transport(), conn_id_, address_);
+}
+
+// Another connection of this player revoked the tokens: this one is told, then closed.
+void Session::end(std::string reason) {
+    send(proto::to_text(proto::ErrorMsg{
+        Err::BadToken, "signed out: " + reason + "; sign in again", {}, std::nullopt, {}}));
+    close(std::move(reason), false);
+}
+
+void Session::send(std::string text) {
+    deliver(std::make_shared<const std::string>(std::move(text)));
+}
+
+void Session::send_error(Err code, std::string message, std::optional<std::string> ref,
+                         std::optional<std::string> rule) {
+    metrics().reject(code);
+    send(proto::to_text(
+        proto::ErrorMsg{code, std::move(message), std::move(ref), std::nullopt, std::move(rule)}));
+}
+
+// Token bucket, checked before parsing. A client that keeps sending while out of credits
+// is disconnected.
+bool Session::take_credit() {
+    auto now = std::chrono::steady_clock::now();
+    double dt = std::chrono::duration<double>(now - refilled_).count();
+    refilled_ = now;
+    credits_ = std::min(hub_.cfg.rate_burst, credits_ + dt * hub_.cfg.rate_per_second);
+    if (credits_ >= 1) {
+        credits_ -= 1;
+        floods_ = 0;
+        return true;
+    }
+    return false;
+}
+
+// A message (or ping) that found no credit: rate_limited, and a connection that goes on
+// sending without credits is closed.
+void Session::refuse_uncredited() {
+    if (++floods_ > int(hub_.cfg.rate_burst) + 1) return;  // closing: read and dropped
+    spdlog::warn("{}: rate limited", tag());
+    send_error(Err::RateLimited, "too many messages; slow down");
+    if (floods_ > hub_.cfg.rate_burst) {
+        spdlog::warn("{}: flooding, disconnecting", tag());
+        send_error(Err::Flooding, "kept sending without credits; disconnecting");
+        close("flood", false);
+    }
+}
+
+bool Session::pay_for_control() {
+    if (take_credit()) return true;
+    refuse_uncredited();
+    return false;
+}
+
+void Session::on_text(std::string_view text) {
+    ++metrics().messages_in;
+    if (!take_credit()) return refuse_uncredited();
+    // While a hello waits for its token to be looked up (or an account request for the store
+    // or the password hash), what follows waits with it (it was paid for with credits
+    // already): answered in order once the hello is.
+    if (hello_pending_) {
+        if (held_.size() >= kMaxHeld) {
+            spdlog::warn("{}: {} messages behind a pending hello, disconnecting", tag(),
+                         held_.size());
+            return close("flood", false);
+        }
+        held_.emplace_back(text);
+        return;
+    }
+    dispatch(text);
+}
+
+void Session::dispatch(std::string_view text) {
+    auto parsed = proto::parse_client(text);
+    if (auto* e = std::get_if<proto::Error>(&parsed)) {
+        spdlog::warn("{}: bad message ({}): {}", tag(), proto::err_name(e->code), e->message);
+        return send_error(e->code, e->message, e->ref, e->rule);
+    }
+    auto& msg = std::get<proto::ClientMsg>(parsed);
+    if (!player_ && !std::holds_alternative<proto::Hello>(msg) &&
+        !std::holds_alternative<proto::Ping>(msg))
+        return send_error(Err::HelloRequired, "send hello first");
+    // A turn carries the lag this connection credits (the measure of the origin node, when
+    // another node holds the game).
+    std::string with_lag;
+    if (auto* t = std::get_if<proto::TurnMsg>(&msg)) {
+        if (auto lag = turn_lag_ms(t->lag_ms); lag != t->lag_ms) {
+            t->lag_ms = lag;
+            with_lag = proto::to_json(*t).dump();
+            text = with_lag;
+        }
+    }
+    // A request about a game another node holds goes to that node as it came.
+    if (may_forward())
+        if (auto code = proto::game_of(msg);
+            code && hub_.peers->forward(self(), *player_, *code, std::string(text), msg))
+            return;
+    std::visit([this](auto& m) { handle(m); }, msg);
+}
+
+void Session::handle_here(std::vector<std::string> texts) {
+    boost::asio::post(executor(), [self = self(), texts = std::move(texts)] {
+        for (const auto& t : texts) self->dispatch(t);
+    });
+}
+
+void Session::moved(const std::string& code) {
+    spdlog::info("{}: game {} moved to another node; closing so the client reconnects", tag(),
+                 code);
+    close("moved", false);
+}
+
+void Session::on_closed() {
+    hub_.peers->closed(*this, player_ ? player_->id : std::string());
+    if (match_timer_) match_timer_->cancel();
+    if (lobby_sub_) hub_.listings.unsubscribe(this);
+    if (player_) {
+        auto other = hub_.players.disconnected(player_->id, this);
+        hub_.matchmaker.closed(player_->id, this, other);
+    }
+    std::vector<std::weak_ptr<Room>> rooms;
+    {
+        std::lock_guard lock(rooms_m_);
+        gone_ = true;
+        rooms.swap(rooms_);
+    }
+    for (auto& w : rooms)
+        if (auto r = w.lock()) r->leave(this);
+}
+
+void Session::handle(proto::Hello& m) {
+    if (player_) return send_error(Err::AlreadyHello, "hello was already accepted");
+    if (m.version != proto::kProtocolVersion)
+        return send_error(Err::UnsupportedVersion,
+                          "unsupported protocol version; supported versions: [1]");
+    if (!m.token) return hello_guest(m.name.value_or(""));
+    wait();
+    hub_.identity.restore(*m.token, executor(),
+                          [self = self(), token = *m.token](Read<std::shared_ptr<const Player>> r) {
+                              self->restored(r, token);
+                          });
+}
+
+// A new guest. Its name is cleaned (server/accounts/display_name.h); one that a reserved name or an
+// account's username has (compared by key: NFKC, case-folded) is refused, bad_name, and the
+// connection may send another hello. The account's existence is read from the store meanwhile
+// (the connection waits as behind a token).
+void Session::hello_guest(const std::string& raw) {
+    std::string why;
+    auto name = clean_display_name(raw, why);
+    if (!name) return send_error(Err::BadName, why);
+    const std::string key = name_key(*name);
+    if (!name->empty() && reserved_guest_name(key))
+        return send_error(Err::BadName, "the name " + *name + " is reserved; choose another");
+    if (name->empty() || !proto::is_username(key)) {
+        auto issued = hub_.identity.create(*name);
+        return welcome(*issued.player, issued.token, false);
+    }
+    wait();
+    hub_.store->read_account(
+        key, executor(), [self = self(), name = *name](Read<std::optional<StoredAccount>> r) {
+            if (!r.ok()) {
+                self->send_error(Err::StoreUnavailable,
+                                 "names cannot be checked right now; try again in a moment");
+                return self->resume();
+            }
+            if (*r.value) {
+                self->send_error(Err::BadName, "the name " + name +
+                                                   " belongs to an account: log in, or choose "
+                                                   "another name");
+                return self->resume();
+            }
+            auto issued = self->hub_.identity.create(name);
+            self->welcome(*issued.player, issued.token, false);
+        });
+}
+
+void Session::wait() {
+    hello_pending_ = true;
+}
+
+// The connection stops waiting: the messages held meanwhile are answered in order, until one
+// of them makes it wait again.
+void Session::resume() {
+    hello_pending_ = false;
+    auto held = std::move(held_);
+    held_.clear();
+    for (auto& text : held) {
+        if (hello_pending_) {
+            held_.push_back(std::move(text));
+            continue;
+        }
+        dispatch(text);
+    }
+}
+
+// The token's lookup came back (on this connection's strand).
+void Session::restored(const Read<std::shared_ptr<const Player>>& r, const std::string& token) {
+    if (!r.ok()) {
+        spdlog::warn("{}: token lookup failed: {}", tag(), r.error);
+        send_error(Err::StoreUnavailable,
+                   "your session token cannot be checked right now (the server's store is "
+                   "failing); keep it and try again in a moment");
+    } else if (!*r.value) {
+        spdlog::warn("{}: bad token", tag());
+        send_error(Err::BadToken, "unknown or expired session token");
+    } else {
+        return welcome(**r.value, token, true);  // resumes once sent
+    }
+    resume();
+}
+
+void Session::welcome(const Player& p, const std::string& token, bool restored,
+                      std::optional<std::string> ref) {
+    player_ = p;
+    token_ = token;
+    spdlog::info("{}: hello from {} {}{}", tag(), p.account ? "account" : "player",
+                 p.account ? p.name : p.id, restored ? " (token restored)" : "");
+    hub_.players.connected(player_->id, self());
+    if (!p.account) {
+        wait();
+        return seated_games([self = self(), ref](std::vector<std::string> games) {
+            self->send_welcome(std::nullopt, ref, std::move(games));
+            self->resume();
+        });
+    }
+    wait();
+    hub_.store->read_ratings(
+        p.id, executor(),
+        [self = self(), id = p.id, ref = std::move(ref)](Read<std::vector<StoredRating>> r) {
+            if (!self->player_ || self->player_->id != id) return self->resume();
+            if (r.ok()) self->hub_.ratings.set(id, *r.value);
+            // Unreadable ratings: the last ones seen (the store's trouble is not the login's).
+            self->seated_games([self, id, ref](std::vector<std::string> games) {
+                if (!self->player_ || self->player_->id != id) return self->resume();
+                self->send_welcome(
+                    proto::AccountInfo{self->player_->name, self->hub_.ratings.views(id)}, ref,
+                    std::move(games));
+                self->resume();
+            });
+        });
+}
+
+// The unfinished games the player holds a seat in (every node's).
+void Session::seated_games(std::function<void(std::vector<std::string>)> then) {
+    hub_.peers->seated_games(player_->id, executor(), std::move(then));
+}
+
+void Session::send_welcome(const std::optional<proto::AccountInfo>& account,
+                           const std::optional<std::string>& ref, std::vector<std::string> games) {
+    proto::Welcome w{player_->id, token_, player_->name, std::move(games)};
+    w.account = account;
+    w.ref = ref;
+    send(proto::to_text(w));
+}
+
+std::shared_ptr<Room> Session::find_room(const std::string& code,
+                                         const std::optional<std::string>& ref) {
+    auto room = hub_.directory.find(code);
+    if (!room && !missing(code)) send_error(Err::NoSuchGame, "no game with code " + code, ref);
+    return room;
+}
+
+void Session::remember(const std::shared_ptr<Room>& room) {
+    std::lock_guard lock(rooms_m_);
+    remember_locked(room);
+}
+
+// rooms_ is only for leave() when the connection closes: a room that no longer exists (removed
+// after its retention period) is dropped here, so a connection that plays game after game keeps
+// a short list. Compared by owner, which needs no lock() (no reference count taken per entry).
+void Session::remember_locked(const std::shared_ptr<Room>& room) {
+    bool known = false;
+    std::erase_if(rooms_, [&](const std::weak_ptr<Room>& w) {
+        if (w.expired()) return true;
+        if (!w.owner_before(room) && !room.owner_before(w)) known = true;
+        return false;
+    });
+    if (!known) rooms_.push_back(room);
+}
+
+// New games are refused while the store cannot write: they would be accepted and then lost.
+bool Session::refuse_new_game(const std::optional<std::string>& ref) {
+    if (hub_.store->healthy()) return false;
+    send_error(Err::StoreUnavailable,
+               "the server cannot save games right now; try again in a moment", ref);
+    return true;
+}
+
+void Session::handle(proto::CreateGame& m) {
+    const auto now = std::chrono::steady_clock::now();
+    if (m.ref && last_create_ && last_create_->ref == *m.ref &&
+        now - last_create_->at < kRepeatWindow) {
+        // A double click: the same request, answered with the same game.
+        if (last_create_->code.empty())
+            ++last_create_->repeats;
+        else
+            send(proto::to_text(
+                proto::GameCreated{last_create_->code, "/g/" + last_create_->code, m.ref}));
+        return;
+    }
+    if (refuse_new_game(m.ref)) return;
+    if (hub_.players.games_of(player_->id).size() >= std::size_t(hub_.cfg.max_games))
+        return send_error(Err::TooManyGames,
+                          "you already have " + std::to_string(hub_.cfg.max_games) +
+                              " unfinished games; finish or cancel one first",
+                          m.ref);
+    if (m.rated) {
+        if (!player_->account)
+            return send_error(Err::AccountRequired, "rated games are for accounts: log in first",
+                              m.ref);
+        if (m.bot)
+            return send_error(Err::NotRatable, "games against the computer are never rated", m.ref);
+        if (!proto::rating_category(m.variant, m.time_control))
+            return send_error(Err::NotRatable,
+                              "only the standard and the small board are rated; play this "
+                              "variant casual",
+                              m.ref);
+    }
+    RoomParams params{m.variant, m.time_control, m.is_public, Side::Silver, false, m.bot, m.rated};
+    if (m.color == proto::ColorChoice::Bronze) params.creator_side = Side::Bronze;
+    if (m.color == proto::ColorChoice::Random)
+        params.creator_side = std::random_device{}() & 1 ? Side::Bronze : Side::Silver;
+    if (m.ref) last_create_ = LastCreate{*m.ref, now, "", 0};
+    create_game(std::move(params), m.ref);
+}
+
+// A game against the computer starts at once: it never waits open and takes no place.
+void Session::create_game(RoomParams params, std::optional<std::string> ref) {
+    if (params.bot_level) return create_room(std::move(params), std::move(ref));
+    params.creator_address = address_key_;
+    auto reserve = [this](RoomParams p, std::optional<std::string> r, OpenCounts elsewhere) {
+        bool by_address = false;
+        p.open_ticket = hub_.players.reserve_open(
+            player_->id, p.creator_address, hub_.cfg.max_open_games_per_player,
+            hub_.cfg.max_open_games_per_ip, elsewhere, &by_address);
+        if (!p.open_ticket) {
+            last_create_.reset();
+            if (by_address)
+                spdlog::warn("{}: create_game refused: {} open games from the address", tag(),
+                             hub_.cfg.max_open_games_per_ip);
+            return send_error(
+                Err::TooManyOpenGames,
+                by_address ? "your address has " + std::to_string(hub_.cfg.max_open_games_per_ip) +
+                                 " games waiting for an opponent already; wait until one starts "
+                                 "or is cancelled"
+                           : "you have " + std::to_string(hub_.cfg.max_open_games_per_player) +
+                                 " games waiting for an opponent already; cancel one first",
+                r);
+        }
+        create_room(std::move(p), std::move(r));
+    };
+    hub_.peers->open_elsewhere(
+        player_->id, address_key_, executor(),
+        [self = self(), reserve, params = std::move(params),
+         ref = std::move(ref)](Read<OpenGameCounts> r) mutable {
+            if (!r.ok()) {
+                self->last_create_.reset();
+                return self->send_error(Err::StoreUnavailable,
+                                        "the server cannot count open games right now; try "
+                                        "again in a moment",
+                                        ref);
+            }
+            reserve(std::move(params), std::move(ref), {r.value->player, r.value->address});
+        });
+}
+
+void Session::create_room(RoomParams params, std::optional<std::string> ref) {
+    const std::uint64_t ticket = params.open_ticket;
+    hub_.directory.create(
+        params, *player_, executor(), [self = self(), ref, ticket](std::shared_ptr<Room> room) {
+            if (!room) {
+                if (ticket) self->hub_.players.release_open(ticket);
+                self->last_create_.reset();
+                return self->send_error(Err::StoreUnavailable,
+                                        "no free game code could be checked (the store cannot be "
+                                        "read); try again in a moment",
+                                        ref);
+            }
+            room->open(self->weak_from_this(),
+                       std::make_shared<const std::string>(proto::to_text(
+                           proto::GameCreated{room->code(), "/g/" + room->code(), ref})));
+            self->remember(room);
+            room->watch(*self->player_, self->weak_from_this(), std::nullopt);
+            self->created(room->code(), ref);
+        });
+}
+
+// The repeats of a create_game that waited for its code get the same answer.
+void Session::created(const std::string& code, const std::optional<std::string>& ref) {
+    if (!ref || !last_create_ || last_create_->ref != *ref) return;
+    last_create_->code = code;
+    for (; last_create_->repeats > 0; --last_create_->repeats)
+        send(proto::to_text(proto::GameCreated{code, "/g/" + code, ref}));
+}
+
+void Session::handle(proto::JoinGame& m) {
+    if (auto room = find_room(m.code)) {
+        remember(room);
+        room->join(*player_, weak_from_this());
+    }
+}
+
+void Session::handle(proto::CancelGame& m) {
+    if (auto room = find_room(m.code)) room->cancel(*player_, weak_from_this());
+}
+
+void Session::handle(proto::ListGames&) {
+    lobby_sub_ = true;
+    hub_.listings.subscribe_open(shared_from_this());
+}
+
+void Session::handle(proto::Watch& m) {
+    if (auto room = find_room(m.code)) {
+        remember(room);
+        room->watch(*player_, weak_from_this(), m.since_version);
+    }
+}
+
+void Session::handle(proto::SetupMsg& m) {
+    if (auto room = find_room(m.game, m.ref)) room->setup(*player_, weak_from_this(), std::move(m));
+}
+
+void Session::handle(proto::TurnMsg& m) {
+    if (auto room = find_room(m.game, m.ref)) room->turn(*player_, weak_from_this(), std::move(m));
+}
+
+void Session::handle(proto::Resign& m) {
+    if (auto room = find_room(m.game)) room->resign(*player_, weak_from_this());
+}
+
+void Session::handle(proto::Chat& m) {
+    if (auto room = find_room(m.game)) room->chat(*player_, weak_from_this(), std::move(m.text));
+}
+
+void Session::handle(proto::DrawOffer& m) {
+    if (auto room = find_room(m.game)) room->draw(*player_, weak_from_this(), Room::DrawAct::Offer);
+}
+
+void Session::handle(proto::DrawAccept& m) {
+    if (auto room = find_room(m.game))
+        room->draw(*player_, weak_from_this(), Room::DrawAct::Accept);
+}
+
+void Session::handle(proto::DrawDecline& m) {
+    if (auto room = find_room(m.game))
+        room->draw(*player_, weak_from_this(), Room::DrawAct::Decline);
+}
+
+void Session::handle(proto::ClaimWin& m) {
+    if (auto room = find_room(m.game)) room->claim_win(*player_, weak_from_this());
+}
+
+void Session::handle(proto::ClaimDraw& m) {
+    if (auto room = find_room(m.game)) room->claim_draw(*player_, weak_from_this());
+}
+
+void Session::handle(proto::Abort& m) {
+    if (auto room = find_room(m.game)) room->abort(*player_, weak_from_this());
+}
+
+void Session::handle(proto::TakebackOffer& m) {
+    if (auto room = find_room(m.game))
+        room->takeback(*player_, weak_from_this(), Room::DrawAct::Offer);
+}
+
+void Session::handle(proto::TakebackAccept& m) {
+    if (auto room = find_room(m.game))
+        room->takeback(*player_, weak_from_this(), Room::DrawAct::Accept);
+}
+
+void Session::handle(proto::TakebackDecline& m) {
+    if (auto room = find_room(m.game))
+        room->takeback(*player_, weak_from_this(), Room::DrawAct::Decline);
+}
+
+void Session::handle(proto::GiveTime& m) {
+    if (auto room = find_room(m.game)) room->give_time(*player_, weak_from_this());
+}
+
+void Session::handle(proto::Preferences& m) {
+    if (auto room = find_room(m.game)) room->preferences(*player_, weak_from_this(), m);
+}
+
+void Session::handle(proto::Rematch& m) {
+    if (auto room = find_room(m.game)) room->rematch(*player_, weak_from_this(), false);
+}
+
+void Session::handle(proto::RematchDecline& m) {
+    if (auto room = find_room(m.game)) room->rematch(*player_, weak_from_this(), true);
+}
+
+void Session::handle(proto::Ping&) {
+    send(proto::to_text(proto::Pong{}));
+}
+
+}  // namespace tf::server

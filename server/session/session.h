@@ -1,0 +1,193 @@
+// The transport-independent half of a connection: message credits, strict parsing and the
+// dispatch of each client message to the lobby or a room. WebSocket and TCP sessions derive
+// from it; they call on_text() on their strand with every complete text message and
+// on_closed() once when the connection ends.
+#pragma once
+
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "proto/messages.h"
+#include "server/base/participant.h"
+#include "server/lobby/matchmaker.h"
+#include "server/session/hub.h"
+
+namespace tf::server {
+
+class Room;
+struct RoomParams;
+
+class Session : public Member, public std::enable_shared_from_this<Session> {
+  public:
+    // `address`: the client's, for the login limits (server/accounts/login_limit.h).
+    Session(Hub& hub, std::string address);
+    // Thread-safe: ends the connection after the queued messages (or at once when `now`).
+    virtual void close(std::string reason, bool now) = 0;
+    // Thread-safe: remembers a room this connection was seated in by quick match.
+    void adopt(const std::shared_ptr<Room>& room) override;
+    void end(std::string reason) override;
+    // Cluster mode: a game this connection watched moved to another node; the connection
+    // closes so that the client reconnects and watches it there (Participant::moved).
+    void moved(const std::string& code) override;
+    std::uint64_t conn_id() const { return conn_id_; }
+    // "ws#12 [203.0.113.5]": how log lines name this connection (its client's address included,
+    // for forensics and fail2ban).
+    std::string tag() const;
+    // Cluster mode: requests that were forwarded for a game that turned out to live here after
+    // all (this node claimed it meanwhile): handled here, in order, on this connection's strand.
+    void handle_here(std::vector<std::string> texts);
+    // Cluster mode: a quick-match pairing or a waiting request, as the shared pool answered.
+    void match_found(const proto::QuickMatch& m, Seek opponent);
+    void match_waiting(const proto::QuickMatch& m);
+    void match_waiting_again(const proto::QuickMatch& m);  // a retry found nobody yet
+    void match_done();  // matched by another node: no longer waiting
+
+  protected:
+    // This connection's strand: where asynchronous answers (store reads) come back to.
+    virtual Store::Executor executor() = 0;
+    void on_text(std::string_view text);
+    // A control message of the transport (a WebSocket ping) costs a credit like a message:
+    // false when there was none (answered rate_limited, as a message would be; not answered).
+    bool pay_for_control();
+    void on_closed();
+    void send(std::string text);
+    void send_error(proto::Err code, std::string message,
+                    std::optional<std::string> ref = std::nullopt,
+                    std::optional<std::string> rule = std::nullopt);
+    virtual const char* transport() const = 0;
+    // The client's address once a trusted proxy named it (before the first message).
+    void set_address(std::string address) {
+        address_ = std::move(address);
+        address_key_ = client_key(address_);
+    }
+    const std::string& address() const { return address_; }
+    // A connection of another node, through the cluster's bus (server/cluster/cluster.cpp): the
+    // player is the origin's, requests come already paid for and parsed once there.
+    void assume(const Player& p) { player_ = p; }
+    void forwarded(std::string_view text) { dispatch(text); }
+    // A request about a game this node does not hold: true when the connection handled it
+    // (a forwarded request tells its origin), false to answer no_such_game.
+    virtual bool missing(const std::string& code) {
+        (void)code;
+        return false;
+    }
+    // False for connections of other nodes: their requests are never forwarded again.
+    virtual bool may_forward() const { return true; }
+    // The round trip in ms credited to a turn sent on this connection (PROTOCOL.md "Lag"):
+    // what the client reported (`claimed`, TCP), or the server's own measure (WebSocket).
+    virtual std::optional<std::int64_t> turn_lag_ms(std::optional<std::int64_t> claimed) const {
+        return claimed;
+    }
+    Hub& hub_;
+    const std::uint64_t conn_id_;  // in log lines as transport#id
+
+  private:
+    bool take_credit();
+    void refuse_uncredited();
+    void dispatch(std::string_view text);
+    void restored(const Read<std::shared_ptr<const Player>>& r, const std::string& token);
+    // This connection is now `p` (token `token`): `welcome`, with the account's ratings for an
+    // account (read first, the connection waiting meanwhile).
+    void welcome(const Player& p, const std::string& token, bool restored,
+                 std::optional<std::string> ref = std::nullopt);
+    void send_welcome(const std::optional<proto::AccountInfo>& account,
+                      const std::optional<std::string>& ref, std::vector<std::string> games);
+    void seated_games(std::function<void(std::vector<std::string>)> then);
+    // Messages wait while the connection waits (hello, account requests); this answers them.
+    void wait();
+    void resume();
+    std::shared_ptr<Session> self() {
+        return std::static_pointer_cast<Session>(shared_from_this());
+    }
+    // The room, or no_such_game (with the request's ref) and null.
+    std::shared_ptr<Room> find_room(const std::string& code,
+                                    const std::optional<std::string>& ref = std::nullopt);
+    bool refuse_new_game(const std::optional<std::string>& ref = {});
+    // create_game after its checks: a place under the open-game limits (with several nodes,
+    // counting the other nodes' open games in the store), then the room.
+    void create_game(RoomParams params, std::optional<std::string> ref);
+    void create_room(RoomParams params, std::optional<std::string> ref);
+    void created(const std::string& code, const std::optional<std::string>& ref);
+    void remember(const std::shared_ptr<Room>& room);
+    void remember_locked(const std::shared_ptr<Room>& room);  // rooms_m_ held
+
+    void handle(proto::Hello& m);
+    void hello_guest(const std::string& raw_name);
+    void handle(proto::CreateGame& m);
+    void handle(proto::JoinGame& m);
+    void handle(proto::CancelGame& m);
+    void handle(proto::ListGames& m);
+    void handle(proto::Watch& m);
+    void handle(proto::SetupMsg& m);
+    void handle(proto::TurnMsg& m);
+    void handle(proto::Resign& m);
+    void handle(proto::Chat& m);
+    void handle(proto::Ping& m);
+    void handle(proto::QuickMatch& m);  // session_match.cpp
+    void start_match(const std::shared_ptr<Room>& room, const Seek& opponent, Side my_side);
+    void handle(proto::QuickMatchCancel& m);
+    void handle(proto::ListLive& m);
+    void handle(proto::DrawOffer& m);
+    void handle(proto::DrawAccept& m);
+    void handle(proto::DrawDecline& m);
+    void handle(proto::ClaimWin& m);
+    void handle(proto::Abort& m);
+    void handle(proto::ClaimDraw& m);
+    void handle(proto::TakebackOffer& m);
+    void handle(proto::TakebackAccept& m);
+    void handle(proto::TakebackDecline& m);
+    void handle(proto::GiveTime& m);
+    void handle(proto::Preferences& m);
+    void handle(proto::Rematch& m);
+    void handle(proto::RematchDecline& m);
+    // session_account.cpp
+    void handle(proto::Register& m);
+    void handle(proto::Login& m);
+    void handle(proto::Logout& m);
+    void handle(proto::ChangePassword& m);
+    void switch_to(const Player& p, const std::string& token, std::optional<std::string> ref);
+    void account_error(proto::Err code, std::string message, const std::optional<std::string>& ref);
+    bool may_check_password(const std::string& account, const std::optional<std::string>& ref);
+    void end_others(const std::string& reason);
+    // session_match.cpp: a rated request's range widens; it is tried again every second.
+    void retry_match();
+    void make_match(const proto::QuickMatch& m, const Seek& opponent);
+    // The player's rating in a rated request's category (nullopt for a casual one).
+    std::optional<int> match_rating(const proto::QuickMatch& m);
+
+    std::optional<Player> player_;
+    std::string token_;  // the token player_ was welcomed with
+    // The last create_game with a ref: a repeat within kRepeatWindow is the same request.
+    struct LastCreate {
+        std::string ref;
+        std::chrono::steady_clock::time_point at;
+        std::string code;  // "" while it is being made
+        int repeats = 0;   // repeats waiting for the code
+    };
+    std::optional<LastCreate> last_create_;
+    static constexpr std::chrono::seconds kRepeatWindow{5};
+    std::string address_;
+    std::string address_key_;  // what the per-address limits count it under (conn_limit.h)
+    std::optional<boost::asio::steady_timer> match_timer_;
+    std::optional<proto::QuickMatch> match_req_;  // a rated request waiting
+    double credits_;
+    std::chrono::steady_clock::time_point refilled_;
+    int floods_ = 0;
+    bool lobby_sub_ = false;
+    bool hello_pending_ = false;     // a token or an account is being looked up
+    std::vector<std::string> held_;  // messages received meanwhile
+    static constexpr std::size_t kMaxHeld = 64;
+    std::mutex rooms_m_;  // rooms_ and gone_: adopt() comes from other connections' strands
+    bool gone_ = false;
+    std::vector<std::weak_ptr<Room>> rooms_;  // rooms this connection watches
+};
+
+}  // namespace tf::server

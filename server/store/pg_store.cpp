@@ -1,0 +1,1060 @@
+// The PostgreSQL store (server/store/pg_store.h). Everything runs on the store's own thread, an
+// io_context with two connections (server/store/pg_conn.h):
+//  - the writer takes every operation queued since its last group commit (at most kMaxGroup)
+//    and sends them as one pipeline segment, which PostgreSQL runs as one implicit transaction
+//    committed at the Sync: one round trip and one WAL flush for the group. A statement that
+//    fails for the request's own reason (a broken key, a tf_check) rolls the group back: that
+//    operation fails alone and the others go again at once. Anything else (the database down,
+//    disk full, a timeout) fails the group as the store's fault: the store turns unhealthy,
+//    reconnects with backoff (100 ms doubling to 2 s) and probes until a write commits.
+//  - the reader answers lookups and the history API, one pipeline segment per read.
+// A rated game's end reads both ratings first (one more round trip, outside the group), then
+// writes the update guarded by the game count it read, so that a rating changed meanwhile (by
+// another node) fails the check and the operation is computed again.
+#include "server/store/pg_store.h"
+
+#include <libpq-fe.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <charconv>
+#include <chrono>
+#include <deque>
+#include <future>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+#include "proto/ratings.h"
+#include "server/base/io_thread.h"
+#include "server/base/metrics.h"
+#include "server/store/pg_conn.h"
+#include "server/store/pg_schema.h"
+
+namespace tf::server {
+
+namespace {
+
+namespace asio = boost::asio;
+using SteadyClock = std::chrono::steady_clock;
+using pg::Param;
+using pg::Query;
+using Results = std::vector<pg::Result>;
+
+constexpr std::size_t kMaxGroup = 512;
+constexpr std::chrono::milliseconds kFirstBackoff{100}, kMaxBackoff{2000};
+constexpr int kMaxRateAttempts = 5;
+
+std::int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+Param num(std::int64_t v) {
+    return std::to_string(v);
+}
+Param real(double v) {  // shortest text that reads back as the same double
+    char buf[32];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
+}
+Param boolean(bool v) {
+    return std::string(v ? "t" : "f");
+}
+Param opt(const std::string& v) {  // NULL when empty
+    return v.empty() ? Param{} : Param{v};
+}
+
+// The statements every connection prepares at connect.
+const pg::Conn::Statements& statements() {
+    static const pg::Conn::Statements s = {
+        {"ins_player",
+         "INSERT INTO players (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING"},
+        {"ins_token_once",
+         "INSERT INTO tokens (selector, player_id, secret_hash, created_at) "
+         "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING"},
+        {"ins_token",
+         "INSERT INTO tokens (selector, player_id, secret_hash, created_at) "
+         "VALUES ($1, $2, $3, $4)"},
+        {"ins_game",
+         "INSERT INTO games (code, variant, time_control, is_public, quick_match, creator_side, "
+         "bot_level, silver_id, silver_name, bronze_id, bronze_name, status, result, turns, "
+         "version, created_at, finished_at, rated, owner, epoch, creator_addr) VALUES ($1, $2, $3, "
+         "$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)"},
+        // Fencing (cluster mode): the write's first statement updates the game's row only while
+        // this node still owns it at this epoch, which also locks it: a takeover (an UPDATE of
+        // owner and epoch) waits for this write's transaction, and a write after the takeover
+        // fails (TF001) before anything of it is applied, instead of forking the game. A write
+        // without a row update (none today) share-locks the row instead (`fence`).
+        {"upd_game_fenced",
+         "WITH u AS (UPDATE games SET silver_id = $2, silver_name = $3, bronze_id = $4, "
+         "bronze_name = $5, status = $6, result = $7, turns = $8, version = $9, "
+         "finished_at = $10, creator_addr = CASE WHEN $6 = 'open' THEN creator_addr END "
+         "WHERE code = $1 AND owner = $11 AND epoch = $12 RETURNING 1) "
+         "SELECT tf_check(count(*) = 1, '" +
+             std::string(kFenced) +
+             "game ' || $1::text || ' is no longer owned by node ' || $11::text || ' at epoch ' "
+             "|| $12::text, 'TF001') FROM u"},
+        {"fence",
+         "WITH g AS (SELECT 1 FROM games WHERE code = $1 AND owner = $2 AND epoch = $3 FOR SHARE) "
+         "SELECT tf_check((SELECT count(*) FROM g) = 1, '" +
+             std::string(kFenced) +
+             "game ' || $1::text || ' is no longer owned by node ' || $2::text || ' at epoch ' || "
+             "$3::text, 'TF001')"},
+        {"upd_game",
+         "WITH u AS (UPDATE games SET silver_id = $2, silver_name = $3, bronze_id = $4, "
+         "bronze_name = $5, status = $6, result = $7, turns = $8, version = $9, "
+         "finished_at = $10, creator_addr = CASE WHEN $6 = 'open' THEN creator_addr END "
+         "WHERE code = $1 RETURNING 1) "
+         "SELECT tf_check(count(*) = 1, 'no game ' || $1::text || ' to update') FROM u"},
+        {"ins_row",
+         "INSERT INTO journal (code, version, kind, event, at, format) "
+         "VALUES ($1, $2, $3, $4, $5, $6)"},
+        {"register",
+         "WITH a AS (INSERT INTO accounts (player_id, username, username_key, pw_hash, "
+         "created_at) SELECT id, $2::text, $3::text, $4::text, $5::bigint FROM players WHERE id = "
+         "$1 "
+         "RETURNING player_id), "
+         "n AS (UPDATE players SET name = $2 WHERE id IN (SELECT player_id FROM a) RETURNING 1) "
+         "SELECT tf_check((SELECT count(*) FROM a) = 1, "
+         "'no player ' || $1::text || ' to register')"},
+        {"revoke_others", "DELETE FROM tokens WHERE player_id = $1 AND selector <> $2"},
+        {"revoke_one", "DELETE FROM tokens WHERE player_id = $1 AND selector = $2"},
+        {"set_password",
+         "WITH u AS (UPDATE accounts SET pw_hash = $2 WHERE player_id = $1 RETURNING 1) "
+         "SELECT tf_check(count(*) = 1, 'player ' || $1::text || ' has no account') FROM u"},
+        {"rating_history",
+         "SELECT player_id, category, before_rating, before_deviation, before_volatility, "
+         "before_games, before_last_at, rating, deviation, volatility, at FROM rating_history "
+         "WHERE code = $1"},
+        {"rating_of",
+         "SELECT category, rating, deviation, volatility, games, last_at FROM ratings "
+         "WHERE player_id = $1 AND category = $2"},
+        // Written only over the rating that was read ($8 games): otherwise 40001, computed again.
+        {"put_rating",
+         "WITH u AS (INSERT INTO ratings (player_id, category, rating, deviation, volatility, "
+         "games, last_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (player_id, category) "
+         "DO UPDATE SET rating = $3, deviation = $4, volatility = $5, games = $6, last_at = $7 "
+         "WHERE ratings.games = $8 RETURNING 1) "
+         "SELECT tf_check(count(*) = 1, 'the rating changed meanwhile', '40001') FROM u"},
+        {"put_history",
+         "INSERT INTO rating_history (code, player_id, category, before_rating, "
+         "before_deviation, before_volatility, before_games, before_last_at, rating, deviation, "
+         "volatility, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"},
+        {"probe",
+         "INSERT INTO store_probe (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = $1"},
+        {"player_by_selector",
+         "SELECT t.player_id, p.name, t.selector, t.secret_hash, a.username FROM tokens t "
+         "JOIN players p ON p.id = t.player_id "
+         "LEFT JOIN accounts a ON a.player_id = t.player_id WHERE t.selector = $1"},
+        {"account_by_key",
+         "SELECT player_id, username, pw_hash, created_at FROM accounts WHERE username_key = $1"},
+        {"ratings_of",
+         "SELECT category, rating, deviation, volatility, games, last_at FROM ratings "
+         "WHERE player_id = $1 ORDER BY category COLLATE \"C\""},
+        {"leaderboard",
+         "SELECT a.username, r.category, r.rating, r.deviation, r.volatility, r.games, "
+         "r.last_at FROM ratings r JOIN accounts a ON a.player_id = r.player_id "
+         "WHERE r.category = $1 AND r.last_at >= $2 AND r.deviation <= $3 "
+         "ORDER BY r.rating DESC, a.username_key COLLATE \"C\" LIMIT $4"},
+        {"profile_ratings",
+         "SELECT r.category, r.rating, r.deviation, r.volatility, r.games, r.last_at "
+         "FROM ratings r JOIN accounts a ON a.player_id = r.player_id "
+         "WHERE a.username_key = $1 ORDER BY r.category COLLATE \"C\""},
+        {"profile_history",
+         "SELECT h.category, h.at, h.rating, CASE WHEN g.is_public IS NOT FALSE OR "
+         "($2 <> '' AND (g.silver_id = $2 OR g.bronze_id = $2)) THEN h.code ELSE '' END "
+         "FROM rating_history h JOIN accounts a ON a.player_id = h.player_id "
+         "LEFT JOIN games g ON g.code = h.code WHERE a.username_key = $1 "
+         "ORDER BY h.at, h.code COLLATE \"C\""},
+        {"profile_totals",
+         "SELECT CASE WHEN g.silver_id = a.player_id THEN 0 ELSE 1 END, "
+         "g.result::json->>'winner', count(*) FROM games g JOIN accounts a "
+         "ON g.silver_id = a.player_id OR g.bronze_id = a.player_id "
+         "WHERE a.username_key = $1 AND g.status = 'over' GROUP BY 1, 2"},
+        {"profile_recent", std::string("SELECT ") + pg::kGameColumns +
+                               " FROM games WHERE id IN (SELECT g.id FROM games g JOIN accounts a "
+                               "ON g.silver_id = a.player_id OR g.bronze_id = a.player_id "
+                               "WHERE a.username_key = $1 AND (g.is_public OR ($3 <> '' AND "
+                               "(g.silver_id = $3 OR g.bronze_id = $3)))) "
+                               "ORDER BY id DESC LIMIT $2"},
+        {"open_counts",
+         "SELECT count(*) FILTER (WHERE silver_id = $1 OR bronze_id = $1), "
+         "count(*) FILTER (WHERE creator_addr = $2) FROM games WHERE status = 'open' AND "
+         "owner IS DISTINCT FROM $3 AND (silver_id = $1 OR bronze_id = $1 OR creator_addr = $2)"},
+        {"code_taken", "SELECT 1 FROM games WHERE code = $1"},
+        {"unfinished", std::string("SELECT ") + pg::kGameColumns +
+                           " FROM games WHERE status IN ('open', 'playing') ORDER BY id"},
+        {"game", std::string("SELECT ") + pg::kGameColumns + " FROM games WHERE code = $1"},
+        {"journal",
+         "SELECT version, kind, event, at, format FROM journal WHERE code = $1 ORDER BY version"},
+        {"quarantine", "UPDATE games SET status = 'quarantined', quarantine = $2 WHERE code = $1"},
+    };
+    return s;
+}
+
+Query prepared(const char* name, std::vector<Param> params) {
+    return Query{name, {}, std::move(params)};
+}
+
+std::pair<std::int64_t, StoredGame> game_of(const pg::Result& r, int i) {
+    StoredGame g;
+    g.code = r.text(i, 1);
+    g.variant = r.text(i, 2);
+    g.time_control = r.text(i, 3);
+    g.is_public = r.boolean(i, 4);
+    g.quick_match = r.boolean(i, 5);
+    g.creator_side = r.text(i, 6);
+    if (!r.null(i, 7)) g.bot_level = int(r.integer(i, 7));
+    g.seat_id[0] = r.text(i, 8);
+    g.seat_name[0] = r.text(i, 9);
+    g.seat_id[1] = r.text(i, 10);
+    g.seat_name[1] = r.text(i, 11);
+    g.status = r.text(i, 12);
+    g.result = r.text(i, 13);
+    g.turns = r.integer(i, 14);
+    g.version = r.integer(i, 15);
+    g.created_ms = r.integer(i, 16);
+    g.finished_ms = r.integer(i, 17);
+    g.rated = r.boolean(i, 18);
+    g.creator_addr = r.text(i, 19);
+    return {r.integer(i, 0), std::move(g)};
+}
+
+std::vector<StoredGame> games_of(const pg::Result& r) {
+    std::vector<StoredGame> out;
+    for (int i = 0; i < r.rows(); ++i) out.push_back(game_of(r, i).second);
+    return out;
+}
+
+// category, rating, deviation, volatility, games, last_at from column `c` on.
+StoredRating rating_of(const pg::Result& r, int i, int c) {
+    return {r.text(i, c),     r.real(i, c + 1),         r.real(i, c + 2),
+            r.real(i, c + 3), int(r.integer(i, c + 4)), r.integer(i, c + 5)};
+}
+
+std::vector<StoredRating> ratings_from(const pg::Result& r) {
+    std::vector<StoredRating> out;
+    for (int i = 0; i < r.rows(); ++i) out.push_back(rating_of(r, i, 0));
+    return out;
+}
+
+// A read: its statements (one pipeline segment) and what makes the answer of their results.
+template <class T>
+struct Spec {
+    std::vector<Query> queries;
+    std::function<T(const Results&)> parse;
+};
+
+class PgStore : public Store {
+  public:
+    explicit PgStore(const PgOptions& o)
+        : url_(o.url), wr_(io_, o.url, statements()), rd_(io_, o.url, statements()), retry_(io_) {
+        // Connected before the server listens: a database that is there at the check but not
+        // now is reported here, like one that never was.
+        std::promise<std::string> p;
+        auto f = p.get_future();
+        asio::post(io_, [&] {
+            wr_.connect([this, &p](std::string err) {
+                if (!err.empty()) return p.set_value(err);
+                rd_.connect([&p](std::string e2) { p.set_value(e2); });
+            });
+        });
+        thread_ = std::thread([this] { io_.run(); });
+        if (auto err = f.get(); !err.empty()) {
+            stop();
+            throw StoreError("cannot connect to the database: " + err);
+        }
+    }
+
+    ~PgStore() override { stop(); }
+
+    void commit(GameWrite w, Done done) override {
+        enqueue(Op{std::move(w), {}, std::move(done), SteadyClock::now()});
+    }
+    void add_player(StoredPlayer p) override {
+        enqueue(Op{{}, std::move(p), {}, SteadyClock::now()});
+    }
+    void write_account(AccountWrite w, std::function<void(AccountResult)> done) override {
+        Op op{{}, {}, {}, SteadyClock::now()};
+        op.account = std::move(w);
+        op.account_done = std::move(done);
+        enqueue(std::move(op));
+    }
+
+    // Reads: each is one Spec, run asynchronously (read_*) or waited for (the blocking forms,
+    // for startup, tools and tests).
+    void read_player(std::string s, Executor ex, Then<std::optional<StoredPlayer>> t) override {
+        async(player_spec(s), ex, std::move(t));
+    }
+    void read_code_taken(std::string c, Executor ex, Then<bool> t) override {
+        async(code_spec(c), ex, std::move(t));
+    }
+    void read_game(std::string c, Executor ex, Then<std::optional<GameRows>> t) override {
+        async(game_rows_spec(c), ex, std::move(t));
+    }
+    void read_page(GameQuery q, Executor ex, Then<GamePage> t) override {
+        async(page_spec(q), ex, std::move(t));
+    }
+    void read_account(std::string u, Executor ex, Then<std::optional<StoredAccount>> t) override {
+        async(account_spec(u), ex, std::move(t));
+    }
+    void read_ratings(std::string p, Executor ex, Then<std::vector<StoredRating>> t) override {
+        async(ratings_spec(p), ex, std::move(t));
+    }
+    void read_leaderboard(std::string c, int limit, std::int64_t since, Executor ex,
+                          Then<std::vector<LeaderRow>> t) override {
+        async(leaderboard_spec(c, limit, since), ex, std::move(t));
+    }
+    void read_profile(std::string u, int recent, std::string viewer, Executor ex,
+                      Then<std::optional<PlayerProfile>> t) override {
+        async(profile_spec(u, recent, viewer), ex, std::move(t));
+    }
+
+    void read_open_counts(std::string p, std::string a, std::string n, Executor ex,
+                          Then<OpenGameCounts> t) override {
+        async(open_counts_spec(p, a, n), ex, std::move(t));
+    }
+    OpenGameCounts open_counts(const std::string& p, const std::string& a,
+                               const std::string& n) override {
+        return wait(open_counts_spec(p, a, n));
+    }
+    std::optional<StoredPlayer> player_by_selector(const std::string& s) override {
+        return wait(player_spec(s));
+    }
+    std::optional<StoredAccount> account_by_name(const std::string& u) override {
+        return wait(account_spec(u));
+    }
+    std::vector<StoredRating> ratings_of(const std::string& p) override {
+        return wait(ratings_spec(p));
+    }
+    std::vector<LeaderRow> leaderboard(const std::string& c, int limit,
+                                       std::int64_t since) override {
+        return wait(leaderboard_spec(c, limit, since));
+    }
+    std::optional<PlayerProfile> profile(const std::string& u, int recent,
+                                         const std::string& viewer) override {
+        return wait(profile_spec(u, recent, viewer));
+    }
+    bool code_taken(const std::string& c) override { return wait(code_spec(c)); }
+    std::vector<StoredGame> unfinished() override {
+        return wait(Spec<std::vector<StoredGame>>{{prepared("unfinished", {})},
+                                                  [](const Results& r) { return games_of(r[0]); }});
+    }
+    std::optional<StoredGame> game(const std::string& code) override {
+        return wait(Spec<std::optional<StoredGame>>{
+            {prepared("game", {code})}, [](const Results& r) -> std::optional<StoredGame> {
+                if (r[0].rows() == 0) return std::nullopt;
+                return game_of(r[0], 0).second;
+            }});
+    }
+    std::vector<JournalRow> journal(const std::string& code) override {
+        return wait(Spec<std::vector<JournalRow>>{
+            {prepared("journal", {code})}, [](const Results& r) { return journal_of(r[0]); }});
+    }
+    GamePage list(const GameQuery& q) override { return wait(page_spec(q)); }
+    void quarantine(const std::string& code, const std::string& why) override {
+        wait(
+            Spec<bool>{{prepared("quarantine", {code, why})}, [](const Results&) { return true; }});
+    }
+
+    Stats stats() override {
+        std::lock_guard lock(sm_);
+        Stats s = stats_;
+        s.latency_ms.assign(latency_.begin(), latency_.end());
+        return s;
+    }
+    std::size_t pending() override { return pending_.load(); }
+    bool healthy() override { return healthy_.load(); }
+    // For callers that run the blocking reads through Store's generic asynchronous path (a
+    // decorator such as FaultyStore): a thread of their own, never the caller's network thread.
+    Executor read_executor() override { return blocking_reads_.get_executor(); }
+
+  private:
+    struct Op {
+        GameWrite write;
+        std::optional<StoredPlayer> player;
+        Done done;
+        SteadyClock::time_point queued;
+        std::optional<AccountWrite> account = {};
+        std::function<void(AccountResult)> account_done = {};
+        int attempts = 0;
+        bool already_rated = false;  // the rating history holds this game: written nothing
+        std::string what() const {
+            return !write.code.empty() ? "game " + write.code
+                   : player            ? "player " + player->id
+                   : account           ? "the account of " + account->player_id
+                                       : std::string("an empty write");
+        }
+    };
+    // Which operation a statement of a group belongs to (-1: a player kept from a failed
+    // group), and whether it writes a rating.
+    struct Tag {
+        int op;
+        bool rating;
+    };
+    struct ReadJob {
+        std::vector<Query> queries;
+        std::function<void(pg::Answer)> done;
+        bool retried = false;
+    };
+
+    void stop() {
+        if (!thread_.joinable()) return;
+        blocking_reads_.join();  // their reads need the store's thread: they finish first
+        // Everything queued is written first (the writer drains), then the thread ends.
+        std::promise<void> p;
+        auto f = p.get_future();
+        asio::post(io_, [this, &p] {
+            stopping_ = true;
+            stopped_ = &p;
+            maybe_stopped();
+        });
+        f.wait();
+        io_.stop();
+        thread_.join();
+    }
+    void maybe_stopped() {
+        if (!stopping_ || !stopped_) return;
+        if (writing_ || !q_.empty() || reading_ || !rq_.empty()) return;
+        retry_.cancel();
+        wr_.close();
+        rd_.close();
+        std::exchange(stopped_, nullptr)->set_value();
+    }
+
+    // ---- reads ----
+
+    static std::vector<JournalRow> journal_of(const pg::Result& r) {
+        std::vector<JournalRow> out;
+        for (int i = 0; i < r.rows(); ++i)
+            out.push_back({r.integer(i, 0), r.text(i, 1), r.text(i, 2), r.integer(i, 3),
+                           int(r.integer(i, 4))});
+        return out;
+    }
+    static Spec<std::optional<StoredPlayer>> player_spec(const std::string& selector) {
+        return {{prepared("player_by_selector", {selector})},
+                [](const Results& r) -> std::optional<StoredPlayer> {
+                    if (r[0].rows() == 0) return std::nullopt;
+                    return StoredPlayer{r[0].text(0, 0), r[0].text(0, 1), r[0].text(0, 2),
+                                        r[0].text(0, 3), r[0].text(0, 4)};
+                }};
+    }
+    static Spec<OpenGameCounts> open_counts_spec(const std::string& player,
+                                                 const std::string& address,
+                                                 const std::string& node) {
+        return {{prepared("open_counts", {player, address, node})}, [](const Results& r) {
+                    return OpenGameCounts{int(r[0].integer(0, 0)), int(r[0].integer(0, 1))};
+                }};
+    }
+    static Spec<bool> code_spec(const std::string& code) {
+        return {{prepared("code_taken", {code})}, [](const Results& r) { return r[0].rows() > 0; }};
+    }
+    static Spec<std::optional<GameRows>> game_rows_spec(const std::string& code) {
+        return {{prepared("game", {code}), prepared("journal", {code})},
+                [](const Results& r) -> std::optional<GameRows> {
+                    if (r[0].rows() == 0) return std::nullopt;
+                    return GameRows{game_of(r[0], 0).second, journal_of(r[1])};
+                }};
+    }
+    static std::optional<StoredAccount> account_of(const pg::Result& r) {
+        if (r.rows() == 0) return std::nullopt;
+        return StoredAccount{r.text(0, 0), r.text(0, 1), r.text(0, 2), r.integer(0, 3)};
+    }
+    static Spec<std::optional<StoredAccount>> account_spec(const std::string& username) {
+        return {{prepared("account_by_key", {username_key(username)})},
+                [](const Results& r) { return account_of(r[0]); }};
+    }
+    static Spec<std::vector<StoredRating>> ratings_spec(const std::string& player_id) {
+        return {{prepared("ratings_of", {player_id})},
+                [](const Results& r) { return ratings_from(r[0]); }};
+    }
+    static Spec<std::vector<LeaderRow>> leaderboard_spec(const std::string& category, int limit,
+                                                         std::int64_t since) {
+        return {{prepared("leaderboard", {category, num(since), real(proto::kProvisionalDeviation),
+                                          num(std::max(limit, 0))})},
+                [](const Results& r) {
+                    std::vector<LeaderRow> out;
+                    for (int i = 0; i < r[0].rows(); ++i)
+                        out.push_back({r[0].text(i, 0), rating_of(r[0], i, 1)});
+                    return out;
+                }};
+    }
+    static Spec<std::optional<PlayerProfile>> profile_spec(const std::string& username, int recent,
+                                                           const std::string& viewer) {
+        const std::string key = username_key(username);
+        return {{prepared("account_by_key", {key}), prepared("profile_ratings", {key}),
+                 prepared("profile_history", {key, viewer}), prepared("profile_totals", {key}),
+                 prepared("profile_recent", {key, num(std::max(recent, 0)), viewer})},
+                [](const Results& r) -> std::optional<PlayerProfile> {
+                    auto account = account_of(r[0]);
+                    if (!account) return std::nullopt;
+                    PlayerProfile p;
+                    p.account = *account;
+                    p.ratings = ratings_from(r[1]);
+                    for (int i = 0; i < r[2].rows(); ++i)
+                        p.history[r[2].text(i, 0)].push_back(
+                            {r[2].integer(i, 1), r[2].real(i, 2), r[2].text(i, 3)});
+                    for (int i = 0; i < r[3].rows(); ++i) {
+                        const int side = int(r[3].integer(i, 0));
+                        auto& t = p.as[side];
+                        const std::string winner = r[3].text(i, 1);
+                        const int n = int(r[3].integer(i, 2));
+                        if (winner == "draw")
+                            t.draws += n;
+                        else if (winner == (side == 0 ? "silver" : "bronze"))
+                            t.wins += n;
+                        else if (!winner.empty())
+                            t.losses += n;
+                    }
+                    p.recent = games_of(r[4]);
+                    return p;
+                }};
+    }
+    static Spec<GamePage> page_spec(const GameQuery& q) {
+        std::vector<Param> params{
+            num(q.before > 0 ? q.before : std::numeric_limits<std::int64_t>::max())};
+        std::string where = "WHERE id < $1";
+        if (q.status == "live") {
+            where += " AND status = 'playing'";
+        } else if (q.status == "finished") {
+            where += " AND status IN ('over', 'aborted')";
+        } else if (!q.status.empty()) {
+            params.push_back(q.status);
+            where += " AND status = $" + std::to_string(params.size());
+        }
+        if (!q.player_id.empty()) {
+            params.push_back(q.player_id);
+            const std::string n = std::to_string(params.size());
+            where += " AND (silver_id = $" + n + " OR bronze_id = $" + n + ")";
+        }
+        if (q.viewer) {
+            params.push_back(*q.viewer);
+            const std::string n = std::to_string(params.size());
+            where += " AND (is_public OR ($" + n + " <> '' AND (silver_id = $" + n +
+                     " OR bronze_id = $" + n + ")))";
+        }
+        params.push_back(num(std::int64_t(q.limit) + 1));
+        Query query{nullptr,
+                    std::string("SELECT ") + pg::kGameColumns + " FROM games " + where +
+                        " ORDER BY id DESC LIMIT $" + std::to_string(params.size()),
+                    std::move(params)};
+        const int limit = q.limit;
+        return {{std::move(query)}, [limit](const Results& r) {
+                    GamePage page;
+                    for (int i = 0; i < r[0].rows(); ++i) page.games.push_back(game_of(r[0], i));
+                    if (int(page.games.size()) > limit) {
+                        page.games.pop_back();
+                        page.next = page.games.back().first;
+                    }
+                    return page;
+                }};
+    }
+
+    // Runs a Spec on the reader; `then` runs on the store's thread.
+    template <class T>
+    void run_read(Spec<T> spec, std::function<void(Read<T>)> then) {
+        auto job = [this, spec = std::move(spec), then = std::move(then)]() mutable {
+            rq_.push_back({std::move(spec.queries),
+                           [parse = std::move(spec.parse), then = std::move(then)](pg::Answer a) {
+                               Read<T> r;
+                               if (!a.error.empty()) {
+                                   r.error = "the database: " + a.error;
+                                   r.fault = true;
+                               } else if (auto f = a.failed()) {
+                                   r.error = "postgresql: " + a.results[*f].error();
+                                   r.fault = !pg::request_error(a.results[*f].sqlstate());
+                               } else if (!a.commit_error.empty()) {
+                                   r.error = "postgresql: " + a.commit_error;
+                                   r.fault = !pg::request_error(a.commit_sqlstate);
+                               } else {
+                                   try {
+                                       r.value.emplace(parse(a.results));
+                                   } catch (const std::exception& e) {
+                                       r.error = std::string("reading the answer: ") + e.what();
+                                       r.fault = true;
+                                   }
+                               }
+                               then(std::move(r));
+                           }});
+            read_next();
+        };
+        asio::post(io_, std::move(job));
+    }
+    template <class T>
+    void async(Spec<T> spec, Executor ex, Then<T> then) {
+        run_read<T>(std::move(spec), [ex, then = std::move(then)](Read<T> r) mutable {
+            asio::post(
+                ex, [then = std::move(then), r = std::move(r)]() mutable { then(std::move(r)); });
+        });
+    }
+    template <class T>
+    T wait(Spec<T> spec) {
+        assert_off_io_thread();
+        if (std::this_thread::get_id() == thread_.get_id())
+            throw StoreError("a blocking read on the store's own thread");
+        std::promise<Read<T>> p;
+        auto f = p.get_future();
+        run_read<T>(std::move(spec), [&p](Read<T> r) { p.set_value(std::move(r)); });
+        Read<T> r = f.get();
+        if (!r.ok()) throw StoreError(r.error, r.fault);
+        return std::move(*r.value);
+    }
+
+    void read_next() {
+        if (reading_ || rq_.empty()) return maybe_stopped();
+        if (!rd_.ready()) {
+            if (SteadyClock::now() < read_retry_at_) {  // it failed a moment ago: fail fast
+                auto jobs = std::move(rq_);
+                rq_.clear();
+                for (auto& j : jobs) j.done(pg::Answer{read_error_, {}, {}, {}});
+                return maybe_stopped();
+            }
+            reading_ = true;
+            rd_.connect([this](std::string err) {
+                reading_ = false;
+                if (!err.empty()) {
+                    read_error_ = err;
+                    read_retry_at_ = SteadyClock::now() + std::chrono::milliseconds(500);
+                }
+                read_next();
+            });
+            return;
+        }
+        reading_ = true;
+        auto job = std::make_shared<ReadJob>(std::move(rq_.front()));
+        rq_.pop_front();
+        rd_.run(job->queries, [this, job](pg::Answer a) {
+            reading_ = false;
+            // A read lost with its connection is tried once more on a new one (reads change
+            // nothing; a database that restarted is usually back by then).
+            if (!a.error.empty() && !job->retried) {
+                job->retried = true;
+                rq_.push_front(std::move(*job));
+                return read_next();
+            }
+            job->done(std::move(a));
+            read_next();
+        });
+    }
+
+    // ---- writes ----
+
+    void enqueue(Op op) {
+        ++pending_;
+        asio::post(io_, [this, op = std::move(op)]() mutable {
+            q_.push_back(std::move(op));
+            write_next();
+        });
+    }
+
+    // The writer: one group at a time.
+    void write_next() {
+        if (writing_) return;
+        if (q_.empty()) return maybe_stopped();
+        if (!wr_.ready()) {
+            if (!healthy_ && SteadyClock::now() < retry_at_) {  // in backoff: fail fast
+                auto ops = std::move(q_);
+                q_.clear();
+                for (auto& op : ops) report(op, last_error_, true);
+                return maybe_stopped();
+            }
+            writing_ = true;
+            wr_.connect([this](std::string err) {
+                writing_ = false;
+                if (!err.empty()) {
+                    auto ops = std::move(q_);
+                    q_.clear();
+                    const std::string why = "the database is unreachable: " + err;
+                    failed(ops.empty() ? "connecting" : ops.front().what(), why, int(ops.size()));
+                    for (auto& op : ops) report(op, why, true);
+                    return maybe_stopped();
+                }
+                write_next();
+            });
+            return;
+        }
+        std::vector<Op> group;
+        while (!q_.empty() && group.size() < kMaxGroup) {
+            group.push_back(std::move(q_.front()));
+            q_.pop_front();
+        }
+        writing_ = true;
+        bool rates = false;
+        for (const auto& op : group) rates = rates || op.write.rate.has_value();
+        if (rates)
+            read_ratings_then_write(std::move(group));
+        else
+            write_group(std::move(group));
+    }
+
+    // A rated game's end: the history (rated already?) and both players' current ratings.
+    void read_ratings_then_write(std::vector<Op> group) {
+        std::vector<Query> qs;
+        for (const auto& op : group) {
+            if (!op.write.rate) continue;
+            const RateGame& g = *op.write.rate;
+            qs.push_back(prepared("rating_history", {op.write.code}));
+            for (int i = 0; i < 2; ++i)
+                qs.push_back(prepared("rating_of", {g.player[i], g.category}));
+        }
+        auto shared = std::make_shared<std::vector<Op>>(std::move(group));
+        wr_.run(std::move(qs), [this, shared](pg::Answer a) {
+            auto& group = *shared;
+            std::string why = a.error;
+            if (why.empty())
+                if (auto f = a.failed()) why = a.results[*f].error();
+            if (!why.empty()) return group_failed(std::move(group), "reading ratings: " + why);
+            std::size_t k = 0;
+            for (auto& op : group) {
+                if (!op.write.rate) continue;
+                const RateGame& g = *op.write.rate;
+                const pg::Result& h = a.results[k];
+                op.already_rated = h.rows() > 0;
+                for (int row = 0; row < h.rows(); ++row) {
+                    const int i = h.text(row, 0) == g.player[0] ? 0 : 1;
+                    const std::string category = h.text(row, 1);
+                    g.outcome->before[i] = {
+                        category,       h.real(row, 2),         h.real(row, 3),
+                        h.real(row, 4), int(h.integer(row, 5)), h.integer(row, 6)};
+                    g.outcome->after[i] = {category,
+                                           h.real(row, 7),
+                                           h.real(row, 8),
+                                           h.real(row, 9),
+                                           int(h.integer(row, 5)) + 1,
+                                           h.integer(row, 10)};
+                }
+                if (!op.already_rated) {
+                    StoredRating before[2];
+                    for (int i = 0; i < 2; ++i) {
+                        const pg::Result& r = a.results[k + 1 + std::size_t(i)];
+                        if (r.rows() > 0) before[i] = rating_of(r, 0, 0);
+                        before[i].category = g.category;
+                    }
+                    *g.outcome = g.rated(before);
+                }
+                k += 3;
+            }
+            write_group(std::move(group));
+        });
+    }
+
+    void append_player(std::vector<Query>& qs, std::vector<Tag>& tags, const StoredPlayer& p,
+                       int op) {
+        const Param now = num(now_ms());
+        qs.push_back(prepared("ins_player", {p.id, p.name, now}));
+        qs.push_back(prepared("ins_token_once", {p.selector, p.id, p.secret_hash, now}));
+        tags.push_back({op, false});
+        tags.push_back({op, false});
+    }
+
+    void append(std::vector<Query>& qs, std::vector<Tag>& tags, const Op& op, int index) {
+        auto add = [&](Query q, bool rating = false) {
+            qs.push_back(std::move(q));
+            tags.push_back({index, rating});
+        };
+        if (op.player) append_player(qs, tags, *op.player, index);
+        if (op.account) {
+            const AccountWrite& a = *op.account;
+            using K = AccountWrite::Kind;
+            switch (a.kind) {
+                case K::Register:
+                    add(prepared("register", {a.player_id, a.username, username_key(a.username),
+                                              a.pw_hash, num(now_ms())}));
+                    break;
+                case K::AddToken:
+                    add(prepared("ins_token",
+                                 {a.selector, a.player_id, a.secret_hash, num(now_ms())}));
+                    break;
+                case K::RevokeTokens:
+                    add(prepared("revoke_others", {a.player_id, a.selector}));
+                    break;
+                case K::RevokeToken:
+                    add(prepared("revoke_one", {a.player_id, a.selector}));
+                    break;
+                case K::SetPassword:
+                    add(prepared("set_password", {a.player_id, a.pw_hash}));
+                    add(prepared("revoke_others", {a.player_id, a.selector}));
+                    break;
+            }
+        }
+        const GameWrite& w = op.write;
+        if (w.create) {
+            const StoredGame& g = *w.create;
+            add(prepared("ins_game", {g.code,
+                                      g.variant,
+                                      g.time_control,
+                                      boolean(g.is_public),
+                                      boolean(g.quick_match),
+                                      g.creator_side,
+                                      g.bot_level ? num(*g.bot_level) : Param{},
+                                      opt(g.seat_id[0]),
+                                      opt(g.seat_name[0]),
+                                      opt(g.seat_id[1]),
+                                      opt(g.seat_name[1]),
+                                      g.status,
+                                      g.result,
+                                      num(g.turns),
+                                      num(g.version),
+                                      num(g.created_ms),
+                                      num(g.finished_ms),
+                                      boolean(g.rated),
+                                      opt(w.owner),
+                                      num(w.epoch),
+                                      opt(g.creator_addr)}));
+        } else if (w.epoch > 0 && w.update) {
+            const StoredGame& g = *w.update;
+            add(prepared("upd_game_fenced",
+                         {g.code, opt(g.seat_id[0]), opt(g.seat_name[0]), opt(g.seat_id[1]),
+                          opt(g.seat_name[1]), g.status, g.result, num(g.turns), num(g.version),
+                          num(g.finished_ms), w.owner, num(w.epoch)}));
+        } else if (w.epoch > 0) {
+            add(prepared("fence", {w.code, w.owner, num(w.epoch)}));
+        }
+        for (const auto& r : w.rows)
+            add(prepared("ins_row",
+                         {w.code, num(r.version), r.kind, r.event, num(r.at_ms), num(r.format)}));
+        if (w.rate && !op.already_rated) {
+            const RateGame& g = *w.rate;
+            for (int i = 0; i < 2; ++i) {
+                const StoredRating& b = g.outcome->before[i];
+                const StoredRating& a = g.outcome->after[i];
+                add(prepared("put_rating",
+                             {g.player[i], g.category, real(a.rating), real(a.deviation),
+                              real(a.volatility), num(a.games), num(a.last_ms), num(b.games)}),
+                    true);
+                add(prepared("put_history",
+                             {w.code, g.player[i], g.category, real(b.rating), real(b.deviation),
+                              real(b.volatility), num(b.games), num(b.last_ms), real(a.rating),
+                              real(a.deviation), real(a.volatility), num(a.last_ms)}),
+                    true);
+            }
+        }
+        if (w.update && !(w.epoch > 0 && !w.create)) {  // not written first, fenced
+            const StoredGame& g = *w.update;
+            add(prepared("upd_game", {g.code, opt(g.seat_id[0]), opt(g.seat_name[0]),
+                                      opt(g.seat_id[1]), opt(g.seat_name[1]), g.status, g.result,
+                                      num(g.turns), num(g.version), num(g.finished_ms)}));
+        }
+    }
+
+    void write_group(std::vector<Op> group) {
+        std::vector<Query> qs;
+        std::vector<Tag> tags;
+        for (const auto& p : unsaved_players_) append_player(qs, tags, p, -1);
+        for (std::size_t i = 0; i < group.size(); ++i) append(qs, tags, group[i], int(i));
+        auto shared = std::make_shared<std::vector<Op>>(std::move(group));
+        wr_.run(std::move(qs), [this, shared, tags = std::move(tags)](pg::Answer a) {
+            auto& group = *shared;
+            if (!a.error.empty()) return group_failed(std::move(group), "the database: " + a.error);
+            auto f = a.failed();
+            if (!f && !a.commit_error.empty()) {
+                if (pg::request_error(a.commit_sqlstate))  // no statement to blame: a bug
+                    spdlog::error("store: a group commit failed: {}", a.commit_error);
+                return group_failed(std::move(group), "postgresql: " + a.commit_error);
+            }
+            if (!f) {
+                unsaved_players_.clear();
+                finish_group(group);
+                return;
+            }
+            const pg::Result& r = a.results[*f];
+            const Tag tag = tags[*f];
+            if (!pg::request_error(r.sqlstate()) || tag.op < 0)
+                return group_failed(std::move(group), "postgresql: " + r.error());
+            // The request's own error: that operation fails alone (or, a rating written
+            // meanwhile, is computed again); every other goes again, first in the queue.
+            Op& bad = group[std::size_t(tag.op)];
+            const bool again = tag.rating && (r.sqlstate() == "40001" || r.sqlstate() == "23505") &&
+                               ++bad.attempts < kMaxRateAttempts;
+            if (!again) {
+                // A fenced write says so first (kFenced): the room drops the game.
+                report(bad, (r.sqlstate() == "TF001" ? kFenced : "postgresql: ") + r.error(),
+                       false);
+                group.erase(group.begin() + tag.op);
+            }
+            for (auto it = group.rbegin(); it != group.rend(); ++it) q_.push_front(std::move(*it));
+            writing_ = false;
+            write_next();
+        });
+    }
+
+    void finish_group(std::vector<Op>& group) {
+        {
+            std::lock_guard lock(sm_);
+            ++stats_.commits;
+        }
+        for (auto& op : group) report(op, std::nullopt, false);
+        writing_ = false;
+        succeeded();
+        write_next();
+    }
+
+    void group_failed(std::vector<Op> group, const std::string& why) {
+        wr_.close();  // whatever state the connection is in, the next group starts afresh
+        failed(group.empty() ? "a write" : group.front().what(), why, int(group.size()));
+        for (auto& op : group) report(op, why, true);
+        writing_ = false;
+        write_next();
+    }
+
+    // One operation's outcome, to its callback (store thread).
+    void report(Op& op, const std::optional<std::string>& err, bool fault) {
+        const double ms =
+            std::chrono::duration<double, std::milli>(SteadyClock::now() - op.queued).count();
+        {
+            std::lock_guard lock(sm_);
+            ++stats_.operations;
+            latency_.push_back(ms);
+            if (latency_.size() > 8192) latency_.pop_front();
+            if (err && !op.account) ++stats_.failures;
+        }
+        metrics().commit_latency.observe(ms);
+        if (op.account) {  // its own answer; a refused account request is no bug
+            AccountResult r{!err, err && !fault, err && fault, err ? *err : ""};
+            if (err && fault) ++metrics().store_failures;
+            if (op.account_done) op.account_done(r);
+            --pending_;
+            return;
+        }
+        if (err) {
+            if (fault)
+                spdlog::debug("store: write of {} failed: {}", op.what(), *err);
+            else
+                spdlog::error("store: write of {} failed: {}", op.what(), *err);
+            if (op.player) unsaved_players_.push_back(*op.player);
+            ++metrics().store_failures;
+        }
+        if (op.done) op.done(err);
+        --pending_;
+    }
+
+    // A fault: logged once per episode; the store retries on its own with a growing backoff
+    // (a probe write once connected), so that it becomes healthy again without anyone writing.
+    void failed(const std::string& what, const std::string& why, int operations) {
+        last_error_ = why;
+        const auto now = SteadyClock::now();
+        if (healthy_) {
+            healthy_ = false;
+            ++metrics().store_episodes;
+            const bool recent = now - episode_end_ < std::chrono::seconds(60);
+            backoff_ = recent ? std::min<std::chrono::milliseconds>(backoff_ * 2, kMaxBackoff)
+                              : kFirstBackoff;
+            episode_start_ = now;
+            episode_failures_ = 0;
+            episode_logged_ = !recent || now - last_logged_ > std::chrono::seconds(60);
+            if (episode_logged_) {
+                last_logged_ = now;
+                spdlog::error(
+                    "store: writes fail ({}: {}); games that write are suspended and new games "
+                    "refused until writes succeed again (reconnecting with backoff)",
+                    what, why);
+            }
+        } else {
+            backoff_ = std::min<std::chrono::milliseconds>(backoff_ * 2, kMaxBackoff);
+        }
+        episode_failures_ += operations;
+        retry_at_ = now + backoff_;
+        retry_.expires_at(retry_at_);
+        retry_.async_wait([this](boost::system::error_code ec) {
+            if (!ec) probe();
+        });
+    }
+
+    void probe() {
+        if (healthy_ || writing_ || stopping_) return;
+        writing_ = true;
+        auto write = [this] {
+            std::vector<Query> qs{prepared("probe", {num(now_ms())})};
+            std::vector<Tag> tags{{-1, false}};
+            for (const auto& p : unsaved_players_) append_player(qs, tags, p, -1);
+            wr_.run(std::move(qs), [this](pg::Answer a) {
+                writing_ = false;
+                std::string why = a.error;
+                if (why.empty())
+                    if (auto f = a.failed()) why = a.results[*f].error();
+                if (why.empty()) why = a.commit_error;
+                if (!why.empty()) {
+                    wr_.close();
+                    failed("the probe write", why, 0);
+                } else {
+                    unsaved_players_.clear();
+                    succeeded();
+                }
+                write_next();
+            });
+        };
+        if (wr_.ready()) return write();
+        wr_.connect([this, write](std::string err) {
+            if (!err.empty()) {
+                writing_ = false;
+                failed("reconnecting", "the database is unreachable: " + err, 0);
+                return write_next();
+            }
+            write();
+        });
+    }
+
+    void succeeded() {
+        if (healthy_) return;
+        healthy_ = true;
+        episode_end_ = SteadyClock::now();
+        retry_.cancel();
+        const double s = std::chrono::duration<double>(episode_end_ - episode_start_).count();
+        if (episode_logged_)
+            spdlog::warn(
+                "store: writes succeed again after {:.1f} s ({} operations failed "
+                "meanwhile)",
+                s, episode_failures_);
+    }
+
+    const std::string url_;
+    asio::io_context io_{1};
+    asio::executor_work_guard<asio::io_context::executor_type> work_{io_.get_executor()};
+    pg::Conn wr_, rd_;
+    std::thread thread_;
+
+    // Store thread only.
+    std::deque<Op> q_;
+    bool writing_ = false;
+    std::deque<ReadJob> rq_;
+    bool reading_ = false;
+    std::string read_error_;
+    SteadyClock::time_point read_retry_at_;
+    std::vector<StoredPlayer> unsaved_players_;
+    bool stopping_ = false;
+    std::promise<void>* stopped_ = nullptr;
+
+    // Faults (store thread, but healthy_).
+    std::atomic<bool> healthy_{true};
+    asio::steady_timer retry_;
+    SteadyClock::time_point retry_at_, episode_start_, episode_end_, last_logged_;
+    std::chrono::milliseconds backoff_{kFirstBackoff};
+    std::string last_error_;
+    bool episode_logged_ = false;
+    int episode_failures_ = 0;
+
+    std::atomic<std::size_t> pending_{0};
+    std::mutex sm_;
+    Stats stats_;
+    std::deque<double> latency_;
+    asio::thread_pool blocking_reads_{1};
+};
+
+}  // namespace
+
+std::unique_ptr<Store> open_pg_store(const PgOptions& options) {
+    {
+        pg::Blocking db(options.url);
+        pg::prepare_database(db, options.accept_unsafe);
+    }
+    return std::make_unique<PgStore>(options);
+}
+
+}  // namespace tf::server
