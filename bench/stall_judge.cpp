@@ -1,4 +1,4 @@
-// Calibrates the server's stalling judgement (server/room/room_stalling.cpp, docs/RULES.md
+// Calibrates the server's stalling judgement (common/bot.h stall_judgement, docs/RULES.md
 // "Takebacks, more time and stalling"): plays games between players of mixed strength (bot levels
 // 1-5 and a random mover, drawn per game), has the judge (a level-4 search, fixed seed) evaluate
 // positions along the way, and prints, for each threshold, how many judged positions fell at or
@@ -65,10 +65,7 @@ Outcome play(std::uint64_t seed, int every) {
     while (!g.over()) {
         const Side s = g.to_move();
         if (g.turns_played() > 0 && g.turns_played() % every == 0) {
-            BotOptions judge;
-            judge.level = 4;
-            BotInfo info;
-            if (bot_turn(g, judge, &info)) out.judged.push_back({info.score, s});
+            if (auto score = stall_judgement(g)) out.judged.push_back({*score, s});
         }
         if (level[idx(s)]) {
             auto t = bot_turn(g, opts(s));
@@ -83,15 +80,6 @@ Outcome play(std::uint64_t seed, int every) {
     }
     out.winner = g.winner();
     return out;
-}
-
-// The judge's verdict as the server gives it (server/room/room_stalling.cpp): lost at 15 points
-// behind or worse.
-bool judged_lost(const Game& g) {
-    BotOptions judge;
-    judge.level = 4;
-    BotInfo info;
-    return bot_turn(g, judge, &info) && info.score <= -1500;
 }
 
 // Silver plays the bot's level-4 turns, bronze random ones, until bronze is to move in a position

@@ -972,4 +972,17 @@ Expected<Turn> bot_turn(const Game& g, const BotOptions& opt, BotInfo* info) {
     return ml.size ? g.to_turn(ml[0]) : Turn{};
 }
 
+std::optional<int> stall_judgement(const Game& g) {
+    BotOptions judge;
+    judge.level = kStallJudgeLevel;
+    BotInfo info;
+    if (!bot_turn(g, judge, &info)) return std::nullopt;
+    return info.score;
+}
+
+bool judged_lost(const Game& g) {
+    const auto score = stall_judgement(g);
+    return score && *score <= -kStallLostScore;
+}
+
 }  // namespace tf

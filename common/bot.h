@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "error.h"
 #include "game.h"
@@ -46,5 +47,16 @@ Expected<Setup> bot_setup(const Game& g, const BotOptions& opt);
 // is not being played (wrong_phase / game_over), or the level is out of range (bad_format).
 // The turn is checked with Game::apply_turn on a copy before it is returned.
 Expected<Turn> bot_turn(const Game& g, const BotOptions& opt, BotInfo* info = nullptr);
+
+// The stalling judgement (docs/RULES.md "Takebacks, more time and stalling"): a search of
+// kStallJudgeLevel with the default seed (deterministic). The mover is lost when its best turn
+// still leaves it kStallLostScore centipoints behind (100 per point of score) or facing a forced
+// loss; docs/BENCHMARKS.md "Stalling judgement" measures how often such a position is lost.
+inline constexpr int kStallJudgeLevel = 4;
+inline constexpr int kStallLostScore = 1500;
+// The judge's score for the side to move; nullopt when the game has no turn to judge.
+std::optional<int> stall_judgement(const Game& g);
+// Whether the judge calls the side to move lost.
+bool judged_lost(const Game& g);
 
 }  // namespace tf

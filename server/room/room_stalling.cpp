@@ -12,15 +12,6 @@ namespace tf::server {
 
 using proto::Err;
 
-namespace {
-// The bot's judgement: a search of this level (deterministic: fixed seed) whose best turn
-// still leaves the mover this far behind (centipoints: 100 per point of score) or facing a
-// forced loss. docs/BENCHMARKS.md "Stalling judgement" measures how often such a position is
-// lost in play between bots.
-constexpr int kJudgeLevel = 4;
-constexpr int kLostScore = 1500;
-}  // namespace
-
 SteadyClock::duration Room::stall_limit() const {
     using namespace std::chrono;
     if (env_.cfg.stall_seconds > 0)
@@ -46,22 +37,18 @@ void Room::judge_stall() {
     const Side side = game_->to_move();
     const std::int64_t at = state_version_;
     auto think = [self = shared_from_this(), g = *game_, side, at] {
-        BotOptions opt;
-        opt.level = kJudgeLevel;
-        BotInfo info;
-        const bool found = bool(bot_turn(g, opt, &info));
-        self->on_strand([self, side, at, found, score = info.score] {
+        self->on_strand([self, side, at, score = stall_judgement(g)] {
             Room& r = *self;
-            if (!found || r.state_version_ != at || r.status_ != Status::Playing ||
+            if (!score || r.state_version_ != at || r.status_ != Status::Playing ||
                 r.game_->to_move() != side || r.stalling_)
                 return;
-            if (score > -kLostScore) {
+            if (*score > -kStallLostScore) {
                 spdlog::info("room {}: {} sits past the stalling limit, not lost (score {})",
-                             r.code_, side_name(side), score);
+                             r.code_, side_name(side), *score);
                 return;
             }
             spdlog::info("room {}: {} is stalling in a lost position (score {})", r.code_,
-                         side_name(side), score);
+                         side_name(side), *score);
             r.stalling_ = side;
             r.emit(proto::StallingEv{side});
         });

@@ -23,14 +23,6 @@ json msg(const char* type, const std::string& code) {
     return {{"type", type}, {"game", code}};
 }
 
-// The server's judgement (server/room/room_stalling.cpp): lost at 15 points behind or worse.
-bool judged_lost(const Game& g) {
-    BotOptions judge;
-    judge.level = 4;
-    BotInfo info;
-    return bot_turn(g, judge, &info) && info.score <= -1500;
-}
-
 // `c` sends `t` (a setup or turn as JSON, type set) and both clients see its event.
 void act(GameClient& c, GameClient& other, json m) {
     m["game"] = c.code;
