@@ -13,12 +13,6 @@ struct pg_result;
 
 namespace tf::server::pg {
 
-// The games table's columns as the store reads them (a StoredGame, with the cursor `id` first).
-inline constexpr const char* kGameColumns =
-    "id, code, variant, time_control, is_public, quick_match, creator_side, bot_level, "
-    "silver_id, silver_name, bronze_id, bronze_name, status, result, turns, version, created_at, "
-    "finished_at, rated, creator_addr";
-
 // Sends the connection's notices to the debug log instead of standard error.
 void quiet(pg_conn* c);
 

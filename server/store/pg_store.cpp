@@ -35,6 +35,7 @@
 #include "server/base/metrics.h"
 #include "server/store/pg_conn.h"
 #include "server/store/pg_schema.h"
+#include "server/store/writer_core.h"
 
 namespace tf::server {
 
@@ -178,7 +179,7 @@ const pg::Conn::Statements& statements() {
          "g.result::json->>'winner', count(*) FROM games g JOIN accounts a "
          "ON g.silver_id = a.player_id OR g.bronze_id = a.player_id "
          "WHERE a.username_key = $1 AND g.status = 'over' GROUP BY 1, 2"},
-        {"profile_recent", std::string("SELECT ") + pg::kGameColumns +
+        {"profile_recent", std::string("SELECT ") + kGameColumns +
                                " FROM games WHERE id IN (SELECT g.id FROM games g JOIN accounts a "
                                "ON g.silver_id = a.player_id OR g.bronze_id = a.player_id "
                                "WHERE a.username_key = $1 AND (g.is_public OR ($3 <> '' AND "
@@ -189,9 +190,9 @@ const pg::Conn::Statements& statements() {
          "count(*) FILTER (WHERE creator_addr = $2) FROM games WHERE status = 'open' AND "
          "owner IS DISTINCT FROM $3 AND (silver_id = $1 OR bronze_id = $1 OR creator_addr = $2)"},
         {"code_taken", "SELECT 1 FROM games WHERE code = $1"},
-        {"unfinished", std::string("SELECT ") + pg::kGameColumns +
+        {"unfinished", std::string("SELECT ") + kGameColumns +
                            " FROM games WHERE status IN ('open', 'playing') ORDER BY id"},
-        {"game", std::string("SELECT ") + pg::kGameColumns + " FROM games WHERE code = $1"},
+        {"game", std::string("SELECT ") + kGameColumns + " FROM games WHERE code = $1"},
         {"journal",
          "SELECT version, kind, event, at, format FROM journal WHERE code = $1 ORDER BY version"},
         {"quarantine", "UPDATE games SET status = 'quarantined', quarantine = $2 WHERE code = $1"},
@@ -203,45 +204,26 @@ Query prepared(const char* name, std::vector<Param> params) {
     return Query{name, {}, std::move(params)};
 }
 
-std::pair<std::int64_t, StoredGame> game_of(const pg::Result& r, int i) {
-    StoredGame g;
-    g.code = r.text(i, 1);
-    g.variant = r.text(i, 2);
-    g.time_control = r.text(i, 3);
-    g.is_public = r.boolean(i, 4);
-    g.quick_match = r.boolean(i, 5);
-    g.creator_side = r.text(i, 6);
-    if (!r.null(i, 7)) g.bot_level = int(r.integer(i, 7));
-    g.seat_id[0] = r.text(i, 8);
-    g.seat_name[0] = r.text(i, 9);
-    g.seat_id[1] = r.text(i, 10);
-    g.seat_name[1] = r.text(i, 11);
-    g.status = r.text(i, 12);
-    g.result = r.text(i, 13);
-    g.turns = r.integer(i, 14);
-    g.version = r.integer(i, 15);
-    g.created_ms = r.integer(i, 16);
-    g.finished_ms = r.integer(i, 17);
-    g.rated = r.boolean(i, 18);
-    g.creator_addr = r.text(i, 19);
-    return {r.integer(i, 0), std::move(g)};
-}
+// Row i of a result, as game_of() and rating_of() read it (server/store/writer_core.h).
+struct Row {
+    const pg::Result& r;
+    int i;
+    std::string text(int c) const { return r.text(i, c); }
+    std::int64_t integer(int c) const { return r.integer(i, c); }
+    double real(int c) const { return r.real(i, c); }
+    bool boolean(int c) const { return r.boolean(i, c); }
+    bool null(int c) const { return r.null(i, c); }
+};
 
 std::vector<StoredGame> games_of(const pg::Result& r) {
     std::vector<StoredGame> out;
-    for (int i = 0; i < r.rows(); ++i) out.push_back(game_of(r, i).second);
+    for (int i = 0; i < r.rows(); ++i) out.push_back(game_of(Row{r, i}).second);
     return out;
-}
-
-// category, rating, deviation, volatility, games, last_at from column `c` on.
-StoredRating rating_of(const pg::Result& r, int i, int c) {
-    return {r.text(i, c),     r.real(i, c + 1),         r.real(i, c + 2),
-            r.real(i, c + 3), int(r.integer(i, c + 4)), r.integer(i, c + 5)};
 }
 
 std::vector<StoredRating> ratings_from(const pg::Result& r) {
     std::vector<StoredRating> out;
-    for (int i = 0; i < r.rows(); ++i) out.push_back(rating_of(r, i, 0));
+    for (int i = 0; i < r.rows(); ++i) out.push_back(rating_of(Row{r, i}, 0));
     return out;
 }
 
@@ -276,16 +258,11 @@ class PgStore : public Store {
     ~PgStore() override { stop(); }
 
     void commit(GameWrite w, Done done) override {
-        enqueue(Op{std::move(w), {}, std::move(done), SteadyClock::now()});
+        enqueue(WriteOp::game(std::move(w), std::move(done)));
     }
-    void add_player(StoredPlayer p) override {
-        enqueue(Op{{}, std::move(p), {}, SteadyClock::now()});
-    }
+    void add_player(StoredPlayer p) override { enqueue(WriteOp::new_player(std::move(p))); }
     void write_account(AccountWrite w, std::function<void(AccountResult)> done) override {
-        Op op{{}, {}, {}, SteadyClock::now()};
-        op.account = std::move(w);
-        op.account_done = std::move(done);
-        enqueue(std::move(op));
+        enqueue(WriteOp::account_request(std::move(w), std::move(done)));
     }
 
     // Reads: each is one Spec, run asynchronously (read_*) or waited for (the blocking forms,
@@ -351,7 +328,7 @@ class PgStore : public Store {
         return wait(Spec<std::optional<StoredGame>>{
             {prepared("game", {code})}, [](const Results& r) -> std::optional<StoredGame> {
                 if (r[0].rows() == 0) return std::nullopt;
-                return game_of(r[0], 0).second;
+                return game_of(Row{r[0], 0}).second;
             }});
     }
     std::vector<JournalRow> journal(const std::string& code) override {
@@ -364,35 +341,15 @@ class PgStore : public Store {
             Spec<bool>{{prepared("quarantine", {code, why})}, [](const Results&) { return true; }});
     }
 
-    Stats stats() override {
-        std::lock_guard lock(sm_);
-        Stats s = stats_;
-        s.latency_ms.assign(latency_.begin(), latency_.end());
-        return s;
-    }
-    std::size_t pending() override { return pending_.load(); }
-    bool healthy() override { return healthy_.load(); }
+    Stats stats() override { return core_.stats(); }
+    std::size_t pending() override { return core_.pending(); }
+    bool healthy() override { return core_.healthy(); }
     // For callers that run the blocking reads through Store's generic asynchronous path (a
     // decorator such as FaultyStore): a thread of their own, never the caller's network thread.
     Executor read_executor() override { return blocking_reads_.get_executor(); }
 
   private:
-    struct Op {
-        GameWrite write;
-        std::optional<StoredPlayer> player;
-        Done done;
-        SteadyClock::time_point queued;
-        std::optional<AccountWrite> account = {};
-        std::function<void(AccountResult)> account_done = {};
-        int attempts = 0;
-        bool already_rated = false;  // the rating history holds this game: written nothing
-        std::string what() const {
-            return !write.code.empty() ? "game " + write.code
-                   : player            ? "player " + player->id
-                   : account           ? "the account of " + account->player_id
-                                       : std::string("an empty write");
-        }
-    };
+    using Op = WriteOp;
     // Which operation a statement of a group belongs to (-1: a player kept from a failed
     // group), and whether it writes a rating.
     struct Tag {
@@ -460,7 +417,7 @@ class PgStore : public Store {
         return {{prepared("game", {code}), prepared("journal", {code})},
                 [](const Results& r) -> std::optional<GameRows> {
                     if (r[0].rows() == 0) return std::nullopt;
-                    return GameRows{game_of(r[0], 0).second, journal_of(r[1])};
+                    return GameRows{game_of(Row{r[0], 0}).second, journal_of(r[1])};
                 }};
     }
     static std::optional<StoredAccount> account_of(const pg::Result& r) {
@@ -482,7 +439,7 @@ class PgStore : public Store {
                 [](const Results& r) {
                     std::vector<LeaderRow> out;
                     for (int i = 0; i < r[0].rows(); ++i)
-                        out.push_back({r[0].text(i, 0), rating_of(r[0], i, 1)});
+                        out.push_back({r[0].text(i, 0), rating_of(Row{r[0], i}, 1)});
                     return out;
                 }};
     }
@@ -542,13 +499,14 @@ class PgStore : public Store {
         }
         params.push_back(num(std::int64_t(q.limit) + 1));
         Query query{nullptr,
-                    std::string("SELECT ") + pg::kGameColumns + " FROM games " + where +
+                    std::string("SELECT ") + kGameColumns + " FROM games " + where +
                         " ORDER BY id DESC LIMIT $" + std::to_string(params.size()),
                     std::move(params)};
         const int limit = q.limit;
         return {{std::move(query)}, [limit](const Results& r) {
                     GamePage page;
-                    for (int i = 0; i < r[0].rows(); ++i) page.games.push_back(game_of(r[0], i));
+                    for (int i = 0; i < r[0].rows(); ++i)
+                        page.games.push_back(game_of(Row{r[0], i}));
                     if (int(page.games.size()) > limit) {
                         page.games.pop_back();
                         page.next = page.games.back().first;
@@ -647,7 +605,7 @@ class PgStore : public Store {
     // ---- writes ----
 
     void enqueue(Op op) {
-        ++pending_;
+        core_.queued();
         asio::post(io_, [this, op = std::move(op)]() mutable {
             q_.push_back(std::move(op));
             write_next();
@@ -659,10 +617,10 @@ class PgStore : public Store {
         if (writing_) return;
         if (q_.empty()) return maybe_stopped();
         if (!wr_.ready()) {
-            if (!healthy_ && SteadyClock::now() < retry_at_) {  // in backoff: fail fast
+            if (!core_.healthy() && SteadyClock::now() < retry_at_) {  // in backoff: fail fast
                 auto ops = std::move(q_);
                 q_.clear();
-                for (auto& op : ops) report(op, last_error_, true);
+                for (auto& op : ops) report(op, core_.last_error(), true);
                 return maybe_stopped();
             }
             writing_ = true;
@@ -734,7 +692,7 @@ class PgStore : public Store {
                     StoredRating before[2];
                     for (int i = 0; i < 2; ++i) {
                         const pg::Result& r = a.results[k + 1 + std::size_t(i)];
-                        if (r.rows() > 0) before[i] = rating_of(r, 0, 0);
+                        if (r.rows() > 0) before[i] = rating_of(Row{r, 0}, 0);
                         before[i].category = g.category;
                     }
                     *g.outcome = g.rated(before);
@@ -847,7 +805,7 @@ class PgStore : public Store {
     void write_group(std::vector<Op> group) {
         std::vector<Query> qs;
         std::vector<Tag> tags;
-        for (const auto& p : unsaved_players_) append_player(qs, tags, p, -1);
+        for (const auto& p : core_.unsaved_players) append_player(qs, tags, p, -1);
         for (std::size_t i = 0; i < group.size(); ++i) append(qs, tags, group[i], int(i));
         auto shared = std::make_shared<std::vector<Op>>(std::move(group));
         wr_.run(std::move(qs), [this, shared, tags = std::move(tags)](pg::Answer a) {
@@ -860,7 +818,7 @@ class PgStore : public Store {
                 return group_failed(std::move(group), "postgresql: " + a.commit_error);
             }
             if (!f) {
-                unsaved_players_.clear();
+                core_.unsaved_players.clear();
                 finish_group(group);
                 return;
             }
@@ -886,10 +844,7 @@ class PgStore : public Store {
     }
 
     void finish_group(std::vector<Op>& group) {
-        {
-            std::lock_guard lock(sm_);
-            ++stats_.commits;
-        }
+        core_.count_commit();
         for (auto& op : group) report(op, std::nullopt, false);
         writing_ = false;
         succeeded();
@@ -906,61 +861,14 @@ class PgStore : public Store {
 
     // One operation's outcome, to its callback (store thread).
     void report(Op& op, const std::optional<std::string>& err, bool fault) {
-        const double ms =
-            std::chrono::duration<double, std::milli>(SteadyClock::now() - op.queued).count();
-        {
-            std::lock_guard lock(sm_);
-            ++stats_.operations;
-            latency_.push_back(ms);
-            if (latency_.size() > 8192) latency_.pop_front();
-            if (err && !op.account) ++stats_.failures;
-        }
-        metrics().commit_latency.observe(ms);
-        if (op.account) {  // its own answer; a refused account request is no bug
-            AccountResult r{!err, err && !fault, err && fault, err ? *err : ""};
-            if (err && fault) ++metrics().store_failures;
-            if (op.account_done) op.account_done(r);
-            --pending_;
-            return;
-        }
-        if (err) {
-            if (fault)
-                spdlog::debug("store: write of {} failed: {}", op.what(), *err);
-            else
-                spdlog::error("store: write of {} failed: {}", op.what(), *err);
-            if (op.player) unsaved_players_.push_back(*op.player);
-            ++metrics().store_failures;
-        }
-        if (op.done) op.done(err);
-        --pending_;
+        core_.report(op, err, fault);
     }
 
-    // A fault: logged once per episode; the store retries on its own with a growing backoff
-    // (a probe write once connected), so that it becomes healthy again without anyone writing.
+    // A fault (WriterCore::failed()): the store retries on its own after the backoff (a probe
+    // write once connected), so that it becomes healthy again without anyone writing.
     void failed(const std::string& what, const std::string& why, int operations) {
-        last_error_ = why;
-        const auto now = SteadyClock::now();
-        if (healthy_) {
-            healthy_ = false;
-            ++metrics().store_episodes;
-            const bool recent = now - episode_end_ < std::chrono::seconds(60);
-            backoff_ = recent ? std::min<std::chrono::milliseconds>(backoff_ * 2, kMaxBackoff)
-                              : kFirstBackoff;
-            episode_start_ = now;
-            episode_failures_ = 0;
-            episode_logged_ = !recent || now - last_logged_ > std::chrono::seconds(60);
-            if (episode_logged_) {
-                last_logged_ = now;
-                spdlog::error(
-                    "store: writes fail ({}: {}); games that write are suspended and new games "
-                    "refused until writes succeed again (reconnecting with backoff)",
-                    what, why);
-            }
-        } else {
-            backoff_ = std::min<std::chrono::milliseconds>(backoff_ * 2, kMaxBackoff);
-        }
-        episode_failures_ += operations;
-        retry_at_ = now + backoff_;
+        core_.failed(what, why, operations);
+        retry_at_ = SteadyClock::now() + core_.backoff();
         retry_.expires_at(retry_at_);
         retry_.async_wait([this](boost::system::error_code ec) {
             if (!ec) probe();
@@ -968,12 +876,12 @@ class PgStore : public Store {
     }
 
     void probe() {
-        if (healthy_ || writing_ || stopping_) return;
+        if (core_.healthy() || writing_ || stopping_) return;
         writing_ = true;
         auto write = [this] {
             std::vector<Query> qs{prepared("probe", {num(now_ms())})};
             std::vector<Tag> tags{{-1, false}};
-            for (const auto& p : unsaved_players_) append_player(qs, tags, p, -1);
+            for (const auto& p : core_.unsaved_players) append_player(qs, tags, p, -1);
             wr_.run(std::move(qs), [this](pg::Answer a) {
                 writing_ = false;
                 std::string why = a.error;
@@ -984,7 +892,7 @@ class PgStore : public Store {
                     wr_.close();
                     failed("the probe write", why, 0);
                 } else {
-                    unsaved_players_.clear();
+                    core_.unsaved_players.clear();
                     succeeded();
                 }
                 write_next();
@@ -1002,16 +910,7 @@ class PgStore : public Store {
     }
 
     void succeeded() {
-        if (healthy_) return;
-        healthy_ = true;
-        episode_end_ = SteadyClock::now();
-        retry_.cancel();
-        const double s = std::chrono::duration<double>(episode_end_ - episode_start_).count();
-        if (episode_logged_)
-            spdlog::warn(
-                "store: writes succeed again after {:.1f} s ({} operations failed "
-                "meanwhile)",
-                s, episode_failures_);
+        if (core_.succeeded()) retry_.cancel();
     }
 
     const std::string url_;
@@ -1027,23 +926,13 @@ class PgStore : public Store {
     bool reading_ = false;
     std::string read_error_;
     SteadyClock::time_point read_retry_at_;
-    std::vector<StoredPlayer> unsaved_players_;
     bool stopping_ = false;
     std::promise<void>* stopped_ = nullptr;
 
-    // Faults (store thread, but healthy_).
-    std::atomic<bool> healthy_{true};
+    // Faults: the retry after the backoff.
     asio::steady_timer retry_;
-    SteadyClock::time_point retry_at_, episode_start_, episode_end_, last_logged_;
-    std::chrono::milliseconds backoff_{kFirstBackoff};
-    std::string last_error_;
-    bool episode_logged_ = false;
-    int episode_failures_ = 0;
-
-    std::atomic<std::size_t> pending_{0};
-    std::mutex sm_;
-    Stats stats_;
-    std::deque<double> latency_;
+    SteadyClock::time_point retry_at_;
+    WriterCore core_{kFirstBackoff, kMaxBackoff, "reconnecting with backoff"};
     asio::thread_pool blocking_reads_{1};
 };
 

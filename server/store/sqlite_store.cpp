@@ -4,6 +4,7 @@
 #include "server/base/metrics.h"
 #include "server/base/secrets.h"
 #include "server/store/record_codec.h"
+#include "server/store/writer_core.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -32,7 +33,6 @@ namespace tf::server {
 namespace {
 
 namespace fs = std::filesystem;
-using SteadyClock = std::chrono::steady_clock;
 
 // Versioned migrations: kMigrations[i] takes the schema from version i to i + 1.
 constexpr const char* kMigrations[] = {
@@ -210,7 +210,8 @@ class Stmt {
     }
     std::int64_t integer(int col) const { return sqlite3_column_int64(s_, col); }
     double real(int col) const { return sqlite3_column_double(s_, col); }
-    bool is_null(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
+    bool boolean(int col) const { return integer(col) != 0; }
+    bool null(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
 
   private:
     sqlite3* db_;
@@ -252,44 +253,18 @@ int user_version(sqlite3* db) {
 }
 
 // An unfinished game's row is not rewritten by its turns (SqliteStore::apply): its `turns` and
-// `version` are read from its journal instead (the journal's key is (code, version)).
-constexpr const char* kGameColumns =
-    "id, code, variant, time_control, is_public, quick_match, creator_side, bot_level, "
-    "silver_id, silver_name, bronze_id, bronze_name, status, result, "
+// `version` are read from its journal instead (the journal's key is (code, version)). The reader
+// connection selects games through this view (a TEMP one: the schema does not change), in
+// kGameColumns' order; games have no creator_addr here (one node: open games are counted live).
+constexpr const char* kGameRowsView =
+    "CREATE TEMP VIEW game_rows AS SELECT id, code, variant, time_control, is_public, "
+    "quick_match, creator_side, bot_level, silver_id, silver_name, bronze_id, bronze_name, "
+    "status, result, "
     "CASE WHEN status IN ('open', 'playing') THEN (SELECT count(*) FROM journal j "
-    "WHERE j.code = games.code AND j.kind = 'turn') ELSE turns END, "
+    "WHERE j.code = games.code AND j.kind = 'turn') ELSE turns END AS turns, "
     "CASE WHEN status IN ('open', 'playing') THEN ifnull((SELECT max(j.version) FROM journal j "
-    "WHERE j.code = games.code), version) ELSE version END, "
-    "created_at, finished_at, rated";
-
-std::pair<std::int64_t, StoredGame> game_of(const Stmt& s) {
-    StoredGame g;
-    g.code = s.text(1);
-    g.variant = s.text(2);
-    g.time_control = s.text(3);
-    g.is_public = s.integer(4) != 0;
-    g.quick_match = s.integer(5) != 0;
-    g.creator_side = s.text(6);
-    if (!s.is_null(7)) g.bot_level = int(s.integer(7));
-    g.seat_id[0] = s.text(8);
-    g.seat_name[0] = s.text(9);
-    g.seat_id[1] = s.text(10);
-    g.seat_name[1] = s.text(11);
-    g.status = s.text(12);
-    g.result = s.text(13);
-    g.turns = s.integer(14);
-    g.version = s.integer(15);
-    g.created_ms = s.integer(16);
-    g.finished_ms = s.integer(17);
-    g.rated = s.integer(18) != 0;
-    return {s.integer(0), std::move(g)};
-}
-
-// category, rating, deviation, volatility, games, last_at from column `c` on.
-StoredRating rating_of(const Stmt& s, int c) {
-    return {s.text(c),     s.real(c + 1),         s.real(c + 2),
-            s.real(c + 3), int(s.integer(c + 4)), s.integer(c + 5)};
-}
+    "WHERE j.code = games.code), version) ELSE version END AS version, "
+    "created_at, finished_at, rated, NULL AS creator_addr FROM games";
 
 // The store holds password hashes and token hashes: a data folder the server makes is its
 // user's alone (0700), and the files are 0600 (SQLite gives its -wal and -shm files the
@@ -364,16 +339,11 @@ class SqliteStore : public Store {
     }
 
     void commit(GameWrite w, Done done) override {
-        enqueue(Op{std::move(w), {}, std::move(done), SteadyClock::now()});
+        enqueue(WriteOp::game(std::move(w), std::move(done)));
     }
-    void add_player(StoredPlayer p) override {
-        enqueue(Op{{}, std::move(p), {}, SteadyClock::now()});
-    }
+    void add_player(StoredPlayer p) override { enqueue(WriteOp::new_player(std::move(p))); }
     void write_account(AccountWrite w, std::function<void(AccountResult)> done) override {
-        Op op{{}, {}, {}, SteadyClock::now()};
-        op.account = std::move(w);
-        op.account_done = std::move(done);
-        enqueue(std::move(op));
+        enqueue(WriteOp::account_request(std::move(w), std::move(done)));
     }
 
     std::optional<StoredPlayer> player_by_selector(const std::string& selector) override {
@@ -469,7 +439,7 @@ class SqliteStore : public Store {
         {
             Stmt s(reader(),
                    (std::string("SELECT ") + kGameColumns +
-                    " FROM games WHERE (silver_id = ?1 OR bronze_id = ?1) AND "
+                    " FROM game_rows WHERE (silver_id = ?1 OR bronze_id = ?1) AND "
                     "(is_public = 1 OR (?3 <> '' AND (silver_id = ?3 OR bronze_id = ?3))) "
                     "ORDER BY id DESC LIMIT ?2")
                        .c_str());
@@ -493,7 +463,7 @@ class SqliteStore : public Store {
         assert_off_io_thread();
         std::lock_guard lock(rm_);
         Stmt s(reader(), (std::string("SELECT ") + kGameColumns +
-                          " FROM games WHERE status IN ('open', 'playing') ORDER BY id")
+                          " FROM game_rows WHERE status IN ('open', 'playing') ORDER BY id")
                              .c_str());
         std::vector<StoredGame> out;
         while (s.step() == SQLITE_ROW) out.push_back(game_of(s).second);
@@ -504,7 +474,7 @@ class SqliteStore : public Store {
         assert_off_io_thread();
         std::lock_guard lock(rm_);
         Stmt s(reader(),
-               (std::string("SELECT ") + kGameColumns + " FROM games WHERE code = ?").c_str());
+               (std::string("SELECT ") + kGameColumns + " FROM game_rows WHERE code = ?").c_str());
         s.bind(1, code);
         if (s.step() != SQLITE_ROW) return std::nullopt;
         return game_of(s).second;
@@ -535,7 +505,7 @@ class SqliteStore : public Store {
         if (!q.player_id.empty()) where += " AND (silver_id = ?3 OR bronze_id = ?3)";
         if (q.viewer)
             where += " AND (is_public = 1 OR (?5 <> '' AND (silver_id = ?5 OR bronze_id = ?5)))";
-        std::string sql = std::string("SELECT ") + kGameColumns + " FROM games " + where +
+        std::string sql = std::string("SELECT ") + kGameColumns + " FROM game_rows " + where +
                           " ORDER BY id DESC LIMIT ?4";
         std::lock_guard lock(rm_);
         Stmt s(reader(), sql.c_str());
@@ -561,34 +531,15 @@ class SqliteStore : public Store {
         s.bind(1, why).bind(2, code).run();
     }
 
-    Stats stats() override {
-        std::lock_guard lock(sm_);
-        Stats s = stats_;
-        s.latency_ms.assign(latency_.begin(), latency_.end());
-        return s;
-    }
-
-    std::size_t pending() override { return pending_.load(); }
-    bool healthy() override { return healthy_.load(); }
+    Stats stats() override { return core_.stats(); }
+    std::size_t pending() override { return core_.pending(); }
+    bool healthy() override { return core_.healthy(); }
     // The asynchronous reads run on a thread of their own: a slow history query can delay
     // other reads, never a network thread.
     Executor read_executor() override { return reads_.get_executor(); }
 
   private:
-    struct Op {
-        GameWrite write;
-        std::optional<StoredPlayer> player;
-        Done done;
-        SteadyClock::time_point queued;
-        std::optional<AccountWrite> account = {};
-        std::function<void(AccountResult)> account_done = {};
-        std::string what() const {
-            return !write.code.empty() ? "game " + write.code
-                   : player            ? "player " + player->id
-                   : account           ? "the account of " + account->player_id
-                                       : std::string("an empty write");
-        }
-    };
+    using Op = WriteOp;
 
     sqlite3* reader() {
         if (!rd_) throw StoreError("the database " + path_ + " is not open (reopening failed)");
@@ -640,6 +591,7 @@ class SqliteStore : public Store {
         // Checkpoints: see checkpoint_run() (this hook replaces SQLite's automatic ones).
         sqlite3_wal_hook(wr_, &SqliteStore::on_wal, this);
         rd_ = open_db(path_, SQLITE_OPEN_READONLY);
+        exec(rd_, kGameRowsView);
         insert_player_ = std::make_unique<Stmt>(
             wr_,
             "INSERT OR IGNORE INTO players (id, name, selector, secret, created_at) "
@@ -702,7 +654,7 @@ class SqliteStore : public Store {
     }
 
     void enqueue(Op op) {
-        ++pending_;
+        core_.queued();
         {
             std::lock_guard lock(qm_);
             q_.push_back(std::move(op));
@@ -720,10 +672,10 @@ class SqliteStore : public Store {
             {
                 std::unique_lock lock(qm_);
                 auto ready = [&] { return stop_ || !q_.empty(); };
-                if (healthy_)
+                if (core_.healthy())
                     cv_.wait(lock, ready);
                 else
-                    cv_.wait_for(lock, backoff_, ready);
+                    cv_.wait_for(lock, core_.backoff(), ready);
                 if (stop_ && q_.empty()) return;  // stopping, and everything queued is written
                 batch.swap(q_);
             }
@@ -740,7 +692,7 @@ class SqliteStore : public Store {
 
     // Players whose insert failed, written with every later transaction until one commits.
     void write_unsaved_players() {
-        for (const auto& p : unsaved_players_) insert_player(p);
+        for (const auto& p : core_.unsaved_players) insert_player(p);
     }
     void insert_player(const StoredPlayer& p) {
         const std::int64_t now = now_ms();
@@ -760,7 +712,7 @@ class SqliteStore : public Store {
                 try_exec(wr_, "ROLLBACK");
                 return failed("the probe write", e.what(), 0);
             }
-            unsaved_players_.clear();
+            core_.unsaved_players.clear();
         }
         succeeded();
     }
@@ -792,7 +744,7 @@ class SqliteStore : public Store {
                     }
                 }
                 commit_->run();
-                unsaved_players_.clear();
+                core_.unsaved_players.clear();
             } catch (const StoreError& e) {
                 batch_error = e.what();
                 fault = fault || e.fault;
@@ -914,89 +866,25 @@ class SqliteStore : public Store {
         if (db) sqlite3_close(db);
     }
 
-    // Reports each operation's outcome; a failed operation's player insert is kept for later.
-    // Faults are logged once per episode (failed()); an operation's own error is a bug, logged
-    // every time.
+    // Reports each operation's outcome (WriterCore::report()).
     void finish(std::deque<Op>& batch, const std::vector<std::optional<std::string>>& errors,
                 const std::optional<std::string>& batch_error, bool fault = true,
                 const std::vector<bool>& op_faults = {}) {
-        auto now = SteadyClock::now();
-        {
-            std::lock_guard lock(sm_);
-            ++stats_.commits;
-            for (auto& op : batch) {
-                ++stats_.operations;
-                double ms = std::chrono::duration<double, std::milli>(now - op.queued).count();
-                latency_.push_back(ms);
-                metrics().commit_latency.observe(ms);
-                if (latency_.size() > 8192) latency_.pop_front();
-            }
-        }
+        core_.count_commit();
         for (std::size_t i = 0; i < batch.size(); ++i) {
             auto err = batch_error ? batch_error : i < errors.size() ? errors[i] : std::nullopt;
             const bool op_fault = batch_error ? fault : i < op_faults.size() && op_faults[i];
-            if (batch[i].account) {  // its own answer; a refused account request is no bug
-                AccountResult r{!err, err && !op_fault, err && op_fault, err ? *err : ""};
-                if (err && op_fault) ++metrics().store_failures;
-                if (batch[i].account_done) batch[i].account_done(r);
-                --pending_;
-                continue;
-            }
-            if (err) {
-                if (fault)
-                    spdlog::debug("store: write of {} failed: {}", batch[i].what(), *err);
-                else
-                    spdlog::error("store: write of {} failed: {}", batch[i].what(), *err);
-                if (batch[i].player) unsaved_players_.push_back(*batch[i].player);
-                ++metrics().store_failures;
-                std::lock_guard lock(sm_);
-                ++stats_.failures;
-            }
-            if (batch[i].done) batch[i].done(err);
-            --pending_;
+            core_.report(batch[i], err, op_fault);
         }
     }
 
-    // A fault: the first one of an episode is logged (naming what failed and why), the others
-    // are counted; the writer retries with a growing backoff. Writer thread.
+    // A fault (WriterCore::failed()): the writer retries with a growing backoff, on connections
+    // opened again. Writer thread.
     void failed(const std::string& what, const std::string& why, int operations) {
-        if (healthy_) {
-            healthy_ = false;
-            ++metrics().store_episodes;
-            const auto now = SteadyClock::now();
-            // Failing again soon after recovering: the backoff goes on growing, and the log
-            // says so at most once a minute.
-            bool recent = now - episode_end_ < std::chrono::seconds(60);
-            backoff_ = recent ? std::min<std::chrono::milliseconds>(backoff_ * 2, kMaxBackoff)
-                              : std::chrono::milliseconds(100);
-            episode_start_ = now;
-            episode_failures_ = 0;
-            episode_logged_ = !recent || now - last_logged_ > std::chrono::seconds(60);
-            if (episode_logged_) {
-                last_logged_ = now;
-                spdlog::error(
-                    "store: writes fail ({}: {}); games that write are suspended and new games "
-                    "refused until writes succeed again (retrying with backoff)",
-                    what, why);
-            }
-        } else {
-            backoff_ = std::min<std::chrono::milliseconds>(backoff_ * 2, kMaxBackoff);
-        }
-        episode_failures_ += operations;
+        core_.failed(what, why, operations);
         reopen_ = true;
     }
-
-    void succeeded() {
-        if (healthy_) return;
-        healthy_ = true;
-        episode_end_ = SteadyClock::now();
-        double s = std::chrono::duration<double>(episode_end_ - episode_start_).count();
-        if (episode_logged_)
-            spdlog::warn(
-                "store: writes succeed again after {:.1f} s ({} operations failed "
-                "meanwhile)",
-                s, episode_failures_);
-    }
+    void succeeded() { core_.succeeded(); }
 
     void apply(const Op& op) {
         if (op.player) insert_player(*op.player);
@@ -1013,7 +901,7 @@ class SqliteStore : public Store {
         if (w.rate) rate(w.code, *w.rate);
         if (!w.update) return;
         // Most operations are a turn: only `turns` and `version` change, and while the game is
-        // unfinished those are read from its journal (kGameColumns), so its row is left as it
+        // unfinished those are read from its journal (kGameRowsView), so its row is left as it
         // is: one page fewer per commit (of about two; fewer pages to sync and to checkpoint).
         // The row is rewritten when its seats or status change, and at the end.
         const StoredGame& g = *w.update;
@@ -1164,13 +1052,12 @@ class SqliteStore : public Store {
         if (sqlite3_changes(wr_) != 1) throw StoreError("no game " + g.code + " to update", false);
     }
 
-    static constexpr std::chrono::milliseconds kMaxBackoff{5000};
     const std::string path_;
     const SyncLevel sync_;
     sqlite3* wr_ = nullptr;
     sqlite3* rd_ = nullptr;
     std::unique_ptr<DataDirLock> lock_;  // released last (members are destroyed in reverse)
-    std::mutex wm_, rm_, sm_;
+    std::mutex wm_, rm_;
     std::unique_ptr<Stmt> insert_player_, insert_token_, insert_game_, update_game_, insert_row_,
         probe_;
     // Per unfinished game, seat_key() of its row as committed or about to be (writer thread
@@ -1182,7 +1069,6 @@ class SqliteStore : public Store {
     std::condition_variable cv_;
     std::deque<Op> q_;
     bool stop_ = false;
-    std::atomic<std::size_t> pending_{0};
     std::thread writer_;
 
     // Checkpoints (checkpoint_run()).
@@ -1195,17 +1081,11 @@ class SqliteStore : public Store {
     bool ck_wanted_ = false, ck_stop_ = false;
     std::thread checkpointer_;
 
-    // Faults (writer thread, but healthy_).
-    std::atomic<bool> healthy_{true};
+    // Faults: the connections are opened again before the next write.
     bool reopen_ = false;
-    std::chrono::milliseconds backoff_{100};
-    SteadyClock::time_point episode_start_, episode_end_, last_logged_;
-    bool episode_logged_ = false;
-    int episode_failures_ = 0;
-    std::vector<StoredPlayer> unsaved_players_;
+    WriterCore core_{std::chrono::milliseconds(100), std::chrono::milliseconds(5000),
+                     "retrying with backoff"};
 
-    Stats stats_;
-    std::deque<double> latency_;
     boost::asio::thread_pool reads_{1};  // last: stopped first, before the connections close
 };
 
