@@ -1,126 +1,21 @@
 // trunkfield-server: the authoritative game server (docs/ARCHITECTURE.md, proto/PROTOCOL.md),
-// and its `backup` and `restore` subcommands (docs/OPERATING.md).
-#include <spdlog/pattern_formatter.h>
+// and its `backup`, `restore` and `migrate-from-sqlite` subcommands (docs/OPERATING.md). The
+// command line is read in options.cpp; the server is put together and run in assembly.cpp.
 #include <spdlog/spdlog.h>
 
-#include <sys/resource.h>
-#include <unistd.h>
-#include <CLI/CLI.hpp>
-#include <algorithm>
-#include <boost/asio/io_context.hpp>
-
-#include <atomic>
-#include <boost/asio/signal_set.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <csignal>
-#include <cstdlib>
-#include <filesystem>
 #include <iostream>
-#include <thread>
-#include <vector>
 
-#include "proto/messages.h"
+#include "server/app/assembly.h"
 #include "server/app/backup.h"
-#include "server/app/startup_wait.h"
-#include "server/app/systemd.h"
-#include "server/base/io_thread.h"
-#include "server/cluster/bus.h"
-#include "server/cluster/cluster.h"
-#include "server/net/client_address.h"
-#include "server/session/hub.h"
-#include "server/store/faulty_store.h"
-#include "server/store/pg_schema.h"
+#include "server/app/options.h"
 #include "server/store/pg_store.h"
-#include "server/store/sqlite_store.h"
-#include "server/web/listener.h"
-#include "server/web/static_files.h"
-#include "server/web/transports.h"
 
-#ifndef TF_VERSION
-#define TF_VERSION "unknown"
-#endif
-
-namespace net = boost::asio;
-using tf::server::Config;
-
+namespace tf::server {
 namespace {
-
-// Reads --config files ("flag = value" lines, # comments: packaging/trunkfield.conf). CLI11
-// fills an option from the file only when the command line did not give it, but it reads the
-// file before the environment, so a file would beat TRUNKFIELD_* variables: this reader drops
-// the file's value of every option whose variable is set, and the environment fills it.
-class FileBelowEnvironment : public CLI::ConfigBase {
-  public:
-    explicit FileBelowEnvironment(const CLI::App& app) : app_(app) {}
-    std::vector<CLI::ConfigItem> from_config(std::istream& in) const override {
-        std::vector<CLI::ConfigItem> items = CLI::ConfigBase::from_config(in);
-        std::erase_if(items, [&](const CLI::ConfigItem& item) {
-            const CLI::Option* o =
-                item.parents.empty() ? app_.get_option_no_throw("--" + item.name) : nullptr;
-            if (!o || o->get_envname().empty()) return false;  // unknown ones are errors later
-            const char* v = std::getenv(o->get_envname().c_str());
-            return v && *v;
-        });
-        return items;
-    }
-
-  private:
-    const CLI::App& app_;
-};
-
-// Log lines for the journal: the syslog priority first ("<4>" = warning), so that journalctl
-// shows and filters levels (-p warning); the journal stamps the time itself.
-class SyslogPriority : public spdlog::custom_flag_formatter {
-  public:
-    void format(const spdlog::details::log_msg& msg, const std::tm&,
-                spdlog::memory_buf_t& dest) override {
-        static constexpr const char* kPriority[] = {"<7>", "<7>", "<6>", "<4>",
-                                                    "<3>", "<2>", "<6>"};
-        const char* p = kPriority[std::min<std::size_t>(std::size_t(msg.level), 6)];
-        dest.append(p, p + 3);
-    }
-    std::unique_ptr<custom_flag_formatter> clone() const override {
-        return std::make_unique<SyslogPriority>();
-    }
-};
-
-// Every option can also come from the environment: --grace-seconds from
-// TRUNKFIELD_GRACE_SECONDS, and so on.
-std::string env_name(const std::string& flag) {
-    std::string env = "TRUNKFIELD_" + flag;
-    for (char& c : env) c = c == '-' ? '_' : char(std::toupper(static_cast<unsigned char>(c)));
-    return env;
-}
-
-// --print-config: the value of every server setting, in the --config file's format.
-std::string settings_text(const CLI::App& app) {
-    auto quoted = [](const std::string& v) { return '"' + v + '"'; };
-    std::string out;
-    for (const CLI::Option* o : app.get_options()) {
-        if (!o->get_configurable() || o->get_lnames().empty()) continue;
-        const std::string& name = o->get_lnames()[0];
-        if (name == "help" || name == "version") continue;
-        std::vector<std::string> values =
-            o->count() ? o->results() : std::vector<std::string>{o->get_default_str()};
-        std::erase(values, std::string());
-        out += name + " = ";
-        if (o->get_delimiter() != '\0') {  // a list: ["a", "b"]; none is ""
-            std::string items;
-            for (const std::string& v : values) items += (items.empty() ? "" : ", ") + quoted(v);
-            out += values.empty() ? "\"\"" : "[" + items + "]";
-        } else if (o->get_type_name().rfind("TEXT", 0) == 0) {
-            out += quoted(values.empty() ? "" : values.back());
-        } else {
-            out += values.empty() ? "" : values.back();
-        }
-        out += "\n";
-    }
-    return out;
-}
 
 int run_backup(const std::string& data, const std::string& to) {
     try {
-        auto s = tf::server::backup_store(data, to);
+        auto s = backup_store(data, to);
         std::cout << "backup: wrote " << to << " from " << data << "/trunkfield.db: schema "
                   << s.schema << ", " << s.games << " games (" << s.finished << " finished), "
                   << s.players << " players, " << s.bytes << " bytes\n";
@@ -131,7 +26,7 @@ int run_backup(const std::string& data, const std::string& to) {
     }
 }
 
-int run_migrate(const std::string& data, const tf::server::PgOptions& to) {
+int run_migrate(const std::string& data, const PgOptions& to) {
     if (to.url.empty()) {
         std::cerr << "migrate-from-sqlite: --database-url (or TRUNKFIELD_DATABASE_URL) is "
                      "required\n";
@@ -139,7 +34,7 @@ int run_migrate(const std::string& data, const tf::server::PgOptions& to) {
     }
     spdlog::set_level(spdlog::level::warn);
     try {
-        std::cout << "migrate-from-sqlite: " << tf::server::migrate_sqlite_to_pg(data, to) << "\n";
+        std::cout << "migrate-from-sqlite: " << migrate_sqlite_to_pg(data, to) << "\n";
         return 0;
     } catch (const std::exception& e) {
         std::cerr << "migrate-from-sqlite: " << e.what() << "\n";
@@ -150,7 +45,7 @@ int run_migrate(const std::string& data, const tf::server::PgOptions& to) {
 int run_restore(const std::string& from, const std::string& data, bool force) {
     try {
         std::string aside;
-        auto s = tf::server::restore_store(from, data, force, &aside);
+        auto s = restore_store(from, data, force, &aside);
         if (!aside.empty()) std::cout << "restore: the previous store is now " << aside << "\n";
         std::cout << "restore: " << data << "/trunkfield.db is now the copy of " << from
                   << ": schema " << s.schema << ", " << s.games << " games (" << s.finished
@@ -164,520 +59,27 @@ int run_restore(const std::string& from, const std::string& data, bool force) {
 }
 
 }  // namespace
+}  // namespace tf::server
 
 int main(int argc, char** argv) {
+    using namespace tf::server;
     Config cfg;
-    std::string level = "info";
-    CLI::App app{"Trunkfield game server"};
-    app.option_defaults()->always_capture_default();  // --help shows every default
-    app.add_option("--http-port", cfg.http_port, "HTTP and WebSocket (/ws) port, 0 = any free");
-    app.add_option("--tcp-port", cfg.tcp_port, "newline-delimited JSON port, 0 = any free");
-    app.add_option("--bind", cfg.bind, "address to listen on");
-    app.add_option("--data", cfg.data_dir,
-                   "data directory holding the game store trunkfield.db (created when missing)")
-        ->capture_default_str();
-    app.add_option("--store", cfg.store,
-                   "sqlite (durable, in --data), postgres (durable, shared by several servers: "
-                   "--database-url) or memory (nothing survives a restart and the history API "
-                   "sees no game: benchmarks and throwaway servers only)")
-        ->check(CLI::IsMember({"sqlite", "postgres", "memory"}))
-        ->capture_default_str();
-    app.add_option("--database-url", cfg.database_url,
-                   "--store postgres: the database, as a libpq connection string "
-                   "(postgresql://user:password@host:port/dbname, or \"host=... dbname=...\")");
-    app.add_flag("--accept-unsafe-database", cfg.accept_unsafe_database,
-                 "--store postgres: start even if the database runs with fsync or "
-                 "synchronous_commit off (an acknowledged turn could then be lost in a crash)")
-        ->default_str("false");  // a flag has no default text of its own: --print-config
-    app.add_flag("--fail-fast", cfg.fail_fast,
-                 "--store postgres: exit 1 at once when PostgreSQL cannot be reached at start "
-                 "(default: wait for it, trying again with a backoff, /readyz 503 meanwhile)")
-        ->default_str("false");
-    app.add_option("--bus", cfg.bus,
-                   "several nodes: the Redis server they share (redis://host:port); needs "
-                   "--store postgres. Any node then serves any player; a node's games go on on "
-                   "the others when it dies (docs/ARCHITECTURE.md \"Several nodes\")");
-    app.add_option("--node-id", cfg.node_id,
-                   "--bus: this node's name, unique among the nodes (default: host name and "
-                   "the HTTP port bound). A node whose id another running node holds refuses "
-                   "to start");
-    app.add_option("--lease-ms", cfg.lease_ms,
-                   "--bus: how long this node's hold on its games lasts without renewal "
-                   "(renewed every third of it); its games move to other nodes this long "
-                   "after it dies")
-        ->check(CLI::Range(900, 600000))
-        ->capture_default_str();
-    app.add_option("--sync", cfg.sync,
-                   "store durability: full (survives power loss), normal (survives a crash of "
-                   "the server), off (benchmarks only)")
-        ->check(CLI::IsMember({"full", "normal", "off"}))
-        ->capture_default_str();
-    app.add_option("--fault-file", cfg.fault_file,
-                   "for tests: the store injects the faults named in this file, re-read when it "
-                   "changes (server/store/faulty_store.h: write=ok|fail|fsync, reads=ok|fail, "
-                   "commit_delay_ms=N)");
-    app.add_option("--drain-seconds", cfg.drain_seconds,
-                   "on SIGTERM, wait at most this long for in-flight turns to be stored")
-        ->check(CLI::PositiveNumber);
-    app.add_option("--workers", cfg.workers, "worker threads for store reads and bots")
-        ->check(CLI::Range(1, 256));
-    cfg.web_root = tf::server::default_web_root();
-    app.add_option("--web-root", cfg.web_root,
-                   "folder of the web client served at / (default: <exe dir>/../web)");
-    app.add_option("--log-level", level, "trace, debug, info, warn, error, critical or off");
-    app.add_option("--threads", cfg.threads, "threads running the io_context")
-        ->check(CLI::Range(1, 256));
-    app.add_option("--grace-seconds", cfg.grace_seconds,
-                   "grace period for a disconnected player before the opponent may claim the "
-                   "win (awarded after twice this); fractions allowed")
-        ->check(CLI::NonNegativeNumber);
-    app.add_option("--award-seconds", cfg.award_seconds,
-                   "after the grace period, award the win unclaimed this much later "
-                   "(default: one more grace period)");
-    app.add_option("--bot-pace", cfg.bot_pace,
-                   "the computer shows a move no sooner than a human-like moment after the "
-                   "position (a setup 0.8 s, a turn 0.35 s + 0.1 s per level, at most 1/60 of its "
-                   "time left), times this; 0: at once")
-        ->check(CLI::Range(0.0, 10.0))
-        ->capture_default_str();
-    app.add_option("--stall-seconds", cfg.stall_seconds,
-                   "a player sitting on a move this long in a position the bot judges lost is "
-                   "stalling: the opponent may claim the win or a draw (0: from the time "
-                   "control, docs/RULES.md \"Stalling\"); fractions allowed")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
-    app.add_option("--start-timeout-seconds", cfg.start_timeout_seconds,
-                   "abort a game whose setups and silver's first turn are not done this long "
-                   "after both seats are filled; fractions allowed")
-        ->check(CLI::PositiveNumber);
-    app.add_option("--retention-seconds", cfg.retention_seconds,
-                   "keep a finished game in memory this long; fractions allowed")
-        ->check(CLI::NonNegativeNumber);
-    app.add_option("--chat-lines", cfg.chat_lines, "chat lines per player per game per window")
-        ->check(CLI::Range(1, 1000));
-    app.add_option("--chat-window-seconds", cfg.chat_window_seconds,
-                   "chat rate window; fractions allowed")
-        ->check(CLI::PositiveNumber);
-    app.add_option("--rate", cfg.rate_per_second, "message credits per second per connection")
-        ->check(CLI::PositiveNumber);
-    app.add_option("--burst", cfg.rate_burst, "message credit bucket size")
-        ->check(CLI::PositiveNumber);
-    app.add_option("--history", cfg.history, "events kept per game for reconnection")
-        ->check(CLI::Range(1, 1 << 20));
-    app.add_option("--handshake-seconds", cfg.handshake_seconds,
-                   "a new connection must complete its first message (TCP) or its HTTP request "
-                   "within this time (also the wait between HTTP keep-alive requests)")
-        ->check(CLI::PositiveNumber);
-    app.add_option("--slow-seconds", cfg.slow_seconds,
-                   "a TCP message or WebSocket frame may stay incomplete this long before the "
-                   "connection closes")
-        ->check(CLI::PositiveNumber);
-    app.add_option("--max-games", cfg.max_games,
-                   "unfinished games one player may hold a seat in when creating another")
-        ->check(CLI::Range(1, 100000));
-    app.add_option("--max-open-games-per-player", cfg.max_open_games_per_player,
-                   "games waiting for an opponent one player may have created (create_game: "
-                   "too_many_open_games)")
-        ->check(CLI::Range(1, 100000))
-        ->capture_default_str();
-    app.add_option("--max-open-games-per-ip", cfg.max_open_games_per_ip,
-                   "games waiting for an opponent created from one client address (IPv6: one "
-                   "/64), whoever created them: a script's fresh guests count together")
-        ->check(CLI::Range(1, 100000))
-        ->capture_default_str();
-    app.add_option("--open-away-seconds", cfg.open_away_seconds,
-                   "an open game whose creator has had no connection to it this long leaves the "
-                   "lobby (and is listed again when the creator comes back)")
-        ->check(CLI::PositiveNumber)
-        ->capture_default_str();
-    app.add_option("--open-cancel-seconds", cfg.open_cancel_seconds,
-                   "an open game whose creator has had no connection to it this long is "
-                   "cancelled")
-        ->check(CLI::PositiveNumber)
-        ->capture_default_str();
-    app.add_option("--lobby-interval-ms", cfg.lobby_interval_ms,
-                   "open-games list: at most one message per interval to each subscriber "
-                   "(changes in between are coalesced; 0 = every change)")
-        ->check(CLI::Range(0, 3600000))
-        ->capture_default_str();
-    app.add_option("--list-limit", cfg.list_limit, "games in one lobby or live list message")
-        ->check(CLI::Range(1, 100000));
-    app.add_option("--live-interval-ms", cfg.live_interval_ms,
-                   "live-games list: at most one turn update per interval (0 = every turn); "
-                   "also the players' spectator count: at most one update per interval")
-        ->check(CLI::Range(0, 3600000));
-    app.add_option("--max-connections-per-ip", cfg.max_connections_per_ip,
-                   "open connections from one client address (IPv6: one /64) over both ports "
-                   "together; more are refused (TCP: error too_many_connections, HTTP: 429). "
-                   "0 = no limit (behind a reverse proxy every client has the proxy's address)")
-        ->check(CLI::Range(0, 1000000))
-        ->capture_default_str();
-    app.add_option("--max-connections", cfg.max_connections,
-                   "open connections in all, both ports; more are refused (TCP: error "
-                   "too_many_connections, HTTP: 503) so that the server never runs out of "
-                   "descriptors. 0 = the descriptor limit (RLIMIT_NOFILE, raised to its hard "
-                   "limit at start) less a reserve of max(64, a sixteenth)")
-        ->check(CLI::Range(0, 100000000))
-        ->capture_default_str();
-    app.add_option("--trusted-proxies", cfg.trusted_proxies,
-                   "comma-separated addresses or CIDR blocks of reverse proxies and load "
-                   "balancers (e.g. 127.0.0.1,10.0.0.0/8): from them the X-Forwarded-For header "
-                   "(HTTP, WebSocket) and the PROXY protocol v1/v2 header (TCP) name the client, "
-                   "whose address every per-address limit and log line then uses. Empty "
-                   "(default): nobody's headers are believed")
-        ->delimiter(',')
-        ->default_str("");
-    app.add_option("--password-threads", cfg.password_threads,
-                   "threads hashing and checking passwords (Argon2id, 64 MiB each); 0 = one "
-                   "per core")
-        ->check(CLI::Range(0, 256))
-        ->capture_default_str();
-    app.add_option("--password-queue", cfg.password_queue,
-                   "password checks waiting or running at most; more are refused at once with "
-                   "try_again. 0 = 8 per password thread")
-        ->check(CLI::Range(0, 100000))
-        ->capture_default_str();
-    app.add_option("--login-checks-per-address", cfg.login_checks_per_address,
-                   "password checks (logins, registrations, password changes, successful or "
-                   "not) one client address may ask for within 10 minutes")
-        ->check(CLI::Range(1, 1000000))
-        ->capture_default_str();
-    app.add_option("--metrics-token", cfg.metrics_token,
-                   "GET /metrics answers requests with \"Authorization: Bearer TOKEN\"; without "
-                   "a token only clients on this machine that did not come through a proxy "
-                   "(TRUNKFIELD_METRICS_TOKEN keeps it out of the process list)");
-    app.add_option("--allowed-origins", cfg.allowed_origins,
-                   "comma-separated origins (e.g. https://play.example.org) whose pages may open "
-                   "a WebSocket; other Origin headers get 403. Empty (default): any origin. "
-                   "Requests without Origin (non-browser clients) are always allowed")
-        ->delimiter(',')
-        ->default_str("");
-    app.add_option("--lag-probe-seconds", cfg.lag_probe_seconds,
-                   "a WebSocket gets a ping this often to measure its round trip, credited to "
-                   "the player's clock on each turn (PROTOCOL.md \"Lag\"); 0: never (no credit "
-                   "on WebSocket)")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
-    app.add_option("--idle-seconds", cfg.idle_seconds,
-                   "a WebSocket silent this long gets a ping; no answer within as long again "
-                   "closes it (browsers answer pings by themselves); fractions allowed")
-        ->check(CLI::PositiveNumber)
-        ->capture_default_str();
-    // Precedence: a flag on the command line, then its TRUNKFIELD_* variable, then --config.
-    for (CLI::Option* o : app.get_options()) {
-        if (o->get_lnames().empty() || o->get_lnames()[0] == "help") continue;
-        o->envname(env_name(o->get_lnames()[0]));
+    const Command cmd = parse_command_line(argc, argv, cfg);
+    switch (cmd.kind) {
+        case Command::Kind::Exit:
+            return cmd.exit_code;
+        case Command::Kind::PrintConfig:
+            std::cout << cmd.settings;
+            return 0;
+        case Command::Kind::Backup:
+            return run_backup(cmd.data, cmd.backup_to);
+        case Command::Kind::Restore:
+            return run_restore(cmd.restore_from, cmd.data, cmd.restore_force);
+        case Command::Kind::Migrate:
+            return run_migrate(cmd.data, {cfg.database_url, cfg.accept_unsafe_database});
+        case Command::Kind::Serve:
+            break;
     }
-    const char* env_config = std::getenv("TRUNKFIELD_CONFIG");
-    const bool config_from_env = env_config && *env_config;
-    app.set_config("--config", config_from_env ? env_config : "",
-                   "read flags from this file: \"flag = value\" lines, # comments (the package's "
-                   "/etc/trunkfield/trunkfield.conf lists them all); flags and TRUNKFIELD_* "
-                   "variables win over it",
-                   config_from_env)
-        ->envname("TRUNKFIELD_CONFIG");
-    app.config_formatter(std::make_shared<FileBelowEnvironment>(app));
-    app.allow_config_extras(CLI::config_extras_mode::error);  // a misspelt flag is an error
-    bool print_config = false;
-    app.add_flag("--print-config", print_config,
-                 "print the settings the flags, the environment and --config add up to, in the "
-                 "file's format, and exit")
-        ->configurable(false);
-    app.set_version_flag("--version", "trunkfield-server " TF_VERSION);
-
-    std::string backup_data, backup_to, restore_from, restore_data;
-    bool restore_force = false;
-    CLI::App* backup = app.add_subcommand(
-        "backup",
-        "write a consistent copy of the game store to a file, also while a server plays on it, "
-        "and exit. --data defaults to the server's (flag, TRUNKFIELD_DATA or --config given "
-        "before `backup`)");
-    CLI::Option* backup_data_opt =
-        backup->add_option("--data", backup_data, "data folder holding trunkfield.db");
-    backup
-        ->add_option("--to", backup_to,
-                     "backup file to write (replaced when it exists; mode 0600: it holds the "
-                     "players' tokens)")
-        ->required();
-    CLI::App* restore = app.add_subcommand(
-        "restore",
-        "install a backup as the game store of a data folder no server is running on, and "
-        "exit; the server migrates an older schema when it starts");
-    restore->add_option("--from", restore_from, "backup file written by `backup`")->required();
-    CLI::Option* restore_data_opt =
-        restore->add_option("--data", restore_data, "data folder (default: as for backup)");
-    restore->add_flag("--force", restore_force,
-                      "replace a store the folder already holds (its files are kept beside it "
-                      "as trunkfield.db.replaced-DATE)");
-    std::string migrate_data;
-    CLI::App* migrate = app.add_subcommand(
-        "migrate-from-sqlite",
-        "copy the SQLite store of a data folder no server is running on into an empty "
-        "PostgreSQL database (--database-url, given before or after the subcommand), verify "
-        "every copied game by reading it back and replaying its record, and exit");
-    CLI::Option* migrate_data_opt =
-        migrate->add_option("--data", migrate_data, "data folder (default: as for backup)");
-    migrate->add_option("--database-url", cfg.database_url, "the PostgreSQL database");
-    app.require_subcommand(0, 1);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ConfigError& e) {
-        std::cerr << "trunkfield-server: in --config " << app.get_config_ptr()->as<std::string>()
-                  << ": " << e.what() << "\n";
-        return e.get_exit_code();
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e);
-    }
-    // An empty value (allowed-origins = "" in a file) is the empty list, not one empty origin.
-    std::erase(cfg.allowed_origins, std::string());
-    std::erase(cfg.trusted_proxies, std::string());
-    {
-        std::string error;
-        if (!tf::server::TrustedProxies::parse(cfg.trusted_proxies, error)) {
-            std::cerr << "trunkfield-server: --trusted-proxies: " << error << "\n";
-            return 2;
-        }
-    }
-
-    if (print_config) {
-        std::cout << settings_text(app);
-        return 0;
-    }
-    if (*backup)
-        return run_backup(backup_data_opt->count() ? backup_data : cfg.data_dir, backup_to);
-    if (*restore)
-        return run_restore(restore_from, restore_data_opt->count() ? restore_data : cfg.data_dir,
-                           restore_force);
-    if (*migrate)
-        return run_migrate(migrate_data_opt->count() ? migrate_data : cfg.data_dir,
-                           {cfg.database_url, cfg.accept_unsafe_database});
-
-    auto lvl = spdlog::level::from_str(level);
-    if (lvl == spdlog::level::off && level != "off") {
-        spdlog::error("unknown log level {}", level);
-        return 2;
-    }
-    spdlog::set_level(lvl);
-    spdlog::flush_on(spdlog::level::trace);
-    if (tf::server::stdout_is_journal()) {
-        auto f = std::make_unique<spdlog::pattern_formatter>();
-        f->add_flag<SyslogPriority>('*').set_pattern("%*[%l] %v");
-        spdlog::set_formatter(std::move(f));
-    }
-    spdlog::info("trunkfield-server {}", TF_VERSION);
-    // Descriptors: the soft limit raised to the hard one (as nginx and Go do), and the
-    // connections capped below it, so that accept() never finds none left.
-    if (rlimit nofile{}; getrlimit(RLIMIT_NOFILE, &nofile) == 0) {
-        if (nofile.rlim_cur < nofile.rlim_max) {
-            nofile.rlim_cur = nofile.rlim_max;
-            if (setrlimit(RLIMIT_NOFILE, &nofile) != 0) getrlimit(RLIMIT_NOFILE, &nofile);
-        }
-        if (cfg.max_connections == 0)
-            cfg.max_connections = tf::server::default_max_connections(
-                nofile.rlim_cur == RLIM_INFINITY ? 1 << 20 : long(nofile.rlim_cur));
-        spdlog::info("connections: at most {} in all (descriptor limit {}), {} per address{}",
-                     cfg.max_connections, (long long)nofile.rlim_cur, cfg.max_connections_per_ip,
-                     cfg.trusted_proxies.empty() ? "" : "; trusted proxies name their clients");
-    }
-
-    // PostgreSQL may not be up yet (a machine booting, a failover): the node waits for it,
-    // holding its HTTP port to answer 503 meanwhile (server/app/startup_wait.h), and keeps that
-    // answer until its games are back.
-    std::unique_ptr<tf::server::StartupResponder> waiting;
-    if (cfg.store == "postgres" && !cfg.database_url.empty()) {
-        try {
-            waiting = std::make_unique<tf::server::StartupResponder>(cfg.bind, cfg.http_port);
-        } catch (const std::exception& e) {
-            spdlog::critical("cannot listen: {}", e.what());
-            return 1;
-        }
-        cfg.http_port = waiting->port();
-        spdlog::info("startup: HTTP port {} answers 503 until the games are back", cfg.http_port);
-        static std::atomic<bool> stop_waiting{false};
-        auto previous_int = std::signal(SIGINT, [](int) { stop_waiting = true; });
-        auto previous_term = std::signal(SIGTERM, [](int) { stop_waiting = true; });
-        const bool reached = tf::server::wait_until_reached(
-            [&](std::string& why) {
-                try {
-                    tf::server::pg::Blocking probe(cfg.database_url);
-                    return true;
-                } catch (const std::exception& e) {
-                    why = e.what();
-                    return false;
-                }
-            },
-            cfg.fail_fast, [] { return stop_waiting.load(); }, waiting.get());
-        std::signal(SIGINT, previous_int);
-        std::signal(SIGTERM, previous_term);
-        if (!reached) return stop_waiting ? 0 : 1;
-        waiting->set_reason("starting: the games are being restored");
-    }
-    std::unique_ptr<tf::server::Store> store;
-    try {
-        using tf::server::SyncLevel;
-        if (cfg.store == "memory") {
-            store = std::make_unique<tf::server::NullStore>();
-            spdlog::warn("store: memory only, games do not survive a restart (--store memory)");
-        } else if (cfg.store == "postgres") {
-            if (cfg.database_url.empty())
-                throw tf::server::StoreError(
-                    "--store postgres needs --database-url (or TRUNKFIELD_DATABASE_URL)");
-            store = tf::server::open_pg_store({cfg.database_url, cfg.accept_unsafe_database});
-            spdlog::info("store: PostgreSQL ({})", tf::server::redact_url(cfg.database_url));
-        } else {
-            store = tf::server::open_sqlite_store(cfg.data_dir, cfg.sync == "full" ? SyncLevel::Full
-                                                                : cfg.sync == "normal"
-                                                                    ? SyncLevel::Normal
-                                                                    : SyncLevel::Off);
-            spdlog::info("store: {}/trunkfield.db (sync {})", cfg.data_dir, cfg.sync);
-        }
-        if (!cfg.fault_file.empty()) {
-            spdlog::warn("store: injecting the faults named in {} (--fault-file, tests only)",
-                         cfg.fault_file);
-            store = std::make_unique<tf::server::FaultyStore>(std::move(store), cfg.fault_file);
-        }
-    } catch (const std::exception& e) {
-        spdlog::critical("cannot open the store: {}", e.what());
-        return 1;
-    }
-
-    if (!cfg.bus.empty()) {
-        if (cfg.store != "postgres") {
-            spdlog::critical("--bus needs --store postgres (the nodes share their games there)");
-            return 1;
-        }
-        std::string host, bad;
-        unsigned short port = 0;
-        if (!tf::server::parse_redis_url(cfg.bus, host, port)) {
-            spdlog::critical("--bus {}: not a redis://host:port address", cfg.bus);
-            return 1;
-        }
-    }
-    net::io_context ioc(cfg.threads);
-    auto hub = std::make_unique<tf::server::Hub>(ioc, cfg, std::move(store));
-    // The ports are bound first (connections wait in the kernel's queue until the games are
-    // back): a node's default id names the port it really has. With PostgreSQL, the startup
-    // responder holds the HTTP port until then, answering 503.
-    std::shared_ptr<tf::server::Listener> http, tcp;
-    auto listen = [&]() -> bool {
-        try {
-            auto addr = net::ip::make_address(cfg.bind);
-            http = std::make_shared<tf::server::Listener>(
-                ioc, net::ip::tcp::endpoint(addr, cfg.http_port),
-                [h = hub.get()](net::ip::tcp::socket s) {
-                    tf::server::start_http_session(std::move(s), *h);
-                });
-            tcp = std::make_shared<tf::server::Listener>(
-                ioc, net::ip::tcp::endpoint(addr, cfg.tcp_port),
-                [h = hub.get()](net::ip::tcp::socket s) {
-                    tf::server::start_tcp_session(std::move(s), *h);
-                });
-        } catch (const std::exception& e) {
-            spdlog::critical("cannot listen: {}", e.what());
-            return false;
-        }
-        return true;
-    };
-    if (!waiting && !listen()) return 1;
-    std::unique_ptr<tf::server::Cluster> cluster;
-    if (!cfg.bus.empty()) {
-        if (hub->cfg.node_id.empty()) {
-            char name[256] = {};
-            gethostname(name, sizeof name - 1);
-            hub->cfg.node_id = std::string(name) + "-" + std::to_string(cfg.http_port);
-            hub->services.node = hub->cfg.node_id;
-        }
-        cluster = std::make_unique<tf::server::Cluster>(*hub);
-        hub->peers = cluster.get();
-        if (!cluster->start()) return 1;
-    } else if (!hub->directory.recover()) {
-        return 1;
-    }
-    if (waiting) {
-        waiting->stop();
-        if (!listen()) return 1;
-    }
-    http->run();
-    tcp->run();
-    // SIGTERM/SIGINT: stop accepting, tell every client, let the rooms finish what is in
-    // flight until the store has committed everything handed to it (at most --drain-seconds),
-    // give the notices a moment to be written, then stop. Unfinished games resume at the next
-    // start from the store.
-    net::signal_set signals(ioc, SIGINT, SIGTERM);
-    net::steady_timer drain(ioc);
-    auto drain_deadline = std::chrono::steady_clock::now();
-    std::function<void(int)> drain_step = [&](int quiet) {
-        bool idle = hub->store->pending() == 0;
-        if ((idle && quiet >= 3) || std::chrono::steady_clock::now() >= drain_deadline) {
-            if (!idle)
-                spdlog::warn("shutdown: {} store writes still queued", hub->store->pending());
-            if (cluster) cluster->hand_over();  // the other nodes take the games at once
-            spdlog::info("shutdown: stopping");
-            return ioc.stop();
-        }
-        drain.expires_after(std::chrono::milliseconds(50));
-        drain.async_wait([&, quiet, idle](boost::system::error_code ec) {
-            if (!ec) drain_step(idle ? quiet + 1 : 0);
-        });
-    };
-    signals.async_wait([&](boost::system::error_code ec, int sig) {
-        if (ec) return;
-        spdlog::info("signal {}: shutting down; in-flight turns are committed first", sig);
-        tf::server::notify_service_manager("STOPPING=1");
-        hub->ready = false;
-        http->stop();
-        tcp->stop();
-        hub->players.notify_all(std::make_shared<const std::string>(
-            tf::proto::to_text(tf::proto::Shutdown{"the server is restarting; your games are "
-                                                   "saved and continue when it is back",
-                                                   2000})));
-        drain_deadline = std::chrono::steady_clock::now() +
-                         std::chrono::milliseconds(int(cfg.drain_seconds * 1000));
-        drain_step(0);
-        signals.async_wait([&](boost::system::error_code ec2, int) {
-            if (!ec2) {
-                spdlog::warn("second signal: stopping now");
-                ioc.stop();
-            }
-        });
-    });
-    if (!cfg.web_root.empty() &&
-        !std::filesystem::is_regular_file(std::filesystem::path(cfg.web_root) / "index.html"))
-        spdlog::warn("web root {} has no index.html: the web client is not served", cfg.web_root);
-    hub->ready = true;
-    spdlog::info("listening http={}:{} tcp={}:{}", cfg.bind, http->port(), cfg.bind, tcp->port());
-    // Type=notify (packaging/trunkfield-server.service): started once both ports accept.
-    tf::server::notify_service_manager(fmt::format("READY=1\nSTATUS=listening http={}:{} tcp={}:{}",
-                                                   cfg.bind, http->port(), cfg.bind, tcp->port()));
-
-    std::vector<std::thread> threads;
-    // Network threads: a blocking store read on one of them is a bug (asserted in debug builds).
-    for (int i = 1; i < cfg.threads; ++i)
-        threads.emplace_back([&] {
-            tf::server::mark_io_thread();
-            ioc.run();
-        });
-    tf::server::mark_io_thread();
-    ioc.run();
-    for (auto& t : threads) t.join();
-    http.reset();
-    tcp.reset();
-    if (cluster) {
-        cluster->stop();
-        hub->peers = &hub->alone;
-    }
-    auto st = hub->store->stats();
-    if (!st.latency_ms.empty()) {
-        std::sort(st.latency_ms.begin(), st.latency_ms.end());
-        auto at = [&](double q) {
-            return st.latency_ms[std::size_t(q * (st.latency_ms.size() - 1))];
-        };
-        spdlog::info(
-            "store: {} commits of {} operations, {} failed; commit latency median {:.2f} "
-            "ms, p99 {:.2f} ms (last {} operations)",
-            st.commits, st.operations, st.failures, at(0.5), at(0.99), st.latency_ms.size());
-    }
-    cluster.reset();
-    hub.reset();  // rooms and their owners go before the io_context and its pending handlers
-    return 0;
+    if (!setup_logging(cmd.log_level)) return 2;
+    return serve(cfg);
 }

@@ -161,8 +161,7 @@ std::string migrate_sqlite_to_pg(const std::string& dir, const PgOptions& option
             false);
 
     std::size_t copied[std::size(kTables)] = {};
-    db.exec("BEGIN");
-    try {
+    db.transaction([&] {
         for (std::size_t t = 0; t < std::size(kTables); ++t) {
             const Table& tb = kTables[t];
             const std::string insert = std::string("INSERT INTO ") + tb.name + " (" + tb.columns +
@@ -189,14 +188,7 @@ std::string migrate_sqlite_to_pg(const std::string& dir, const PgOptions& option
         db.exec(
             "SELECT setval(pg_get_serial_sequence('games', 'id'), "
             "GREATEST((SELECT max(id) FROM games), 1))");
-        db.exec("COMMIT");
-    } catch (...) {
-        try {
-            db.exec("ROLLBACK");
-        } catch (const StoreError&) {
-        }
-        throw;
-    }
+    });
 
     // Verification, through both stores' own reads. A difference leaves the copy in place (it
     // is committed) and says so: the SQLite folder is untouched either way.

@@ -26,30 +26,57 @@ class Histogram {
     std::atomic<std::uint64_t> sum_us_{0};
 };
 
+// The process's own counters and gauges, one line each: X(member, value type, kind, name, help).
+// Metrics declares a member for each, and GET /metrics (server/web/metrics_page.cpp) renders
+// them all from this table; the labelled families and the histograms are written out there.
+#define TF_METRICS(X)                                                                        \
+    X(games_compacted, std::int64_t, gauge, "trunkfield_games_compacted",                    \
+      "Finished games kept in memory as a summary, their state in the store.")               \
+    X(games_suspended, std::int64_t, gauge, "trunkfield_games_suspended",                    \
+      "Games paused at their last saved position because the store failed.")                 \
+    X(games_resumed, std::uint64_t, counter, "trunkfield_games_resumed_total",               \
+      "Suspended games that resumed once the store worked again.")                           \
+    X(store_failures, std::uint64_t, counter, "trunkfield_store_failures_total",             \
+      "Store operations that failed.")                                                       \
+    X(store_episodes, std::uint64_t, counter, "trunkfield_store_failure_episodes_total",     \
+      "Times the store went from working to failing.")                                       \
+    X(spectators, std::int64_t, gauge, "trunkfield_spectators",                              \
+      "Connections watching a game without a seat.")                                         \
+    X(turns_accepted, std::uint64_t, counter, "trunkfield_turns_accepted_total",             \
+      "Turns accepted and stored.")                                                          \
+    X(setups_accepted, std::uint64_t, counter, "trunkfield_setups_accepted_total",           \
+      "Setups accepted and stored.")                                                         \
+    X(messages_in, std::uint64_t, counter, "trunkfield_messages_in_total",                   \
+      "Messages received from clients.")                                                     \
+    X(messages_out, std::uint64_t, counter, "trunkfield_messages_out_total",                 \
+      "Messages queued to clients.")                                                         \
+    X(accept_failures, std::uint64_t, counter, "trunkfield_accept_failures_total",           \
+      "accept() calls that failed (descriptors or memory exhausted, resets).")               \
+    X(accept_pauses, std::uint64_t, counter, "trunkfield_accept_pauses_total",               \
+      "Episodes in which the listeners paused for want of descriptors or memory.")           \
+    X(queue_drops, std::uint64_t, counter, "trunkfield_queue_drops_total",                   \
+      "Connections dropped because their outgoing queue was full.")                          \
+    X(password_refusals, std::uint64_t, counter, "trunkfield_password_refusals_total",       \
+      "Password checks refused at once (try_again) because the password threads' queue was " \
+      "full.")
+
 struct Metrics {
+#define TF_METRIC_MEMBER(member, type, kind, name, help) std::atomic<type> member{0};
+    TF_METRICS(TF_METRIC_MEMBER)
+#undef TF_METRIC_MEMBER
+    // Labelled: connections by transport; refused at accept by --max-connections-per-ip
+    // ("address") and --max-connections ("full"), server/web/listener.h.
     std::atomic<std::int64_t> connections_ws{0}, connections_tcp{0};
-    std::atomic<std::uint64_t> messages_in{0}, messages_out{0}, queue_drops{0};
-    // Connections refused at accept: --max-connections-per-ip, --max-connections; accept()
-    // failures and the pauses of the listeners for want of descriptors (server/web/listener.h).
     std::atomic<std::uint64_t> connections_refused_address{0}, connections_refused_full{0};
-    std::atomic<std::uint64_t> accept_failures{0}, accept_pauses{0};
-    // Password checks refused because the password threads' queue was full (try_again), and
-    // refused by the login limits (too_many_attempts), by reason.
-    std::atomic<std::uint64_t> password_refusals{0};
-    std::atomic<std::uint64_t> turns_accepted{0}, setups_accepted{0};
-    std::atomic<std::int64_t> spectators{0};
-    std::atomic<std::int64_t> games_suspended{0};  // rooms paused by a store failure
-    std::atomic<std::int64_t> games_compacted{0};  // finished rooms kept as a summary
-    std::atomic<std::uint64_t> store_failures{0};  // store operations that failed
-    std::atomic<std::uint64_t> store_episodes{0};  // times the store started failing
-    std::atomic<std::uint64_t> games_resumed{0};   // suspended rooms that resumed
-    std::atomic<std::uint64_t> games_fenced{0};    // cluster: rooms dropped, another node owns them
+    std::atomic<std::uint64_t> games_fenced{0};  // cluster: rooms dropped, another node owns them
     std::array<std::atomic<std::uint64_t>, proto::kErrCount> rejected{};  // by proto::Err
     Histogram turn_latency;    // a turn read from its connection -> ack delivered
     Histogram commit_latency;  // an operation queued in the store -> durable
     Histogram lease_renew;     // cluster: a renewal of this node's lease in PostgreSQL
 
-    void reject(proto::Err e) { ++rejected[std::size_t(e)]; }
+    void reject(proto::Err e) {
+        ++rejected[std::size_t(e)];
+    }
 };
 
 Metrics& metrics();

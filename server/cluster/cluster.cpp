@@ -285,35 +285,19 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
 
     // A claimed game: replayed from its journal and served here.
     void take(pg::Blocking& db, const std::string& code, std::int64_t epoch, bool at_start) {
-        std::string error;
         std::shared_ptr<Room> room;
         try {
             auto row = hub_.store->game(code);
             if (!row) return;
-            room = hub_.factory.restore(*row, hub_.store->journal(code), error);
+            room = hub_.factory.adopt(*row, "cluster").room;
         } catch (const StoreError& e) {
-            if (e.fault) {  // the store's trouble, not the game's: given up, claimed again later
-                spdlog::warn("cluster: game {} cannot be read ({}); released", code, e.what());
-                db.exec(
-                    "UPDATE games SET owner = NULL WHERE code = $1 AND owner = $2 AND epoch = "
-                    "$3",
+            // The store's trouble, not the game's: given up, claimed again later.
+            spdlog::warn("cluster: game {} cannot be read ({}); released", code, e.what());
+            db.exec("UPDATE games SET owner = NULL WHERE code = $1 AND owner = $2 AND epoch = $3",
                     {code, node_, num(epoch)});
-                return;
-            }
-            error = e.what();
-        } catch (const std::exception& e) {
-            error = e.what();
-        }
-        if (!room) {
-            spdlog::critical("cluster: game {} does not replay and is quarantined: {}", code,
-                             error);
-            try {
-                hub_.store->quarantine(code, error);
-            } catch (const std::exception& e) {
-                spdlog::critical("cluster: cannot quarantine game {}: {}", code, e.what());
-            }
             return;
         }
+        if (!room) return;  // quarantined
         room->claimed(epoch);
         // A room of the game this node still holds from before (its lease lapsed, another node
         // released the game unread, and this one claimed it again): dropped as fenced, its

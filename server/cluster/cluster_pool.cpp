@@ -43,66 +43,62 @@ void SharedPool::seek(const std::shared_ptr<Session>& s, const Player& p,
     core_.db.post([self = this, w = std::weak_ptr<Session>(s), p, m, pool, rating, retry,
                    conn = s->conn_id()](pg::Blocking& db) {
         std::optional<Found> found;
-        bool waiting = false;
-        db.exec("BEGIN");
+        bool waiting = false, gone = false;
         try {
-            db.exec("SELECT pg_advisory_xact_lock(hashtext($1))", {pool});
-            std::string mine_range = "100";
-            if (retry) {
-                auto me = db.exec(std::string("SELECT ") + kRange +
-                                      " FROM seeks WHERE player_id = $1 AND node = $2 AND "
-                                      "conn = $3",
-                                  {p.id, self->core_.me, num(std::int64_t(conn))})
-                              .rows;
-                if (me.empty()) {  // withdrawn or paired meanwhile
-                    db.exec("COMMIT");
-                    return;
+            db.transaction([&] {
+                db.exec("SELECT pg_advisory_xact_lock(hashtext($1))", {pool});
+                std::string mine_range = "100";
+                if (retry) {
+                    auto me = db.exec(std::string("SELECT ") + kRange +
+                                          " FROM seeks WHERE player_id = $1 AND node = $2 AND "
+                                          "conn = $3",
+                                      {p.id, self->core_.me, num(std::int64_t(conn))})
+                                  .rows;
+                    if (me.empty()) {  // withdrawn or paired meanwhile
+                        gone = true;
+                        return;
+                    }
+                    mine_range = me[0][0].value_or("100");
+                } else {
+                    db.exec("DELETE FROM seeks WHERE player_id = $1", {p.id});
                 }
-                mine_range = me[0][0].value_or("100");
-            } else {
-                db.exec("DELETE FROM seeks WHERE player_id = $1", {p.id});
-            }
-            const std::string r = rating ? std::to_string(*rating) : std::string();
-            auto rows =
-                db.exec(std::string("SELECT player_id, player_name, account, node, conn, "
-                                    "rating FROM seeks WHERE pool = $1 AND player_id <> $2 "
-                                    "AND EXISTS (SELECT 1 FROM nodes n WHERE n.id = "
-                                    "split_part(seeks.node, '@', 1) AND n.lease_until > "
-                                    "now()) AND ") +
-                            (rating ? std::string("rating IS NOT NULL AND abs(rating - ") + r +
-                                          ") <= GREATEST(" + kRange + ", " + mine_range + ")"
-                                    : std::string("rating IS NULL")) +
-                            " ORDER BY since LIMIT 1",
-                        {pool, p.id})
-                    .rows;
-            if (!rows.empty()) {
-                Found f;
-                f.player_id = *rows[0][0];
-                f.name = rows[0][1].value_or("");
-                f.account = rows[0][2] == std::optional<std::string>("t");
-                f.node = rows[0][3].value_or("");
-                f.conn = std::stoull(rows[0][4].value_or("0"));
-                if (rows[0][5]) f.rating = std::stoi(*rows[0][5]);
-                db.exec("DELETE FROM seeks WHERE player_id = $1 OR player_id = $2",
-                        {f.player_id, p.id});
-                found = f;
-            } else if (!retry) {
-                db.exec(
-                    "INSERT INTO seeks (player_id, pool, node, conn, player_name, account, "
-                    "rating) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                    {p.id, pool, self->core_.me, num(std::int64_t(conn)), p.name,
-                     p.account ? "true" : "false",
-                     rating ? std::optional<std::string>(r) : std::nullopt});
-                waiting = true;
-            } else {
-                waiting = true;
-            }
-            db.exec("COMMIT");
+                const std::string r = rating ? std::to_string(*rating) : std::string();
+                auto rows =
+                    db.exec(std::string("SELECT player_id, player_name, account, node, conn, "
+                                        "rating FROM seeks WHERE pool = $1 AND player_id <> $2 "
+                                        "AND EXISTS (SELECT 1 FROM nodes n WHERE n.id = "
+                                        "split_part(seeks.node, '@', 1) AND n.lease_until > "
+                                        "now()) AND ") +
+                                (rating ? std::string("rating IS NOT NULL AND abs(rating - ") + r +
+                                              ") <= GREATEST(" + kRange + ", " + mine_range + ")"
+                                        : std::string("rating IS NULL")) +
+                                " ORDER BY since LIMIT 1",
+                            {pool, p.id})
+                        .rows;
+                if (!rows.empty()) {
+                    Found f;
+                    f.player_id = *rows[0][0];
+                    f.name = rows[0][1].value_or("");
+                    f.account = rows[0][2] == std::optional<std::string>("t");
+                    f.node = rows[0][3].value_or("");
+                    f.conn = std::stoull(rows[0][4].value_or("0"));
+                    if (rows[0][5]) f.rating = std::stoi(*rows[0][5]);
+                    db.exec("DELETE FROM seeks WHERE player_id = $1 OR player_id = $2",
+                            {f.player_id, p.id});
+                    found = f;
+                } else if (!retry) {
+                    db.exec(
+                        "INSERT INTO seeks (player_id, pool, node, conn, player_name, account, "
+                        "rating) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                        {p.id, pool, self->core_.me, num(std::int64_t(conn)), p.name,
+                         p.account ? "true" : "false",
+                         rating ? std::optional<std::string>(r) : std::nullopt});
+                    waiting = true;
+                } else {
+                    waiting = true;
+                }
+            });
         } catch (...) {
-            try {
-                db.exec("ROLLBACK");
-            } catch (...) {
-            }
             if (auto s = w.lock())
                 s->deliver(std::make_shared<const std::string>(proto::to_text(
                     proto::ErrorMsg{proto::Err::StoreUnavailable,
@@ -110,6 +106,7 @@ void SharedPool::seek(const std::shared_ptr<Session>& s, const Player& p,
                                     std::nullopt, std::nullopt, std::nullopt})));
             throw;
         }
+        if (gone) return;
         auto s = w.lock();
         if (!s) return;
         if (found) {

@@ -16,10 +16,27 @@ std::shared_ptr<Room> RoomFactory::make(const std::string& code, RoomParams para
                                   std::move(creator), services_);
 }
 
-std::shared_ptr<Room> RoomFactory::restore(const StoredGame& row,
-                                           const std::vector<JournalRow>& journal,
-                                           std::string& error) {
-    return Room::restore(boost::asio::make_strand(ioc_), row, journal, services_, error);
+RoomFactory::Adopted RoomFactory::adopt(const StoredGame& row, const char* who) {
+    std::string error;
+    try {
+        auto journal = services_.store.journal(row.code);
+        if (auto room =
+                Room::restore(boost::asio::make_strand(ioc_), row, journal, services_, error))
+            return {std::move(room)};
+    } catch (const StoreError& e) {
+        if (e.fault) throw;
+        error = e.what();
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    spdlog::critical("{}: game {} does not replay and is quarantined: {}", who, row.code, error);
+    try {
+        services_.store.quarantine(row.code, error);
+    } catch (const std::exception& e) {
+        spdlog::critical("{}: cannot quarantine game {}: {}", who, row.code, e.what());
+        return {nullptr, false};
+    }
+    return {nullptr, true};
 }
 
 std::shared_ptr<Room> LocalDirectory::find(const std::string& code) {
@@ -88,25 +105,19 @@ bool LocalDirectory::recover() {
     }
     int restored = 0, quarantined = 0;
     for (const auto& g : games) {
-        std::string error;
-        std::shared_ptr<Room> room;
+        RoomFactory::Adopted a;
         try {
-            room = factory_.restore(g, services_.store.journal(g.code), error);
-        } catch (const std::exception& e) {
-            error = e.what();
+            a = factory_.adopt(g, "recovery");
+        } catch (const StoreError& e) {
+            spdlog::critical("recovery: cannot read game {} from the store: {}", g.code, e.what());
+            return false;
         }
-        if (!room) {
-            spdlog::critical("recovery: game {} does not replay and is quarantined: {}", g.code,
-                             error);
-            try {
-                services_.store.quarantine(g.code, error);
-            } catch (const std::exception& e) {
-                spdlog::critical("recovery: cannot quarantine game {}: {}", g.code, e.what());
-                return false;
-            }
+        if (!a.quarantined && !a.room) return false;
+        if (!a.room) {
             ++quarantined;
             continue;
         }
+        auto& room = a.room;
         {
             std::lock_guard lock(m_);
             rooms_[g.code] = room;

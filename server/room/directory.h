@@ -27,9 +27,16 @@ class RoomFactory {
     RoomFactory(boost::asio::io_context& ioc, RoomServices& services)
         : ioc_(ioc), services_(services) {}
     std::shared_ptr<Room> make(const std::string& code, RoomParams params, Player creator);
-    // An unfinished game rebuilt from the store; null with `error` when it does not replay.
-    std::shared_ptr<Room> restore(const StoredGame& row, const std::vector<JournalRow>& journal,
-                                  std::string& error);
+    // An unfinished game taken into this process, at start (LocalDirectory::recover) or from
+    // another node (server/cluster/cluster.cpp): its journal read from the store and replayed.
+    // A game that does not replay is quarantined in the store (logged critical, prefixed with
+    // `who`): then `room` is null, and `quarantined` says whether the store took that. The
+    // store's own fault reading it is thrown (StoreError, fault true): the game is left as is.
+    struct Adopted {
+        std::shared_ptr<Room> room;
+        bool quarantined = false;
+    };
+    Adopted adopt(const StoredGame& row, const char* who);
 
   private:
     boost::asio::io_context& ioc_;

@@ -251,8 +251,7 @@ void prepare_database(Blocking& db, bool accept_unsafe) {
                              "--accept-unsafe-database to accept that)");
         spdlog::warn("store: {} (accepted by --accept-unsafe-database)", what);
     }
-    db.exec("BEGIN");
-    try {
+    db.transaction([&] {
         db.exec(std::string("SELECT pg_advisory_xact_lock(") + kMigrationLock + ")");
         db.exec("CREATE TABLE IF NOT EXISTS tf_schema (version integer NOT NULL)");
         auto rows = db.exec("SELECT version FROM tf_schema").rows;
@@ -271,14 +270,7 @@ void prepare_database(Blocking& db, bool accept_unsafe) {
             db.exec("UPDATE tf_schema SET version = " + std::to_string(v + 1));
             spdlog::info("store: migrated the database to schema version {}", v + 1);
         }
-        db.exec("COMMIT");
-    } catch (...) {
-        try {
-            db.exec("ROLLBACK");
-        } catch (const StoreError&) {
-        }
-        throw;
-    }
+    });
 }
 
 }  // namespace tf::server::pg

@@ -37,6 +37,22 @@ class Blocking {
     // One statement with text parameters; several statements when there are none.
     Rows exec(const std::string& sql, const std::vector<std::optional<std::string>>& params = {});
     pg_conn* raw() { return conn_; }
+    // fn() between BEGIN and COMMIT; anything thrown rolls it back (the ROLLBACK's own failure,
+    // a connection already gone, is ignored) and is thrown on.
+    template <class F>
+    void transaction(F&& fn) {
+        exec("BEGIN");
+        try {
+            fn();
+            exec("COMMIT");
+        } catch (...) {
+            try {
+                exec("ROLLBACK");
+            } catch (const std::exception&) {
+            }
+            throw;
+        }
+    }
 
   private:
     pg_conn* conn_ = nullptr;

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <initializer_list>
+#include <utility>
 
 #include "server/base/metrics.h"
 #include "server/session/hub.h"
@@ -18,53 +20,45 @@ long rss_bytes() {
     return resident * sysconf(_SC_PAGESIZE);
 }
 
+// The gauges read from the Hub's parts, one line each: X(name, help, value).
+#define TF_HUB_GAUGES(X)                                                                           \
+    X("trunkfield_players", "Players with at least one connection.", hub.players.players())        \
+    X("trunkfield_open_games", "Public games waiting for an opponent.", lists.open_games)          \
+    X("trunkfield_live_games", "Public games being played.", lists.live_games)                     \
+    X("trunkfield_games_in_memory", "Games held in memory.", hub.directory.size())                 \
+    X("trunkfield_quick_match_waiting", "Quick-match requests waiting.", hub.matchmaker.waiting()) \
+    X("trunkfield_store_healthy", "1 while store writes succeed, else 0.",                         \
+      hub.store->healthy() ? 1 : 0)                                                                \
+    X("trunkfield_connections_max",                                                                \
+      "Connections the server accepts in all (--max-connections; 0: no limit).",                   \
+      hub.conn_limit.max_total())                                                                  \
+    X("trunkfield_resident_memory_bytes", "Resident set size of the process.", rss_bytes())
+
+// One labelled family: its help and type, then a line per label value.
+void family(std::string& out, const char* name, const char* type, const char* help,
+            const char* label, std::initializer_list<std::pair<const char*, std::uint64_t>> rows) {
+    out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+    for (const auto& [value, n] : rows)
+        out += std::string(name) + "{" + label + "=\"" + value + "\"} " + std::to_string(n) + "\n";
+}
+
 }  // namespace
 
 std::string render_metrics(Hub& hub) {
     Metrics& m = metrics();
-    const bool store_healthy = hub.store->healthy();
-    auto lists = hub.listings.counts();
+    const auto lists = hub.listings.counts();
     std::string out;
-    out +=
-        "# HELP trunkfield_connections Open client connections by transport.\n"
-        "# TYPE trunkfield_connections gauge\n"
-        "trunkfield_connections{transport=\"ws\"} " +
-        std::to_string(m.connections_ws.load()) +
-        "\n"
-        "trunkfield_connections{transport=\"tcp\"} " +
-        std::to_string(m.connections_tcp.load()) + "\n";
-    metric(out, "trunkfield_players", "gauge", "Players with at least one connection.",
-           std::to_string(hub.players.players()));
-    metric(out, "trunkfield_open_games", "gauge", "Public games waiting for an opponent.",
-           std::to_string(lists.open_games));
-    metric(out, "trunkfield_live_games", "gauge", "Public games being played.",
-           std::to_string(lists.live_games));
-    metric(out, "trunkfield_games_in_memory", "gauge", "Games held in memory.",
-           std::to_string(hub.directory.size()));
-    metric(out, "trunkfield_games_compacted", "gauge",
-           "Finished games kept in memory as a summary, their state in the store.",
-           std::to_string(m.games_compacted.load()));
-    metric(out, "trunkfield_quick_match_waiting", "gauge", "Quick-match requests waiting.",
-           std::to_string(hub.matchmaker.waiting()));
-    metric(out, "trunkfield_games_suspended", "gauge",
-           "Games paused at their last saved position because the store failed.",
-           std::to_string(m.games_suspended.load()));
-    metric(out, "trunkfield_games_resumed_total", "counter",
-           "Suspended games that resumed once the store worked again.",
-           std::to_string(m.games_resumed.load()));
-    metric(out, "trunkfield_store_healthy", "gauge", "1 while store writes succeed, else 0.",
-           store_healthy ? "1" : "0");
-    metric(out, "trunkfield_store_failures_total", "counter", "Store operations that failed.",
-           std::to_string(m.store_failures.load()));
-    metric(out, "trunkfield_store_failure_episodes_total", "counter",
-           "Times the store went from working to failing.",
-           std::to_string(m.store_episodes.load()));
-    metric(out, "trunkfield_spectators", "gauge", "Connections watching a game without a seat.",
-           std::to_string(m.spectators.load()));
-    metric(out, "trunkfield_turns_accepted_total", "counter", "Turns accepted and stored.",
-           std::to_string(m.turns_accepted.load()));
-    metric(out, "trunkfield_setups_accepted_total", "counter", "Setups accepted and stored.",
-           std::to_string(m.setups_accepted.load()));
+    family(out, "trunkfield_connections", "gauge", "Open client connections by transport.",
+           "transport",
+           {{"ws", std::uint64_t(m.connections_ws.load())},
+            {"tcp", std::uint64_t(m.connections_tcp.load())}});
+#define X(name, help, value) metric(out, name, "gauge", help, std::to_string(value));
+    TF_HUB_GAUGES(X)
+#undef X
+#define X(member, type, kind, name, help) \
+    metric(out, name, #kind, help, std::to_string(m.member.load()));
+    TF_METRICS(X)
+#undef X
     out +=
         "# HELP trunkfield_rejected_total Requests answered with an error, by error code.\n"
         "# TYPE trunkfield_rejected_total counter\n";
@@ -73,38 +67,17 @@ std::string render_metrics(Hub& hub) {
            std::to_string(m.rejected[std::size_t(proto::Err::id)].load()) + "\n";
     TF_PROTO_ERRORS(X)
 #undef X
-    metric(out, "trunkfield_messages_in_total", "counter", "Messages received from clients.",
-           std::to_string(m.messages_in.load()));
-    metric(out, "trunkfield_messages_out_total", "counter", "Messages queued to clients.",
-           std::to_string(m.messages_out.load()));
-    out +=
-        "# HELP trunkfield_connections_refused_total Connections refused at accept: too many "
-        "from the client's address (--max-connections-per-ip) or in all (--max-connections).\n"
-        "# TYPE trunkfield_connections_refused_total counter\n"
-        "trunkfield_connections_refused_total{reason=\"address\"} " +
-        std::to_string(m.connections_refused_address.load()) +
-        "\n"
-        "trunkfield_connections_refused_total{reason=\"full\"} " +
-        std::to_string(m.connections_refused_full.load()) + "\n";
-    metric(out, "trunkfield_connections_max", "gauge",
-           "Connections the server accepts in all (--max-connections; 0: no limit).",
-           std::to_string(hub.conn_limit.max_total()));
-    metric(out, "trunkfield_accept_failures_total", "counter",
-           "accept() calls that failed (descriptors or memory exhausted, resets).",
-           std::to_string(m.accept_failures.load()));
-    metric(out, "trunkfield_accept_pauses_total", "counter",
-           "Episodes in which the listeners paused for want of descriptors or memory.",
-           std::to_string(m.accept_pauses.load()));
-    metric(out, "trunkfield_queue_drops_total", "counter",
-           "Connections dropped because their outgoing queue was full.",
-           std::to_string(m.queue_drops.load()));
+    family(out, "trunkfield_connections_refused_total", "counter",
+           "Connections refused at accept: too many from the client's address "
+           "(--max-connections-per-ip) or in all (--max-connections).",
+           "reason",
+           {{"address", m.connections_refused_address.load()},
+            {"full", m.connections_refused_full.load()}});
     m.commit_latency.render(out, "trunkfield_store_commit_seconds",
                             "Store operations from queued to durable.");
     m.turn_latency.render(out, "trunkfield_turn_seconds",
                           "Turns from received to acknowledged (validation and commit).");
     hub.peers->render_metrics(out);  // the cluster's, with several nodes
-    metric(out, "trunkfield_resident_memory_bytes", "gauge", "Resident set size of the process.",
-           std::to_string(rss_bytes()));
     return out;
 }
 

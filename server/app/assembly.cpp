@@ -1,0 +1,356 @@
+#include "server/app/assembly.h"
+
+#include <spdlog/pattern_formatter.h>
+#include <spdlog/spdlog.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <csignal>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "proto/messages.h"
+#include "server/app/startup_wait.h"
+#include "server/app/systemd.h"
+#include "server/base/io_thread.h"
+#include "server/cluster/bus.h"
+#include "server/cluster/cluster.h"
+#include "server/net/client_address.h"
+#include "server/session/hub.h"
+#include "server/store/faulty_store.h"
+#include "server/store/pg_schema.h"
+#include "server/store/pg_store.h"
+#include "server/store/sqlite_store.h"
+#include "server/web/listener.h"
+#include "server/web/transports.h"
+
+#ifndef TF_VERSION
+#define TF_VERSION "unknown"
+#endif
+
+namespace tf::server {
+
+namespace {
+
+namespace net = boost::asio;
+
+// Log lines for the journal: the syslog priority first ("<4>" = warning), so that journalctl
+// shows and filters levels (-p warning); the journal stamps the time itself.
+class SyslogPriority : public spdlog::custom_flag_formatter {
+  public:
+    void format(const spdlog::details::log_msg& msg, const std::tm&,
+                spdlog::memory_buf_t& dest) override {
+        static constexpr const char* kPriority[] = {"<7>", "<7>", "<6>", "<4>",
+                                                    "<3>", "<2>", "<6>"};
+        const char* p = kPriority[std::min<std::size_t>(std::size_t(msg.level), 6)];
+        dest.append(p, p + 3);
+    }
+    std::unique_ptr<custom_flag_formatter> clone() const override {
+        return std::make_unique<SyslogPriority>();
+    }
+};
+
+// Descriptors: the soft limit raised to the hard one (as nginx and Go do), and the connections
+// capped below it, so that accept() never finds none left.
+void raise_descriptor_limit(Config& cfg) {
+    rlimit nofile{};
+    if (getrlimit(RLIMIT_NOFILE, &nofile) != 0) return;
+    if (nofile.rlim_cur < nofile.rlim_max) {
+        nofile.rlim_cur = nofile.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &nofile) != 0) getrlimit(RLIMIT_NOFILE, &nofile);
+    }
+    if (cfg.max_connections == 0)
+        cfg.max_connections = default_max_connections(
+            nofile.rlim_cur == RLIM_INFINITY ? 1 << 20 : long(nofile.rlim_cur));
+    spdlog::info("connections: at most {} in all (descriptor limit {}), {} per address{}",
+                 cfg.max_connections, (long long)nofile.rlim_cur, cfg.max_connections_per_ip,
+                 cfg.trusted_proxies.empty() ? "" : "; trusted proxies name their clients");
+}
+
+// PostgreSQL may not be up yet (a machine booting, a failover): the node waits for it, holding
+// its HTTP port to answer 503 meanwhile (server/app/startup_wait.h), and keeps that answer
+// until its games are back. Null without PostgreSQL; `exit` set when the node must not go on
+// (0: stopped by a signal while waiting).
+std::unique_ptr<StartupResponder> wait_for_database(Config& cfg, std::optional<int>& exit) {
+    if (cfg.store != "postgres" || cfg.database_url.empty()) return nullptr;
+    std::unique_ptr<StartupResponder> waiting;
+    try {
+        waiting = std::make_unique<StartupResponder>(cfg.bind, cfg.http_port);
+    } catch (const std::exception& e) {
+        spdlog::critical("cannot listen: {}", e.what());
+        exit = 1;
+        return nullptr;
+    }
+    cfg.http_port = waiting->port();
+    spdlog::info("startup: HTTP port {} answers 503 until the games are back", cfg.http_port);
+    static std::atomic<bool> stop_waiting{false};
+    auto previous_int = std::signal(SIGINT, [](int) { stop_waiting = true; });
+    auto previous_term = std::signal(SIGTERM, [](int) { stop_waiting = true; });
+    const bool reached = wait_until_reached(
+        [&](std::string& why) {
+            try {
+                pg::Blocking probe(cfg.database_url);
+                return true;
+            } catch (const std::exception& e) {
+                why = e.what();
+                return false;
+            }
+        },
+        cfg.fail_fast, [] { return stop_waiting.load(); }, waiting.get());
+    std::signal(SIGINT, previous_int);
+    std::signal(SIGTERM, previous_term);
+    if (!reached) {
+        exit = stop_waiting ? 0 : 1;
+        return nullptr;
+    }
+    waiting->set_reason("starting: the games are being restored");
+    return waiting;
+}
+
+// The store --store names, wrapped in the fault injector under --fault-file. Throws.
+std::unique_ptr<Store> open_store(const Config& cfg) {
+    std::unique_ptr<Store> store;
+    if (cfg.store == "memory") {
+        store = std::make_unique<NullStore>();
+        spdlog::warn("store: memory only, games do not survive a restart (--store memory)");
+    } else if (cfg.store == "postgres") {
+        if (cfg.database_url.empty())
+            throw StoreError("--store postgres needs --database-url (or TRUNKFIELD_DATABASE_URL)");
+        store = open_pg_store({cfg.database_url, cfg.accept_unsafe_database});
+        spdlog::info("store: PostgreSQL ({})", redact_url(cfg.database_url));
+    } else {
+        store = open_sqlite_store(cfg.data_dir, cfg.sync == "full"     ? SyncLevel::Full
+                                                : cfg.sync == "normal" ? SyncLevel::Normal
+                                                                       : SyncLevel::Off);
+        spdlog::info("store: {}/trunkfield.db (sync {})", cfg.data_dir, cfg.sync);
+    }
+    if (!cfg.fault_file.empty()) {
+        spdlog::warn("store: injecting the faults named in {} (--fault-file, tests only)",
+                     cfg.fault_file);
+        store = std::make_unique<FaultyStore>(std::move(store), cfg.fault_file);
+    }
+    return store;
+}
+
+// --bus: needs PostgreSQL and a redis:// address.
+bool bus_settings_valid(const Config& cfg) {
+    if (cfg.bus.empty()) return true;
+    if (cfg.store != "postgres") {
+        spdlog::critical("--bus needs --store postgres (the nodes share their games there)");
+        return false;
+    }
+    std::string host;
+    unsigned short port = 0;
+    if (!parse_redis_url(cfg.bus, host, port)) {
+        spdlog::critical("--bus {}: not a redis://host:port address", cfg.bus);
+        return false;
+    }
+    return true;
+}
+
+// One running server: its io_context, Hub, listeners and (with --bus) cluster membership.
+class Node {
+  public:
+    Node(const Config& cfg, std::unique_ptr<Store> store)
+        : cfg_(cfg), ioc_(cfg.threads), hub_(std::make_unique<Hub>(ioc_, cfg, std::move(store))) {}
+
+    ~Node() {
+        http_.reset();
+        tcp_.reset();
+        if (ran_) {
+            if (cluster_) {
+                cluster_->stop();
+                hub_->peers = &hub_->alone;
+            }
+            log_store_figures();
+        }
+        cluster_.reset();
+        hub_.reset();  // rooms and their owners go before the io_context and its pending handlers
+    }
+
+    // The ports are bound first (connections wait in the kernel's queue until the games are
+    // back): a node's default id names the port it really has. With PostgreSQL, the startup
+    // responder holds the HTTP port until then, answering 503.
+    bool start(std::unique_ptr<StartupResponder> waiting) {
+        if (!waiting && !listen()) return false;
+        if (!cfg_.bus.empty()) {
+            if (hub_->cfg.node_id.empty()) {
+                char name[256] = {};
+                gethostname(name, sizeof name - 1);
+                hub_->cfg.node_id = std::string(name) + "-" + std::to_string(cfg_.http_port);
+                hub_->services.node = hub_->cfg.node_id;
+            }
+            cluster_ = std::make_unique<Cluster>(*hub_);
+            hub_->peers = cluster_.get();
+            if (!cluster_->start()) return false;
+        } else if (!hub_->directory.recover()) {
+            return false;
+        }
+        if (waiting) {
+            waiting->stop();
+            if (!listen()) return false;
+        }
+        http_->run();
+        tcp_->run();
+        return true;
+    }
+
+    // The network threads, until a signal's drain stops the io_context.
+    void run() {
+        ran_ = true;
+        net::signal_set signals(ioc_, SIGINT, SIGTERM);
+        signals.async_wait([&](boost::system::error_code ec, int sig) {
+            if (ec) return;
+            shut_down(sig);
+            signals.async_wait([&](boost::system::error_code ec2, int) {
+                if (!ec2) {
+                    spdlog::warn("second signal: stopping now");
+                    ioc_.stop();
+                }
+            });
+        });
+        if (!cfg_.web_root.empty() &&
+            !std::filesystem::is_regular_file(std::filesystem::path(cfg_.web_root) / "index.html"))
+            spdlog::warn("web root {} has no index.html: the web client is not served",
+                         cfg_.web_root);
+        hub_->ready = true;
+        spdlog::info("listening http={}:{} tcp={}:{}", cfg_.bind, http_->port(), cfg_.bind,
+                     tcp_->port());
+        // Type=notify (packaging/trunkfield-server.service): started once both ports accept.
+        notify_service_manager(fmt::format("READY=1\nSTATUS=listening http={}:{} tcp={}:{}",
+                                           cfg_.bind, http_->port(), cfg_.bind, tcp_->port()));
+        std::vector<std::thread> threads;
+        // Network threads: a blocking store read on one of them is a bug (asserted in debug
+        // builds).
+        for (int i = 1; i < cfg_.threads; ++i)
+            threads.emplace_back([&] {
+                mark_io_thread();
+                ioc_.run();
+            });
+        mark_io_thread();
+        ioc_.run();
+        for (auto& t : threads) t.join();
+    }
+
+  private:
+    bool listen() {
+        try {
+            auto addr = net::ip::make_address(cfg_.bind);
+            http_ = std::make_shared<Listener>(
+                ioc_, net::ip::tcp::endpoint(addr, cfg_.http_port),
+                [h = hub_.get()](net::ip::tcp::socket s) { start_http_session(std::move(s), *h); });
+            tcp_ = std::make_shared<Listener>(
+                ioc_, net::ip::tcp::endpoint(addr, cfg_.tcp_port),
+                [h = hub_.get()](net::ip::tcp::socket s) { start_tcp_session(std::move(s), *h); });
+        } catch (const std::exception& e) {
+            spdlog::critical("cannot listen: {}", e.what());
+            return false;
+        }
+        return true;
+    }
+
+    // SIGTERM/SIGINT: stop accepting, tell every client, let the rooms finish what is in flight
+    // until the store has committed everything handed to it (at most --drain-seconds), give the
+    // notices a moment to be written, then stop. Unfinished games resume at the next start from
+    // the store.
+    void shut_down(int sig) {
+        spdlog::info("signal {}: shutting down; in-flight turns are committed first", sig);
+        notify_service_manager("STOPPING=1");
+        hub_->ready = false;
+        http_->stop();
+        tcp_->stop();
+        hub_->players.notify_all(std::make_shared<const std::string>(
+            proto::to_text(proto::Shutdown{"the server is restarting; your games are saved and "
+                                           "continue when it is back",
+                                           2000})));
+        drain_deadline_ = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(int(cfg_.drain_seconds * 1000));
+        drain_step(0);
+    }
+
+    // Every 50 ms until the store has had nothing pending three times running, or the deadline.
+    void drain_step(int quiet) {
+        const bool idle = hub_->store->pending() == 0;
+        if ((idle && quiet >= 3) || std::chrono::steady_clock::now() >= drain_deadline_) {
+            if (!idle)
+                spdlog::warn("shutdown: {} store writes still queued", hub_->store->pending());
+            if (cluster_) cluster_->hand_over();  // the other nodes take the games at once
+            spdlog::info("shutdown: stopping");
+            return ioc_.stop();
+        }
+        drain_.expires_after(std::chrono::milliseconds(50));
+        drain_.async_wait([this, quiet, idle](boost::system::error_code ec) {
+            if (!ec) drain_step(idle ? quiet + 1 : 0);
+        });
+    }
+
+    void log_store_figures() {
+        auto st = hub_->store->stats();
+        if (st.latency_ms.empty()) return;
+        std::sort(st.latency_ms.begin(), st.latency_ms.end());
+        auto at = [&](double q) {
+            return st.latency_ms[std::size_t(q * double(st.latency_ms.size() - 1))];
+        };
+        spdlog::info(
+            "store: {} commits of {} operations, {} failed; commit latency median {:.2f} ms, p99 "
+            "{:.2f} ms (last {} operations)",
+            st.commits, st.operations, st.failures, at(0.5), at(0.99), st.latency_ms.size());
+    }
+
+    const Config& cfg_;
+    net::io_context ioc_;
+    std::unique_ptr<Hub> hub_;
+    std::shared_ptr<Listener> http_, tcp_;
+    std::unique_ptr<Cluster> cluster_;
+    bool ran_ = false;
+    net::steady_timer drain_{ioc_};
+    std::chrono::steady_clock::time_point drain_deadline_;
+};
+
+}  // namespace
+
+bool setup_logging(const std::string& level) {
+    auto lvl = spdlog::level::from_str(level);
+    if (lvl == spdlog::level::off && level != "off") {
+        spdlog::error("unknown log level {}", level);
+        return false;
+    }
+    spdlog::set_level(lvl);
+    spdlog::flush_on(spdlog::level::trace);
+    if (stdout_is_journal()) {
+        auto f = std::make_unique<spdlog::pattern_formatter>();
+        f->add_flag<SyslogPriority>('*').set_pattern("%*[%l] %v");
+        spdlog::set_formatter(std::move(f));
+    }
+    return true;
+}
+
+int serve(Config cfg) {
+    spdlog::info("trunkfield-server {}", TF_VERSION);
+    raise_descriptor_limit(cfg);
+    std::optional<int> exit;
+    auto waiting = wait_for_database(cfg, exit);
+    if (exit) return *exit;
+    std::unique_ptr<Store> store;
+    try {
+        store = open_store(cfg);
+    } catch (const std::exception& e) {
+        spdlog::critical("cannot open the store: {}", e.what());
+        return 1;
+    }
+    if (!bus_settings_valid(cfg)) return 1;
+    Node node(cfg, std::move(store));
+    if (!node.start(std::move(waiting))) return 1;
+    node.run();
+    return 0;
+}
+
+}  // namespace tf::server

@@ -1,0 +1,26 @@
+// trunkfield-server's command line: every setting of Config as a flag, also read from its
+// TRUNKFIELD_* variable and from a --config file (a flag wins over its variable, which wins over
+// the file), and the subcommands backup, restore and migrate-from-sqlite.
+#pragma once
+
+#include <string>
+
+#include "server/base/config.h"
+
+namespace tf::server {
+
+struct Command {
+    enum class Kind { Serve, PrintConfig, Backup, Restore, Migrate, Exit };
+    Kind kind = Kind::Serve;
+    int exit_code = 0;  // Exit: after --help, --version or an error, all printed already
+    std::string log_level = "info";
+    std::string settings;  // PrintConfig: in the --config file's format
+    std::string data;      // Backup, Restore, Migrate: the data folder
+    std::string backup_to, restore_from;
+    bool restore_force = false;
+};
+
+// Fills `cfg` and says what to do.
+Command parse_command_line(int argc, char** argv, Config& cfg);
+
+}  // namespace tf::server

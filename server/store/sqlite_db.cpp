@@ -1,0 +1,248 @@
+#include "server/store/sqlite_db.h"
+
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iterator>
+
+#include "server/base/secrets.h"
+#include "server/store/sqlite_store.h"
+
+namespace tf::server {
+
+namespace sqlite {
+
+namespace {
+
+// Versioned migrations: kMigrations[i] takes the schema from version i to i + 1.
+constexpr const char* kMigrations[] = {
+    R"sql(
+CREATE TABLE players (
+  id         TEXT PRIMARY KEY,
+  name       TEXT NOT NULL,
+  selector   TEXT NOT NULL UNIQUE,
+  secret     TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE games (
+  id            INTEGER PRIMARY KEY,
+  code          TEXT NOT NULL UNIQUE,
+  variant       TEXT NOT NULL,
+  time_control  TEXT NOT NULL,
+  is_public     INTEGER NOT NULL,
+  quick_match   INTEGER NOT NULL,
+  creator_side  TEXT NOT NULL,
+  bot_level     INTEGER,
+  silver_id     TEXT, silver_name TEXT,
+  bronze_id     TEXT, bronze_name TEXT,
+  status        TEXT NOT NULL,
+  result        TEXT NOT NULL,
+  turns         INTEGER NOT NULL,
+  version       INTEGER NOT NULL,
+  created_at    INTEGER NOT NULL,
+  finished_at   INTEGER NOT NULL,
+  quarantine    TEXT
+);
+CREATE INDEX games_by_status ON games(status, id);
+CREATE INDEX games_by_silver ON games(silver_id, id);
+CREATE INDEX games_by_bronze ON games(bronze_id, id);
+CREATE TABLE journal (
+  code    TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  kind    TEXT NOT NULL,
+  event   TEXT NOT NULL,
+  at      INTEGER NOT NULL,
+  PRIMARY KEY (code, version)
+) WITHOUT ROWID;
+)sql",
+    // 2: the journal's storage format (server/store/record_codec.h; 1 = the protocol-v1 event
+    // message, what schema 1 stored), and the row the writer rewrites to find out whether
+    // writes work again after a failure.
+    R"sql(
+ALTER TABLE journal ADD COLUMN format INTEGER NOT NULL DEFAULT 1;
+CREATE TABLE store_probe (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  at INTEGER NOT NULL,
+  room BLOB
+);
+)sql",
+    // 3: accounts and ratings (issue 19). Tokens get a table of their own (an account logs in
+    // from several devices) and keep only a SHA-256 of their secret: the existing players'
+    // tokens move there hashed (tf_sha256, registered by the store for the migration).
+    R"sql(
+CREATE TABLE tokens (
+  selector    TEXT PRIMARY KEY,
+  player_id   TEXT NOT NULL,
+  secret_hash TEXT NOT NULL,
+  created_at  INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX tokens_by_player ON tokens(player_id);
+INSERT INTO tokens (selector, player_id, secret_hash, created_at)
+  SELECT selector, id, tf_sha256(secret), created_at FROM players;
+UPDATE players SET secret = '';
+CREATE TABLE accounts (
+  player_id    TEXT PRIMARY KEY,
+  username     TEXT NOT NULL,
+  username_key TEXT NOT NULL UNIQUE,
+  pw_hash      TEXT NOT NULL,
+  created_at   INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE ratings (
+  player_id  TEXT NOT NULL,
+  category   TEXT NOT NULL,
+  rating     REAL NOT NULL,
+  deviation  REAL NOT NULL,
+  volatility REAL NOT NULL,
+  games      INTEGER NOT NULL,
+  last_at    INTEGER NOT NULL,
+  PRIMARY KEY (player_id, category)
+) WITHOUT ROWID;
+CREATE INDEX ratings_by_category ON ratings(category, rating);
+CREATE TABLE rating_history (
+  code        TEXT NOT NULL,
+  player_id   TEXT NOT NULL,
+  category    TEXT NOT NULL,
+  before_rating REAL NOT NULL, before_deviation REAL NOT NULL, before_volatility REAL NOT NULL,
+  before_games  INTEGER NOT NULL, before_last_at INTEGER NOT NULL,
+  rating      REAL NOT NULL,
+  deviation   REAL NOT NULL,
+  volatility  REAL NOT NULL,
+  at          INTEGER NOT NULL,
+  PRIMARY KEY (code, player_id)
+) WITHOUT ROWID;
+CREATE INDEX rating_history_by_player ON rating_history(player_id, category, at);
+ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;
+)sql",
+};
+static_assert(std::size(kMigrations) == kSchemaVersion);
+
+// tf_sha256(text): hex SHA-256, for migration 3.
+void sql_sha256(sqlite3_context* ctx, int, sqlite3_value** argv) {
+    auto p = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+    std::string h = sha256_hex(p ? std::string_view(p, std::size_t(sqlite3_value_bytes(argv[0])))
+                                 : std::string_view());
+    sqlite3_result_text(ctx, h.c_str(), int(h.size()), SQLITE_TRANSIENT);
+}
+
+}  // namespace
+
+void exec(sqlite3* db, const char* sql) {
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+        std::string msg = err ? err : sqlite3_errmsg(db);
+        sqlite3_free(err);
+        throw StoreError("sqlite: " + msg);
+    }
+}
+
+// Runs `sql` and ignores its outcome (ROLLBACK after a failure that may have ended the
+// transaction already).
+void try_exec(sqlite3* db, const char* sql) {
+    sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
+}
+
+sqlite3* open_db(const std::string& path, int flags) {
+    sqlite3* db = nullptr;
+    int rc = sqlite3_open_v2(path.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) {
+        std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+        sqlite3_close(db);
+        throw StoreError("cannot open the database " + path + ": " + msg);
+    }
+    sqlite3_busy_timeout(db, 5000);
+    sqlite3_extended_result_codes(db, 1);
+    return db;
+}
+
+int user_version(sqlite3* db) {
+    Stmt s(db, "PRAGMA user_version");
+    s.step();
+    return int(s.integer(0));
+}
+
+void migrate_schema(sqlite3* db, const std::string& path) {
+    sqlite3_create_function(db, "tf_sha256", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
+                            sql_sha256, nullptr, nullptr);
+    int have = 0;
+    try {
+        have = user_version(db);
+        exec(db, "SELECT count(*) FROM sqlite_schema");  // reads the file: corrupt -> error
+    } catch (const StoreError& e) {
+        throw StoreError("the database " + path + " is unreadable (" + e.what() +
+                         "); it was left untouched");
+    }
+    if (have > kSchemaVersion)
+        throw StoreError("the database " + path + " has schema version " + std::to_string(have) +
+                         ", newer than this server's " + std::to_string(kSchemaVersion) +
+                         "; refusing to start");
+    {
+        Stmt s(db, "PRAGMA journal_mode = WAL");
+        s.step();
+        if (s.text(0) != "wal") throw StoreError("the database " + path + " cannot use WAL mode");
+    }
+    for (int v = have; v < kSchemaVersion; ++v) {
+        try {
+            transaction(db, [&] {
+                exec(db, kMigrations[v]);
+                exec(db, ("PRAGMA user_version = " + std::to_string(v + 1)).c_str());
+            });
+        } catch (const StoreError& e) {
+            throw StoreError("migrating " + path + " to schema version " + std::to_string(v + 1) +
+                             " failed: " + e.what());
+        }
+        spdlog::info("store: migrated {} to schema version {}", path, v + 1);
+    }
+}
+
+// The store holds password hashes and token hashes: a data folder the server makes is its
+// user's alone (0700), and the files are 0600 (SQLite gives its -wal and -shm files the
+// database's mode), whatever the umask. The database file is made here, 0600, before SQLite
+// opens it. A folder that exists already is left as the operator made it (a warning says when
+// others may list it: its files are 0600 anyway).
+void secure_data_files(const std::string& dir, bool made, const std::string& db) {
+    struct stat st {};
+    if (made && ::chmod(dir.c_str(), 0700) != 0)
+        throw StoreError("cannot make the data directory " + dir +
+                         " private (0700): " + std::strerror(errno));
+    if (!made && ::stat(dir.c_str(), &st) == 0 && (st.st_mode & 007))
+        spdlog::warn("store: others may list the data directory {} (mode {:o}); 0700 is advised",
+                     dir, st.st_mode & 0777);
+    const int fd = ::open(db.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) throw StoreError("cannot open the database " + db + ": " + std::strerror(errno));
+    const int rc = ::fchmod(fd, 0600);
+    ::close(fd);
+    if (rc != 0)
+        throw StoreError("cannot make the database " + db +
+                         " private (0600): " + std::strerror(errno));
+    for (const char* suffix : {"-wal", "-shm", "-journal"})
+        if (::chmod((db + suffix).c_str(), 0600) != 0 && errno != ENOENT)
+            throw StoreError("cannot make " + db + suffix +
+                             " private (0600): " + std::strerror(errno));
+}
+
+}  // namespace sqlite
+
+namespace fs = std::filesystem;
+
+DataDirLock::DataDirLock(const std::string& dir) : path_((fs::path(dir) / kFile).string()) {
+    created_ = !fs::exists(path_);
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ < 0)
+        throw StoreError("the data directory " + dir + " is not writable: " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+        ::close(fd_);
+        throw StoreError("the data directory " + dir + " is in use by another server", false);
+    }
+}
+
+DataDirLock::~DataDirLock() {
+    ::close(fd_);
+}
+
+}  // namespace tf::server
