@@ -13,37 +13,26 @@ namespace tf::server {
 
 using proto::Err;
 
-namespace {
-SteadyClock::duration seconds(double s) {
-    return std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(s));
-}
-}  // namespace
-
 Room::Room(Executor ex, std::string code, RoomParams params, Player creator, RoomServices& env)
     : ex_(std::move(ex)),
       env_(env),
       store_(env.store),
       code_(std::move(code)),
       params_(std::move(params)),
-      history_limit_(env.cfg.history),
-      grace_(seconds(env.cfg.grace_seconds)),
-      award_(seconds(env.cfg.award_seconds < 0 ? env.cfg.grace_seconds : env.cfg.award_seconds)),
-      start_timeout_(seconds(env.cfg.start_timeout_seconds)),
-      retention_(seconds(env.cfg.retention_seconds)),
-      chat_window_(seconds(env.cfg.chat_window_seconds)),
-      chat_lines_(env.cfg.chat_lines),
-      open_away_(seconds(env.cfg.open_away_seconds)),
-      open_cancel_(seconds(env.cfg.open_cancel_seconds)),
+      limits_(RoomLimits::from(env.cfg)),
+      chat_(limits_.chat_window, limits_.chat_lines),
+      history_limit_(limits_.history),
       game_(std::make_unique<Game>(params_.variant)),
       watchers_([this](const std::string& id) { return seat_of(id).has_value(); },
                 std::chrono::milliseconds(env.cfg.live_interval_ms)),
       timer_(ex_),
       ops_(ex_, env.store, code_, *this),
-      bot_timer_(ex_) {
+      bot_(ex_) {
     seats_[idx(params_.creator_side)] = std::move(creator);
     if (params_.rated) {
-        category_ = proto::rating_category(params_.variant, params_.time_control);
-        if (!category_) params_.rated = false;  // the session checks; never rate what has none
+        ratings_.category = proto::rating_category(params_.variant, params_.time_control);
+        if (!ratings_.category)
+            params_.rated = false;  // the session checks; never rate what has none
     }
     note_rating(params_.creator_side);
     prefs_[0] = prefs_[1] = proto::SeatPrefs{!params_.rated, true};  // takebacks: unrated only
@@ -56,19 +45,19 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
 }
 
 Room::~Room() {
-    if (compact_) --metrics().games_compacted;
+    if (summary_.active) --metrics().games_compacted;
     if (params_.open_ticket) env_.players.release_open(params_.open_ticket);
 }
 
 void Room::list_open() {
     const bool listed = status_ == Status::Open && params_.is_public && !params_.quick_match &&
-                        !delisted_ && !lost_;
+                        !due_.delisted && !fault_.lost;
     env_.listings.set_open(code_, listed ? std::optional(lobby_entry()) : std::nullopt);
 }
 
 void Room::left_open() {
     if (params_.open_ticket) env_.players.release_open(std::exchange(params_.open_ticket, 0));
-    creator_away_.reset();
+    due_.creator_away.reset();
     params_.creator_address.clear();
 }
 
@@ -78,7 +67,7 @@ void Room::claimed(std::int64_t epoch) {
 
 void Room::lost(std::string why) {
     boost::asio::post(ex_, [self = shared_from_this(), why = std::move(why)] {
-        if (!self->lost_) self->fenced(why);
+        if (!self->fault_.lost) self->fenced(why);
     });
 }
 
@@ -106,7 +95,7 @@ void Room::open(Who who, Msg created) {
                                      "Computer (level " + std::to_string(*params_.bot_level) + ")"};
             watchers_.recount();
             status_ = Status::Playing;
-            start_deadline_ = SteadyClock::now() + start_timeout_;
+            due_.start = SteadyClock::now() + limits_.start_timeout;
         }
         ops_.create(stored_row());
         if (created) ops_.send({who, created});
@@ -158,7 +147,7 @@ void Room::emit(proto::EventBody body) {
     ++version_;
     if (proto::changes_game(body)) state_version_ = version_;
     auto now = SteadyClock::now();
-    if (auto* c = std::get_if<proto::ChatEv>(&body)) remember_chat(*c);
+    if (auto* c = std::get_if<proto::ChatEv>(&body)) chat_.remember(*c);
     proto::Event ev{code_, version_, std::move(body), clocks(now)};
     auto msg = std::make_shared<const std::string>(proto::to_text(ev));
     ops_.journal(journal_row(ev, *msg, epoch_ms(now, now)));
@@ -172,7 +161,7 @@ void Room::emit(proto::EventBody body) {
 
 void Room::join(Player p, Who who, Msg joined) {
     on_strand([this, p = std::move(p), who = std::move(who), joined = std::move(joined)] {
-        if (lost_) return (void)refuse_unsaved(who);
+        if (fault_.lost) return (void)refuse_unsaved(who);
         if (seat_of(p.id)) return watch(p, who, std::nullopt);
         if (refuse_unsaved(who)) return;
         if (status_ != Status::Open) return fail(who, Err::GameFull, "the game is not open");
@@ -184,7 +173,7 @@ void Room::join(Player p, Who who, Msg joined) {
         watchers_.recount();  // p may have been watching the open game
         status_ = Status::Playing;
         left_open();
-        start_deadline_ = SteadyClock::now() + start_timeout_;
+        due_.start = SteadyClock::now() + limits_.start_timeout;
         later([this, id = p.id] {
             env_.players.seat(id, code_);
             list_open();  // off the lobby
@@ -207,12 +196,12 @@ void Room::watch(Player p, Who who, std::optional<std::int64_t> since) {
 void Room::watch_now(const Player& p, const Who& who, std::optional<std::int64_t> since) {
     static constexpr const char* kUnreadable =
         "the game cannot be read from the store right now; try again shortly";
-    if (lost_) return (void)refuse_unsaved(who);
-    if (!loaded_)  // suspended, and the saved game could not be read back yet
+    if (fault_.lost) return (void)refuse_unsaved(who);
+    if (!fault_.loaded)  // suspended, and the saved game could not be read back yet
         return fail(who, Err::StoreFailed, kUnreadable);
     // A finished game kept as a summary (room_summary.cpp) answers a watcher at its final
     // version at once; anyone else gets the snapshot or events once the state is read back.
-    if (compact_ && since != version_)
+    if (summary_.active && since != version_)
         return expand([this, p, who, since] { watch_now(p, who, since); },
                       [this, who] { fail(who, Err::StoreFailed, kUnreadable); });
     watchers_.add(p, who);
@@ -226,9 +215,9 @@ void Room::watch_now(const Player& p, const Who& who, std::optional<std::int64_t
             if (v > *since) ops_.send({who, msg});
         // The rating changes are not versioned: a finished rated game repeats them to
         // whoever catches up on it.
-        if (ratings_ev_)
+        if (ratings_.changes)
             ops_.send({who, std::make_shared<const std::string>(proto::to_text(proto::Event{
-                                code_, version_, *ratings_ev_, clocks(SteadyClock::now())}))});
+                                code_, version_, *ratings_.changes, clocks(SteadyClock::now())}))});
     }
     update_presence();  // after the catch-up, so player_back follows it
     update_live("watch");
@@ -386,12 +375,9 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
         metrics().turn_latency.observe(
             std::chrono::duration<double, std::milli>(SteadyClock::now() - received).count());
     });
-    start_deadline_.reset();
-    offered_[idx(*side)] = false;
-    takeback_asked_[idx(*side)] = false;
-    if (draw_offer_ == *side) draw_offer_.reset();  // the offer lapses with this turn
-    takeback_offer_.reset();                        // a takeback request lapses with any turn
-    stalling_.reset();
+    due_.start.reset();
+    offers_.turn_made(*side);
+    due_.stalling.reset();
     ack(who, m.ref);
     if (game_->over()) conclude();
     emit(proto::TurnEv{*side, m.turn, proto::captures_of(before, *game_, m.turn)});
@@ -400,7 +386,7 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
     schedule();
 }
 
-// Players and watchers; at most chat_lines_ lines per player per chat_window_.
+// Players and watchers; at most --chat-lines lines per player per --chat-window-seconds.
 void Room::chat(Player p, Who who, std::string text) {
     on_strand([this, p = std::move(p), who = std::move(who), text = std::move(text)] {
         auto sp = who.lock();
@@ -408,15 +394,12 @@ void Room::chat(Player p, Who who, std::string text) {
             return fail(who, Err::NotSeated, "watch the game before chatting in it");
         if (refuse_unsaved(who)) return;
         auto now = SteadyClock::now();
-        auto& times = chat_times_[p.id];
-        while (!times.empty() && times.front() <= now - chat_window_) times.pop_front();
-        if (int(times.size()) >= chat_lines_)
+        if (!chat_.allow(p.id, now))
             return fail(who, Err::ChatRate, "too many chat lines; wait a few seconds");
-        times.push_back(now);
         if (seat_of(p.id)) return emit(proto::ChatEv{ref(p), text, proto::ChatRoom::Players});
         // A spectator talks to the spectators: not versioned, not stored, kept for snapshots.
         proto::ChatEv line{ref(p), text, proto::ChatRoom::Spectators};
-        remember_chat(line);
+        chat_.remember(line);
         auto msg = std::make_shared<const std::string>(
             proto::to_text(proto::Event{code_, version_, line, clocks(now)}));
         watchers_.each_live([&](const Watchers::Sub& sub) {

@@ -40,6 +40,7 @@
 #include "server/room/clock.h"
 #include "server/room/lag.h"
 #include "server/room/room_ops.h"
+#include "server/room/room_parts.h"
 #include "server/room/room_services.h"
 #include "server/room/room_watchers.h"
 #include "server/store/store.h"
@@ -126,7 +127,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void later(std::function<void()> f) { ops_.later(std::move(f)); }
     // RoomOps::Host
     StoredGame stored_row() const override;
-    void saved() override { saved_version_ = version_; }
+    void saved() override { fault_.saved_version = version_; }
     void failed(const std::string& why, const std::vector<Out>& out,
                 const std::vector<std::function<void()>>& after, bool creating) override {
         if (why.rfind(kFenced, 0) == 0) return fenced(why);
@@ -203,11 +204,11 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // Versioned events: serialized once, journaled, kept in the history and addressed to every
     // watcher (room.cpp).
     void emit(proto::EventBody body);
-    bool started() const { return compact_ ? turn_count_ > 0 : !turns_.empty(); }
+    bool started() const { return summary_.active ? summary_.turns > 0 : !turns_.empty(); }
     // The version unversioned messages and errors carry: while suspended, the last saved one
     // (an operation that failed may have counted a version nobody will ever see).
     std::int64_t shown_version() const {
-        return status_ == Status::Suspended ? saved_version_ : version_;
+        return status_ == Status::Suspended ? fault_.saved_version : version_;
     }
 
     // room_summary.cpp. Once a finished game's end (and whatever followed it) is committed to a
@@ -222,9 +223,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // unchanged, still a summary) when it cannot be read back.
     void expand(std::function<void()> then, std::function<void()> failed);
     bool expanded(const Read<std::optional<GameRows>>& read);
-    bool compact_ = false;
-    proto::Result final_result_;   // while compact_: result() without the rules state
-    std::int64_t turn_count_ = 0;  // while compact_: the turns played
+    RoomSummary summary_;
 
     // room_timers.cpp
     // Acts on every deadline that has passed (flag, abort, award, removal), then re-arms.
@@ -249,22 +248,16 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void list_open();
     void left_open();   // no longer open: its place under the open-game limits goes
     void cancel_now();  // the cancellation, by the creator or for its absence
-    std::optional<TimePoint> creator_away_;  // open, and the creator has no connection
-    bool delisted_ = false;                  // off the lobby for the creator's absence
 
     // room_live.cpp: the entry of a public game in the lobby's live list, sent after `what`
     // (an event kind, "watch" or "leave") changed the room; turns are coalesced.
     void update_live(std::string_view what);
     proto::LiveGame live_entry() const;
-    std::optional<TimePoint> live_flush_at_;  // the lobby holds a change of ours back until then
 
     // Ratings (room_endings.cpp): the category of a rated game, each seat's rating as the game
     // began (from the process's book; read from the store for a game restored at start), and
     // the changes once the store applied them with the game's end.
-    std::optional<std::string> category_;
-    std::optional<proto::RatingView> seat_rating_[2];
-    std::optional<proto::RatingsEv> ratings_ev_;
-    void note_rating(Side s);  // seat_rating_ from the book
+    void note_rating(Side s);  // ratings_.seat from the book
     void read_seat_ratings();  // after a restore
 
     // room_snapshot.cpp
@@ -275,9 +268,6 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     static proto::PlayerRef ref(const Player& p) { return {p.id, p.name}; }
     // What a (re)joining client gets; a spectator's includes the spectators' chat room.
     proto::SnapshotMsg snapshot(bool for_spectator) const;
-    static constexpr std::size_t kChatLog = 50;  // chat lines kept for snapshots
-    void remember_chat(const proto::ChatEv& line);
-    std::deque<proto::ChatEv> chat_log_;
     // The players' `spectators` event when the count changed (server/room/room_watchers.h).
     void count_spectators();
     int spectators() const { return watchers_.spectators(); }
@@ -288,14 +278,18 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     Store& store_;
     std::string code_;
     RoomParams params_;
+    // Its parts (room_parts.h).
+    RoomLimits limits_;
+    RoomChat chat_;
+    RoomOffers offers_;
+    SeatRatings ratings_;
+    RoomDeadlines due_;
+    Suspension fault_;           // see suspend()
     std::size_t history_limit_;  // events kept for reconnection (fewer once finished)
     static constexpr std::size_t kFinishedHistory = 8;
-    SteadyClock::duration grace_, award_, start_timeout_, retention_, chat_window_;
-    int chat_lines_;
-    SteadyClock::duration open_away_, open_cancel_;  // see list_open()
 
     Status status_ = Status::Open;
-    std::unique_ptr<Game> game_;  // null while a summary (compact_)
+    std::unique_ptr<Game> game_;  // null while a summary (summary_.active)
     std::optional<Player> seats_[2];
     std::optional<Setup> setups_[2];
     std::vector<Turn> turns_;
@@ -304,16 +298,10 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     std::deque<std::pair<std::int64_t, Msg>> history_;
     Watchers watchers_;
 
-    std::optional<Clock> clock_;               // nullopt: untimed
-    std::optional<LagQuota> lag_;              // with the clock; starts afresh on a restore
-    std::optional<TimePoint> start_deadline_;  // until silver's first turn
-    std::optional<TimePoint> away_since_[2];   // a seat without any connection
-    std::optional<TimePoint> remove_at_;       // a finished game leaves memory then
-    std::optional<Side> draw_offer_;           // the side whose offer stands
+    std::optional<Clock> clock_;   // nullopt: untimed
+    std::optional<LagQuota> lag_;  // with the clock; starts afresh on a restore
     // room_takeback.cpp
-    std::optional<Side> takeback_offer_;       // the side whose takeback request stands
-    bool takeback_asked_[2] = {false, false};  // asked since that side's last turn
-    proto::SeatPrefs prefs_[2];                // each seat's, for this game
+    proto::SeatPrefs prefs_[2];  // each seat's, for this game
     // How many turns a takeback for `side` removes: its last turn and any after it (0: none
     // may be taken back: no turn of its own, or only the game's first turn, which started the
     // clocks).
@@ -322,38 +310,18 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void drop_turns(int n);
     void take_back(Side side);
     // room_stalling.cpp
-    std::optional<TimePoint> stall_at_;  // the side to move sits past the limit then
-    std::optional<Side> stalling_;       // judged stalling: the opponent may claim
     SteadyClock::duration stall_limit() const;
     void arm_stall();    // after every change of the side to move
     void judge_stall();  // the limit passed: the bot judges the position (off the strand)
     void end_stalling(Side claimer, bool draw);
-    std::optional<Side> rematch_offer_;        // after the game: the side whose offer stands
-    std::optional<std::string> rematch_code_;  // the rematch's game, once accepted
-    bool rematch_starting_ = false;            // accepted, its room being made
     void start_rematch();
     void rematch_made(const std::shared_ptr<Room>& next, const Player& creator, Side creator_side,
                       const std::optional<Player>& joiner);
-    bool offered_[2] = {false, false};  // offered since that side's last turn
-    std::map<std::string, std::deque<TimePoint>> chat_times_;  // per player id
     boost::asio::steady_timer timer_;
 
     std::int64_t created_ms_ = 0, finished_ms_ = 0;  // epoch ms
-    // Faults: see suspend().
-    bool lost_ = false;    // the game's creation failed: it exists nowhere
-    bool fenced_ = false;  // another node owns the game now (lost_ too): "moved" to all
-    bool loaded_ = true;   // the state is the store's (false until a reload worked)
-    Status resume_status_ = Status::Playing;  // the saved status, restored by try_resume()
-    std::optional<Side> resume_running_;      // whose time runs again at the resumption
-    std::int64_t saved_version_ = 0;          // the last committed version
-    std::int64_t suspended_ms_ = 0;           // epoch ms of the failure
-    std::int64_t last_clock_at_ms_ = 0;       // `at` of the last saved clock reading
-    std::optional<TimePoint> suspended_at_;
-    std::optional<TimePoint> recover_at_;  // the next recovery attempt
-    SteadyClock::duration recover_backoff_{};
     RoomOps ops_;
-    bool bot_busy_ = false;  // a search is running for the bot's move, or its move waits
-    boost::asio::steady_timer bot_timer_;  // the bot's human-like moment (room_bot.cpp)
+    BotSeat bot_;
     // How long the bot takes over a move at least, as a person would (room_bot.cpp).
     SteadyClock::duration bot_moment(Side side) const;
 };

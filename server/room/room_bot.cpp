@@ -33,10 +33,10 @@ SteadyClock::duration Room::bot_moment(Side side) const {
 
 void Room::maybe_bot() {
     auto side = bot_side();
-    if (!side || bot_busy_ || status_ != Status::Playing || ops_.busy() || game_->over() ||
+    if (!side || bot_.busy || status_ != Status::Playing || ops_.busy() || game_->over() ||
         game_->to_move() != *side || !seats_[idx(*side)])
         return;
-    bot_busy_ = true;
+    bot_.busy = true;
     BotOptions opt;
     opt.level = *params_.bot_level;
     opt.seed = std::hash<std::string>{}(code_) ^ std::uint64_t(version_) * 0x9e3779b97f4a7c15ULL;
@@ -61,7 +61,7 @@ void Room::maybe_bot() {
                 error = r.error().message;
         }
         auto play = [self, s = std::move(s), t = std::move(t), error, at, side] {
-            self->bot_busy_ = false;
+            self->bot_.busy = false;
             if (!error.empty())
                 return spdlog::error("room {}: the bot found no move: {}", self->code_, error);
             // The position moved on while it thought (a setup from the human, who may set up
@@ -77,8 +77,8 @@ void Room::maybe_bot() {
         };
         self->on_strand([self, play = std::move(play), show_at]() mutable {
             if (SteadyClock::now() >= show_at) return play();
-            self->bot_timer_.expires_at(show_at);
-            self->bot_timer_.async_wait([w = self->weak_from_this(), play = std::move(play)](
+            self->bot_.timer.expires_at(show_at);
+            self->bot_.timer.async_wait([w = self->weak_from_this(), play = std::move(play)](
                                             boost::system::error_code) mutable {
                 if (auto r = w.lock()) r->on_strand(std::move(play));  // it checks the version
             });

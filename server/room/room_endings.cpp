@@ -26,17 +26,17 @@ void Room::draw(Player p, Who who, DrawAct act) {
     on_strand([this, p = std::move(p), who = std::move(who), act] {
         auto side = check_seated(p, who);
         if (!side) return;
-        if (act == DrawAct::Offer && draw_offer_ != ~*side) {
-            if (draw_offer_ == *side || offered_[idx(*side)])
+        if (act == DrawAct::Offer && offers_.draw != ~*side) {
+            if (offers_.draw == *side || offers_.draw_offered[idx(*side)])
                 return fail(who, Err::DrawPending, "you offered a draw since your last turn");
-            draw_offer_ = *side;
-            offered_[idx(*side)] = true;
+            offers_.draw = *side;
+            offers_.draw_offered[idx(*side)] = true;
             return emit(proto::DrawOfferEv{*side});
         }
-        if (draw_offer_ != ~*side)
+        if (offers_.draw != ~*side)
             return fail(who, Err::NoDrawOffer, "your opponent has not offered a draw");
         if (act == DrawAct::Decline) {
-            draw_offer_.reset();
+            offers_.draw.reset();
             return emit(proto::DrawDeclineEv{*side});
         }
         conclude();
@@ -52,13 +52,13 @@ void Room::claim_win(Player p, Who who) {
     on_strand([this, p = std::move(p), who = std::move(who)] {
         auto side = check_seated(p, who);
         if (!side) return;
-        if (stalling_ == ~*side) return end_stalling(*side, false);
-        const auto& away = away_since_[idx(~*side)];
+        if (due_.stalling == ~*side) return end_stalling(*side, false);
+        const auto& away = due_.away_since[idx(~*side)];
         if (!away) return fail(who, Err::NotClaimable, "your opponent is connected");
         if (!started())
             return fail(who, Err::NotClaimable,
                         "no turn has been played; the game will be aborted instead");
-        if (SteadyClock::now() < *away + grace_)
+        if (SteadyClock::now() < *away + limits_.grace)
             return fail(who, Err::NotClaimable, "your opponent's grace period has not passed");
         end_abandon(~*side, true);
     });
@@ -95,27 +95,28 @@ void Room::rematch(Player p, Who who, bool decline) {
         if (refuse_unsaved(who)) return;
         if (!proto::finished(status_))
             return fail(who, Err::GameNotOver, "the game is still going on");
-        if (rematch_code_ || rematch_starting_)
-            return fail(who, Err::AlreadyStarted,
-                        "the rematch is already being played" +
-                            (rematch_code_ ? ": game " + *rematch_code_ : std::string()));
+        if (offers_.rematch_code || offers_.rematch_starting)
+            return fail(
+                who, Err::AlreadyStarted,
+                "the rematch is already being played" +
+                    (offers_.rematch_code ? ": game " + *offers_.rematch_code : std::string()));
         if (decline) {
-            if (rematch_offer_ != ~*side)
+            if (offers_.rematch != ~*side)
                 return fail(who, Err::NoRematchOffer, "your opponent has not offered a rematch");
-            rematch_offer_.reset();
+            offers_.rematch.reset();
             return emit(proto::RematchDeclineEv{*side});
         }
-        if (rematch_offer_ == *side)
+        if (offers_.rematch == *side)
             return fail(who, Err::RematchPending, "your rematch offer stands");
-        if (rematch_offer_ == ~*side || bot_side() == ~*side) return start_rematch();
-        rematch_offer_ = *side;
+        if (offers_.rematch == ~*side || bot_side() == ~*side) return start_rematch();
+        offers_.rematch = *side;
         emit(proto::RematchOfferEv{*side});
     });
 }
 
 void Room::start_rematch() {
-    rematch_starting_ = true;
-    rematch_offer_.reset();
+    offers_.rematch_starting = true;
+    offers_.rematch.reset();
     // Colours swapped. Two players: the one who had the other seat creates the next game on
     // the creator's side, and the creator joins it. Against the computer the human creates it
     // again, on the other side.
@@ -137,12 +138,12 @@ void Room::start_rematch() {
 
 void Room::rematch_made(const std::shared_ptr<Room>& next, const Player& creator, Side creator_side,
                         const std::optional<Player>& joiner) {
-    rematch_starting_ = false;
+    offers_.rematch_starting = false;
     if (!next) {
         spdlog::warn("room {}: the rematch could not be made (no free game code)", code_);
         return;
     }
-    rematch_code_ = next->code();
+    offers_.rematch_code = next->code();
     emit(proto::RematchEv{next->code()});
     // Each player's live connection to this game, if any, takes its seat in the next one.
     auto conn = [&](const Player& pl) {
@@ -167,8 +168,8 @@ void Room::rematch_made(const std::shared_ptr<Room>& next, const Player& creator
 // 1500?). Only rated games show one.
 void Room::note_rating(Side s) {
     const auto& seat = seats_[idx(s)];
-    if (!params_.rated || !category_ || !seat) return;
-    seat_rating_[idx(s)] = env_.ratings.view(seat->id, *category_);
+    if (!params_.rated || !ratings_.category || !seat) return;
+    ratings_.seat[idx(s)] = env_.ratings.view(seat->id, *ratings_.category);
 }
 
 // A game restored at start: the book is empty, the store knows the ratings.
@@ -179,7 +180,7 @@ void Room::read_seat_ratings() {
                             [self = shared_from_this(), s](Read<std::vector<StoredRating>> r) {
                                 if (!r.ok() || !self->seats_[idx(s)]) return;
                                 self->env_.ratings.set(self->seats_[idx(s)]->id, *r.value);
-                                if (!self->ratings_ev_) self->note_rating(s);
+                                if (!self->ratings_.changes) self->note_rating(s);
                             });
     }
 }
@@ -187,8 +188,8 @@ void Room::read_seat_ratings() {
 // The store applied a rated game's result with its end: everyone watching hears the changes
 // (an unversioned event; the snapshot of the finished game carries them too).
 void Room::rated(const RateGame::Outcome& outcome) {
-    if (!category_) return;
-    proto::RatingsEv ev{*category_, {}};
+    if (!ratings_.category) return;
+    proto::RatingsEv ev{*ratings_.category, {}};
     const auto now = epoch_ms(SteadyClock::now(), SteadyClock::now());
     for (Side s : {Side::Silver, Side::Bronze}) {
         const int i = idx(s);
@@ -197,16 +198,16 @@ void Room::rated(const RateGame::Outcome& outcome) {
         ev.change[i] = proto::RatingChange{rating_view(outcome.before[i], now).rating,
                                            rating_view(outcome.after[i], now)};
     }
-    ratings_ev_ = ev;
+    ratings_.changes = ev;
     auto msg = std::make_shared<const std::string>(
         proto::to_text(proto::Event{code_, version_, std::move(ev), clocks(SteadyClock::now())}));
     std::vector<Out> out;
     for (auto& [p, sub] : watchers_.subs())
         if (!sub.who.expired()) out.push_back({sub.who, msg, watchers_.spectator(sub)});
     ops_.deliver(std::move(out));
-    spdlog::info("room {}: rated ({}): {} {:.0f} -> {:.0f}, {} {:.0f} -> {:.0f}", code_, *category_,
-                 seats_[0] ? seats_[0]->id : "-", outcome.before[0].rating, outcome.after[0].rating,
-                 seats_[1] ? seats_[1]->id : "-", outcome.before[1].rating,
+    spdlog::info("room {}: rated ({}): {} {:.0f} -> {:.0f}, {} {:.0f} -> {:.0f}", code_,
+                 *ratings_.category, seats_[0] ? seats_[0]->id : "-", outcome.before[0].rating,
+                 outcome.after[0].rating, seats_[1] ? seats_[1]->id : "-", outcome.before[1].rating,
                  outcome.after[1].rating);
 }
 

@@ -31,12 +31,12 @@ void Room::suspend(const std::string& why, const std::vector<Out>& out,
                    const std::vector<std::function<void()>>& after, bool creating) {
     const auto now = SteadyClock::now();
     timer_.cancel();
-    start_deadline_.reset();
-    remove_at_.reset();
+    due_.start.reset();
+    due_.remove.reset();
     if (creating) {  // nothing of this game was stored: it cannot come back
         // The requests that follow the creation (the creator's watch, a quick-match join)
         // each get store_unavailable (refuse_unsaved): one message per requester.
-        lost_ = true;
+        fault_.lost = true;
         status_ = Status::Cancelled;
         spdlog::error("room {}: not created, the store failed: {}", code_, why);
         watchers_.clear();
@@ -45,16 +45,16 @@ void Room::suspend(const std::string& why, const std::vector<Out>& out,
         return;
     }
     if (status_ != Status::Suspended) {
-        spdlog::error("room {}: suspended at version {}, the last saved: {}", code_, saved_version_,
-                      why);
+        spdlog::error("room {}: suspended at version {}, the last saved: {}", code_,
+                      fault_.saved_version, why);
         ++metrics().games_suspended;
-        suspended_ms_ = epoch_ms(now, now);
-        suspended_at_ = now;
+        fault_.suspended_ms = epoch_ms(now, now);
+        fault_.since = now;
         env_.directory.set_suspended(code_, true);
         env_.listings.set_open(code_, std::nullopt);  // off the lobby while suspended
     }
     status_ = Status::Suspended;
-    recover_backoff_ = kFirstRetry;
+    fault_.backoff = kFirstRetry;
     doubt_ = Doubt{out, after, version_};
     reload();
 }
@@ -76,7 +76,7 @@ void Room::settle_doubt(std::optional<bool> saved) {
     }
     const std::string text =
         saved ? "the game could not be saved; it is paused at its last saved position (version " +
-                    std::to_string(saved_version_) +
+                    std::to_string(fault_.saved_version) +
                     ") and resumes by itself as soon as the server can save again"
               : std::string(
                     "the game could not be saved; it is paused and resumes by itself as "
@@ -89,8 +89,8 @@ void Room::settle_doubt(std::optional<bool> saved) {
             auto p = o.to.lock();
             if (!p || !told.insert(p.get()).second) continue;
             auto e = saved == false
-                         ? proto::ErrorMsg{Err::StoreFailed, text,         *o.ack,
-                                           saved_version_,   std::nullopt, code_}
+                         ? proto::ErrorMsg{Err::StoreFailed,     text,         *o.ack,
+                                           fault_.saved_version, std::nullopt, code_}
                          : proto::ErrorMsg{Err::InDoubt,
                                            "the server cannot tell whether this was saved: the "
                                            "game is paused and cannot be read right now; once it "
@@ -102,9 +102,10 @@ void Room::settle_doubt(std::optional<bool> saved) {
             notices.push_back(
                 {o.to, std::make_shared<const std::string>(proto::to_text(e)), o.crowd});
         }
-    auto generic = std::make_shared<const std::string>(proto::to_text(proto::ErrorMsg{
-        Err::StoreFailed, text, std::nullopt,
-        saved ? std::optional<std::int64_t>(saved_version_) : std::nullopt, std::nullopt, code_}));
+    auto generic = std::make_shared<const std::string>(proto::to_text(
+        proto::ErrorMsg{Err::StoreFailed, text, std::nullopt,
+                        saved ? std::optional<std::int64_t>(fault_.saved_version) : std::nullopt,
+                        std::nullopt, code_}));
     for (auto& [p, sub] : watchers_.subs())
         if (told.insert(p).second) notices.push_back({sub.who, generic, watchers_.spectator(sub)});
     ops_.deliver(std::move(notices));
@@ -114,10 +115,10 @@ void Room::fenced(const std::string& why) {
     spdlog::warn("room {}: {}; this node drops the game", code_, why);
     ++metrics().games_fenced;
     timer_.cancel();
-    start_deadline_.reset();
-    remove_at_.reset();
-    lost_ = true;
-    fenced_ = true;
+    due_.start.reset();
+    due_.remove.reset();
+    fault_.lost = true;
+    fault_.fenced = true;
     // The seats and the directory's entry stay with a newer room of the game, should this node
     // serve it again (it claimed the game anew while it still held this room).
     const auto current = env_.directory.find(code_);
@@ -186,30 +187,31 @@ void Room::reloaded(Read<std::optional<GameRows>> read) {
     if (error.empty() && !load((*read.value)->row, (*read.value)->journal, error))
         error = "it does not replay: " + error;
     if (!error.empty()) {
-        if (loaded_ || recover_backoff_ == kFirstRetry)
+        if (fault_.loaded || fault_.backoff == kFirstRetry)
             spdlog::error("room {}: cannot read the saved game back ({}); retrying", code_, error);
-        loaded_ = false;
+        fault_.loaded = false;
         settle_doubt(std::nullopt);
     } else {
         // load() took the store's version: the failed operation is saved when it reached it.
         if (doubt_) settle_doubt(version_ >= doubt_->version);
-        loaded_ = true;
-        resume_status_ = status_;
+        fault_.loaded = true;
+        fault_.resume_status = status_;
         status_ = Status::Suspended;
-        resume_running_ = clock_ ? clock_->running() : std::nullopt;
-        if (clock_ && resume_running_) {
+        fault_.resume_running = clock_ ? clock_->running() : std::nullopt;
+        if (clock_ && fault_.resume_running) {
             // The time from the last saved reading to the failure was the mover's; from the
             // failure to the resumption it is nobody's.
-            auto at = last_clock_at_ms_;
-            if (at > 0 && suspended_ms_ > at)
-                clock_->charge(*resume_running_, std::chrono::milliseconds(suspended_ms_ - at));
+            auto at = fault_.last_clock_at_ms;
+            if (at > 0 && fault_.suspended_ms > at)
+                clock_->charge(*fault_.resume_running,
+                               std::chrono::milliseconds(fault_.suspended_ms - at));
             clock_->stop(now);
         }
-        away_since_[0].reset();
-        away_since_[1].reset();
+        due_.away_since[0].reset();
+        due_.away_since[1].reset();
         update_live("suspend");
     }
-    recover_at_ = now + recover_backoff_;
+    fault_.retry_at = now + fault_.backoff;
     schedule();
     ops_.release();
 }
@@ -217,31 +219,31 @@ void Room::reloaded(Read<std::optional<GameRows>> read) {
 // The recovery timer (check_deadlines): reads the game back if that failed, then waits for the
 // store to be healthy, backing off from 200 ms to 2 s.
 void Room::try_resume() {
-    recover_at_.reset();
+    fault_.retry_at.reset();
     const auto now = SteadyClock::now();
-    if (!loaded_) return reload();
+    if (!fault_.loaded) return reload();
     if (!store_.healthy()) {
-        recover_backoff_ = std::min<SteadyClock::duration>(recover_backoff_ * 2, kLongestRetry);
-        recover_at_ = now + recover_backoff_;
+        fault_.backoff = std::min<SteadyClock::duration>(fault_.backoff * 2, kLongestRetry);
+        fault_.retry_at = now + fault_.backoff;
         return;
     }
-    status_ = resume_status_;
+    status_ = fault_.resume_status;
     env_.directory.set_suspended(code_, false);
     --metrics().games_suspended;
     ++metrics().games_resumed;
-    double secs = suspended_at_ ? std::chrono::duration<double>(now - *suspended_at_).count() : 0;
+    double secs = fault_.since ? std::chrono::duration<double>(now - *fault_.since).count() : 0;
     spdlog::warn("room {}: resumed at version {} after {:.1f} s suspended", code_, version_, secs);
-    suspended_at_.reset();
-    if (clock_ && resume_running_ && status_ == Status::Playing)
-        clock_->start(*resume_running_, now);
-    resume_running_.reset();
-    if (status_ == Status::Playing && !started()) start_deadline_ = now + start_timeout_;
+    fault_.since.reset();
+    if (clock_ && fault_.resume_running && status_ == Status::Playing)
+        clock_->start(*fault_.resume_running, now);
+    fault_.resume_running.reset();
+    if (status_ == Status::Playing && !started()) due_.start = now + limits_.start_timeout;
     if (status_ == Status::Open) list_open();
     if (proto::finished(status_) || status_ == Status::Cancelled) {
         for (auto& s : seats_)
             if (s) env_.players.unseat(s->id, code_);
         forget_history();
-        remove_at_ = now + retention_;
+        due_.remove = now + limits_.retention;
     }
     const std::string for_players = proto::to_text(snapshot(false));
     const std::string for_spectators = proto::to_text(snapshot(true));
@@ -252,11 +254,11 @@ void Room::try_resume() {
 }
 
 bool Room::refuse_unsaved(const Who& who, const std::optional<std::string>& ref) {
-    if (fenced_) {  // a request that found the room before it was dropped: ask the new owner
+    if (fault_.fenced) {  // a request that found the room before it was dropped: ask the new owner
         if (auto p = who.lock()) p->moved(code_);
         return true;
     }
-    if (lost_) {
+    if (fault_.lost) {
         fail(who, Err::StoreUnavailable,
              "the game could not be created: the server cannot save games right now", ref);
         return true;

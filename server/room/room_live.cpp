@@ -17,20 +17,21 @@ proto::LiveGame Room::live_entry() const {
     e.to_move = game_->to_move();
     e.spectators = spectators();
     e.status = status_;
-    for (Side s : {Side::Silver, Side::Bronze}) e.away[idx(s)] = away_since_[idx(s)].has_value();
+    for (Side s : {Side::Silver, Side::Bronze})
+        e.away[idx(s)] = due_.away_since[idx(s)].has_value();
     e.rated = params_.rated;
     if (params_.rated)
-        for (Side s : {Side::Silver, Side::Bronze}) e.ratings[idx(s)] = seat_rating_[idx(s)];
+        for (Side s : {Side::Silver, Side::Bronze}) e.ratings[idx(s)] = ratings_.seat[idx(s)];
     return e;
 }
 
 void Room::update_live(std::string_view what) {
-    if (!loaded_) return;  // suspended and not read back yet: the listing stays as it was
+    if (!fault_.loaded) return;  // suspended and not read back yet: the listing stays as it was
     bool listed = status_ == Status::Playing ||
-                  (status_ == Status::Suspended && resume_status_ == Status::Playing);
+                  (status_ == Status::Suspended && fault_.resume_status == Status::Playing);
     // A game both players left is not worth watching: off the list until one comes back (the
     // server still ends it by its rules).
-    const bool abandoned = away_since_[0] && away_since_[1];
+    const bool abandoned = due_.away_since[0] && due_.away_since[1];
     if (!params_.is_public || !listed || abandoned) {
         // not (or no longer) live: a no-op if unlisted
         env_.listings.set_live(code_, std::nullopt, true);
@@ -48,7 +49,7 @@ void Room::update_live(std::string_view what) {
         due = env_.listings.set_live(code_, live_entry(), true);
     }
     if (due) {
-        live_flush_at_ = *due;  // check_deadlines flushes the held change
+        due_.live_flush = *due;  // check_deadlines flushes the held change
         schedule();
     }
 }

@@ -29,7 +29,7 @@ StoredGame Room::stored_row() const {
     }
     g.status = proto::status_name(status_);
     g.result = result_text(proto::finished(status_) ? std::optional(result()) : std::nullopt);
-    g.turns = compact_ ? turn_count_ : std::int64_t(turns_.size());
+    g.turns = summary_.active ? summary_.turns : std::int64_t(turns_.size());
     g.version = version_;
     g.created_ms = created_ms_;
     g.finished_ms = finished_ms_;
@@ -91,19 +91,16 @@ struct Room::Replayer {
         if (r.game_->phase() != Phase::Play || r.game_->to_move() != e.side) return "out of turn";
         if (auto err = r.game_->apply_turn(e.turn)) return err->message;
         r.turns_.push_back(e.turn);
-        r.offered_[idx(e.side)] = false;
-        r.takeback_asked_[idx(e.side)] = false;
-        if (r.draw_offer_ == e.side) r.draw_offer_.reset();
-        r.takeback_offer_.reset();
-        r.stalling_.reset();
+        r.offers_.turn_made(e.side);
+        r.due_.stalling.reset();
         return {};
     }
     std::string operator()(const proto::StallingEv& e) {
-        r.stalling_ = e.side;
+        r.due_.stalling = e.side;
         return {};
     }
     std::string operator()(const proto::StallClaimEv& e) {
-        if (r.stalling_ != ~e.side) return "a claim against a player who was not stalling";
+        if (r.due_.stalling != ~e.side) return "a claim against a player who was not stalling";
         if (e.draw)
             r.game_->agree_draw(EndReason::Stalling);
         else
@@ -111,35 +108,35 @@ struct Room::Replayer {
         return {};
     }
     std::string operator()(const proto::TakebackOfferEv& e) {
-        r.takeback_offer_ = e.side;
-        r.takeback_asked_[idx(e.side)] = true;
+        r.offers_.takeback = e.side;
+        r.offers_.takeback_asked[idx(e.side)] = true;
         return {};
     }
     std::string operator()(const proto::TakebackDeclineEv&) {
-        r.takeback_offer_.reset();
+        r.offers_.takeback.reset();
         return {};
     }
     std::string operator()(const proto::TakebackEv& e) {
         if (r.takeback_turns(e.side) != e.turns) return "a takeback of other turns";
         r.drop_turns(e.turns);
-        r.takeback_offer_.reset();
-        r.stalling_.reset();
-        r.draw_offer_.reset();
+        r.offers_.takeback.reset();
+        r.due_.stalling.reset();
+        r.offers_.draw.reset();
         return {};
     }
     std::string operator()(const proto::TimeGivenEv&) { return {}; }  // the clocks' readings
     std::string operator()(const proto::PreferencesEv& e) {
         r.prefs_[idx(e.side)] = e.prefs;
-        if (!e.prefs.takeback) r.takeback_offer_.reset();
+        if (!e.prefs.takeback) r.offers_.takeback.reset();
         return {};
     }
     std::string operator()(const proto::DrawOfferEv& e) {
-        r.draw_offer_ = e.side;
-        r.offered_[idx(e.side)] = true;
+        r.offers_.draw = e.side;
+        r.offers_.draw_offered[idx(e.side)] = true;
         return {};
     }
     std::string operator()(const proto::DrawDeclineEv&) {
-        r.draw_offer_.reset();
+        r.offers_.draw.reset();
         return {};
     }
     std::string operator()(const proto::ResignEv& e) { return end(e.side, EndReason::Resign); }
@@ -165,23 +162,23 @@ struct Room::Replayer {
     }
     // After the game: the rematch offers and the rematch itself.
     std::string operator()(const proto::RematchOfferEv& e) {
-        r.rematch_offer_ = e.side;
+        r.offers_.rematch = e.side;
         return {};
     }
     std::string operator()(const proto::RematchDeclineEv&) {
-        r.rematch_offer_.reset();
+        r.offers_.rematch.reset();
         return {};
     }
     std::string operator()(const proto::RematchEv& e) {
-        r.rematch_offer_.reset();
-        r.rematch_code_ = e.code;
+        r.offers_.rematch.reset();
+        r.offers_.rematch_code = e.code;
         return {};
     }
     // Chat is kept for snapshots (the players' room only is journaled); presence changes
     // nothing that is kept; the spectator count is never journaled.
     std::string operator()(const proto::ChatEv& e) {
         if (e.room != proto::ChatRoom::Players) return "a spectators' line in the journal";
-        r.remember_chat(e);
+        r.chat_.remember(e);
         return {};
     }
     std::string operator()(const proto::PlayerLeftEv&) { return {}; }
@@ -203,8 +200,8 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
     };
     const int ci = idx(params_.creator_side);
     if (row.seat_id[ci].empty()) return fail("the creator's seat is empty");
-    if (compact_) --metrics().games_compacted;
-    compact_ = false;  // the state is whole again
+    if (summary_.active) --metrics().games_compacted;
+    summary_.active = false;  // the state is whole again
     game_ = std::make_unique<Game>(params_.variant);
     seats_[ci] = Player{row.seat_id[ci], row.seat_name[ci], params_.rated};  // rated: accounts
     seats_[1 - ci].reset();
@@ -220,21 +217,21 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
         clock_.reset();
         lag_.reset();
     }
-    draw_offer_.reset();
-    takeback_offer_.reset();
-    takeback_asked_[0] = takeback_asked_[1] = false;
-    stalling_.reset();
-    stall_at_.reset();
+    offers_.draw.reset();
+    offers_.takeback.reset();
+    offers_.takeback_asked[0] = offers_.takeback_asked[1] = false;
+    due_.stalling.reset();
+    due_.stall.reset();
     prefs_[0] = prefs_[1] = proto::SeatPrefs{!params_.rated, true};
-    rematch_offer_.reset();
-    rematch_code_.reset();
-    chat_log_.clear();
-    offered_[0] = offered_[1] = false;
-    start_deadline_.reset();
-    away_since_[0].reset();
-    away_since_[1].reset();
-    remove_at_.reset();
-    last_clock_at_ms_ = 0;
+    offers_.rematch.reset();
+    offers_.rematch_code.reset();
+    chat_.clear_log();
+    offers_.draw_offered[0] = offers_.draw_offered[1] = false;
+    due_.start.reset();
+    due_.away_since[0].reset();
+    due_.away_since[1].reset();
+    due_.remove.reset();
+    fault_.last_clock_at_ms = 0;
     created_ms_ = row.created_ms;
     finished_ms_ = row.finished_ms;
     status_ = Status::Open;
@@ -275,12 +272,12 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
     if (clock_ && started() && last_clocks) {
         clock_->restore(last_clocks->silver_ms, last_clocks->bronze_ms,
                         status_ == Status::Playing ? last_clocks->running : std::nullopt, now);
-        last_clock_at_ms_ = last_clocks->at;
+        fault_.last_clock_at_ms = last_clocks->at;
     } else if (clock_ && started()) {
         return fail("a timed game without a clock reading");
     }
-    if (status_ == Status::Playing && !started()) start_deadline_ = now + start_timeout_;
-    saved_version_ = version_;
+    if (status_ == Status::Playing && !started()) due_.start = now + limits_.start_timeout;
+    fault_.saved_version = version_;
     return true;
 }
 

@@ -10,16 +10,12 @@ namespace tf::server {
 std::optional<proto::Seat> Room::seat_view(Side s, TimePoint now) const {
     const auto& seat = seats_[idx(s)];
     if (!seat) return std::nullopt;
-    const auto& away = away_since_[idx(s)];
-    proto::Seat v{ref(*seat), std::nullopt, seat_rating_[idx(s)]};
+    const auto& away = due_.away_since[idx(s)];
+    proto::Seat v{ref(*seat), std::nullopt, ratings_.seat[idx(s)]};
     if (away)
-        v.away = proto::Away{epoch_ms(*away + grace_, now), epoch_ms(*away + grace_ + award_, now)};
+        v.away = proto::Away{epoch_ms(*away + limits_.grace, now),
+                             epoch_ms(*away + limits_.grace + limits_.award, now)};
     return v;
-}
-
-void Room::remember_chat(const proto::ChatEv& line) {
-    chat_log_.push_back(line);
-    while (chat_log_.size() > kChatLog) chat_log_.pop_front();
 }
 
 std::optional<proto::ClockReading> Room::clocks(TimePoint now) const {
@@ -29,7 +25,7 @@ std::optional<proto::ClockReading> Room::clocks(TimePoint now) const {
 
 // The rules library's result; an aborted game has no winner and no reason from the rules.
 proto::Result Room::result() const {
-    if (compact_) return final_result_;
+    if (summary_.active) return summary_.result;
     return status_ == Status::Aborted ? proto::aborted_result(*game_) : proto::result_of(*game_);
 }
 
@@ -40,7 +36,7 @@ proto::OpenGame Room::lobby_entry() const {
             ref(*seats_[idx(params_.creator_side)]),
             params_.creator_side,
             params_.rated,
-            seat_rating_[idx(params_.creator_side)]};
+            ratings_.seat[idx(params_.creator_side)]};
 }
 
 proto::SnapshotMsg Room::snapshot(bool for_spectator) const {
@@ -55,16 +51,15 @@ proto::SnapshotMsg Room::snapshot(bool for_spectator) const {
     for (Side s : {Side::Silver, Side::Bronze}) m.players[idx(s)] = seat_view(s, now);
     m.clocks = clocks(now);
     m.spectators = spectators();
-    m.draw_offer = draw_offer_;
-    m.takeback_offer = takeback_offer_;
-    m.stalling = stalling_;
+    m.draw_offer = offers_.draw;
+    m.takeback_offer = offers_.takeback;
+    m.stalling = due_.stalling;
     m.preferences[0] = prefs_[0];
     m.preferences[1] = prefs_[1];
     m.is_public = params_.is_public;
     m.rated = params_.rated;
-    m.ratings = ratings_ev_;
-    for (const auto& c : chat_log_)
-        if (for_spectator || c.room == proto::ChatRoom::Players) m.chat.push_back(c);
+    m.ratings = ratings_.changes;
+    m.chat = chat_.shown(for_spectator);
     return m;
 }
 

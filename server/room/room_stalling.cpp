@@ -25,22 +25,22 @@ SteadyClock::duration Room::stall_limit() const {
 }
 
 void Room::arm_stall() {
-    stall_at_.reset();
+    due_.stall.reset();
     if (status_ != Status::Playing || !started() || bot_side() || game_->over() ||
-        game_->phase() != Phase::Play || stalling_)
+        game_->phase() != Phase::Play || due_.stalling)
         return;
-    stall_at_ = SteadyClock::now() + stall_limit();
+    due_.stall = SteadyClock::now() + stall_limit();
 }
 
 void Room::judge_stall() {
-    stall_at_.reset();
+    due_.stall.reset();
     const Side side = game_->to_move();
     const std::int64_t at = state_version_;
     auto think = [self = shared_from_this(), g = *game_, side, at] {
         self->on_strand([self, side, at, score = stall_judgement(g)] {
             Room& r = *self;
             if (!score || r.state_version_ != at || r.status_ != Status::Playing ||
-                r.game_->to_move() != side || r.stalling_)
+                r.game_->to_move() != side || r.due_.stalling)
                 return;
             if (*score > -kStallLostScore) {
                 spdlog::info("room {}: {} sits past the stalling limit, not lost (score {})",
@@ -49,7 +49,7 @@ void Room::judge_stall() {
             }
             spdlog::info("room {}: {} is stalling in a lost position (score {})", r.code_,
                          side_name(side), *score);
-            r.stalling_ = side;
+            r.due_.stalling = side;
             r.emit(proto::StallingEv{side});
         });
     };
@@ -63,7 +63,7 @@ void Room::claim_draw(Player p, Who who) {
     on_strand([this, p = std::move(p), who = std::move(who)] {
         auto side = check_seated(p, who);
         if (!side) return;
-        if (stalling_ != ~*side)
+        if (due_.stalling != ~*side)
             return fail(who, Err::NotClaimable,
                         "a draw can be claimed only from an opponent who is stalling");
         end_stalling(*side, true);

@@ -17,14 +17,14 @@ namespace tf::server {
 // From idle(): after every operation, and after every commit, once nothing is in flight. With
 // --store memory (NullStore) nothing can be read back: the game keeps its whole state.
 void Room::maybe_compact() {
-    if (!proto::finished(status_) || lost_ || !loaded_ || ops_.busy() ||
-        saved_version_ != version_ || !store_.keeps_games())
+    if (!proto::finished(status_) || fault_.lost || !fault_.loaded || ops_.busy() ||
+        fault_.saved_version != version_ || !store_.keeps_games())
         return;
-    if (compact_ && history_.empty()) return;  // already a summary, nothing emitted since
-    if (!compact_) {
-        final_result_ = result();
-        turn_count_ = std::int64_t(turns_.size());
-        compact_ = true;
+    if (summary_.active && history_.empty()) return;  // already a summary, nothing emitted since
+    if (!summary_.active) {
+        summary_.result = result();
+        summary_.turns = std::int64_t(turns_.size());
+        summary_.active = true;
         ++metrics().games_compacted;
     }
     game_.reset();
@@ -71,7 +71,7 @@ bool Room::expanded(const Read<std::optional<GameRows>>& read) {
     turns_ = std::move(full->turns_);
     history_ = std::move(full->history_);
     while (history_.size() > history_limit_) history_.pop_front();
-    compact_ = false;
+    summary_.active = false;
     --metrics().games_compacted;
     return true;
 }

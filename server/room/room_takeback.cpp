@@ -28,14 +28,14 @@ void Room::drop_turns(int n) {
 void Room::take_back(Side side) {
     const int n = takeback_turns(side);
     drop_turns(n);
-    takeback_offer_.reset();
-    draw_offer_.reset();
+    offers_.takeback.reset();
+    offers_.draw.reset();
     if (clock_) {  // the requester's time runs again; nobody's time is given back
         const auto now = SteadyClock::now();
         const auto r = clock_->reading(now);
         clock_->restore(r.silver_ms, r.bronze_ms, side, now);
     }
-    stalling_.reset();
+    due_.stalling.reset();
     emit(proto::TakebackEv{side, n});
     arm_stall();
     schedule();
@@ -45,27 +45,27 @@ void Room::takeback(Player p, Who who, DrawAct act) {
     on_strand([this, p = std::move(p), who = std::move(who), act] {
         auto side = check_seated(p, who);
         if (!side) return;
-        if (act == DrawAct::Offer && takeback_offer_ != ~*side) {
+        if (act == DrawAct::Offer && offers_.takeback != ~*side) {
             if (!prefs_[idx(*side)].takeback)
                 return fail(who, Err::TakebackOff, "you do not accept takebacks in this game");
             if (!prefs_[idx(~*side)].takeback)
                 return fail(who, Err::TakebackOff,
                             "your opponent does not accept takebacks in this game");
-            if (takeback_offer_ == *side || takeback_asked_[idx(*side)])
+            if (offers_.takeback == *side || offers_.takeback_asked[idx(*side)])
                 return fail(who, Err::TakebackPending,
                             "you asked for a takeback since your last turn");
             if (takeback_turns(*side) == 0)
                 return fail(who, Err::NothingToTakeBack,
                             "you have no turn to take back (the game's first turn stays)");
             if (bot_side() == ~*side) return take_back(*side);
-            takeback_offer_ = *side;
-            takeback_asked_[idx(*side)] = true;
+            offers_.takeback = *side;
+            offers_.takeback_asked[idx(*side)] = true;
             return emit(proto::TakebackOfferEv{*side});
         }
-        if (takeback_offer_ != ~*side)
+        if (offers_.takeback != ~*side)
             return fail(who, Err::NoTakebackOffer, "your opponent has not asked for a takeback");
         if (act == DrawAct::Decline) {
-            takeback_offer_.reset();
+            offers_.takeback.reset();
             return emit(proto::TakebackDeclineEv{*side});
         }
         take_back(~*side);
@@ -98,7 +98,7 @@ void Room::preferences(Player p, Who who, proto::Preferences m) {
         if (next == prefs_[idx(*side)]) return;  // nothing changes: nothing to say
         prefs_[idx(*side)] = next;
         // Turning takebacks off withdraws a standing request either way.
-        if (!next.takeback) takeback_offer_.reset();
+        if (!next.takeback) offers_.takeback.reset();
         emit(proto::PreferencesEv{*side, next});
     });
 }

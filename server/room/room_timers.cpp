@@ -29,36 +29,36 @@ void Room::tick() {
 void Room::check_deadlines(TimePoint now) {
     if (status_ == Status::Playing && clock_ && clock_->expired(now))
         end_timeout(*clock_->running());
-    if (status_ == Status::Playing && start_deadline_ && now >= *start_deadline_)
+    if (status_ == Status::Playing && due_.start && now >= *due_.start)
         end_abort(proto::AbortReason::NoStart);
-    if (status_ == Status::Playing && stall_at_ && now >= *stall_at_) judge_stall();
+    if (status_ == Status::Playing && due_.stall && now >= *due_.stall) judge_stall();
     for (Side s : {Side::Silver, Side::Bronze}) {
-        if (status_ != Status::Playing || !started() || !away_since_[idx(s)]) continue;
-        if (now < *away_since_[idx(s)] + grace_ + award_) continue;
+        if (status_ != Status::Playing || !started() || !due_.away_since[idx(s)]) continue;
+        if (now < *due_.away_since[idx(s)] + limits_.grace + limits_.award) continue;
         if (present(~s))
             end_abandon(s, false);
         else if (!clock_)
             end_abort(proto::AbortReason::Abandoned);
     }
-    if (status_ == Status::Open && creator_away_) {
-        if (!delisted_ && now >= *creator_away_ + open_away_) {
+    if (status_ == Status::Open && due_.creator_away) {
+        if (!due_.delisted && now >= *due_.creator_away + limits_.open_away) {
             spdlog::info("room {}: its creator left; off the lobby", code_);
-            delisted_ = true;
+            due_.delisted = true;
             list_open();
         }
-        if (now >= *creator_away_ + open_cancel_) {
+        if (now >= *due_.creator_away + limits_.open_cancel) {
             spdlog::info("room {}: cancelled, its creator has been away too long", code_);
             cancel_now();
         }
     }
     if (auto n = watchers_.due_now(now)) tell_spectators(*n, now);
-    if (live_flush_at_ && now >= *live_flush_at_) {
-        live_flush_at_.reset();
+    if (due_.live_flush && now >= *due_.live_flush) {
+        due_.live_flush.reset();
         env_.listings.flush_live();
     }
-    if (status_ == Status::Suspended && recover_at_ && now >= *recover_at_) try_resume();
-    if (remove_at_ && now >= *remove_at_) {
-        remove_at_.reset();
+    if (status_ == Status::Suspended && fault_.retry_at && now >= *fault_.retry_at) try_resume();
+    if (due_.remove && now >= *due_.remove) {
+        due_.remove.reset();
         spdlog::debug("room {}: removed after the retention period", code_);
         env_.directory.remove(code_);
     }
@@ -72,20 +72,20 @@ void Room::schedule() {
     };
     if (status_ == Status::Playing) {
         if (clock_) consider(clock_->deadline());
-        consider(start_deadline_);
-        consider(stall_at_);
+        consider(due_.start);
+        consider(due_.stall);
         for (Side s : {Side::Silver, Side::Bronze})
-            if (started() && away_since_[idx(s)] && (present(~s) || !clock_))
-                consider(*away_since_[idx(s)] + grace_ + award_);
+            if (started() && due_.away_since[idx(s)] && (present(~s) || !clock_))
+                consider(*due_.away_since[idx(s)] + limits_.grace + limits_.award);
     }
-    if (status_ == Status::Open && creator_away_) {
-        if (!delisted_) consider(*creator_away_ + open_away_);
-        consider(*creator_away_ + open_cancel_);
+    if (status_ == Status::Open && due_.creator_away) {
+        if (!due_.delisted) consider(*due_.creator_away + limits_.open_away);
+        consider(*due_.creator_away + limits_.open_cancel);
     }
-    consider(remove_at_);
+    consider(due_.remove);
     consider(watchers_.due());
-    consider(live_flush_at_);
-    if (status_ == Status::Suspended) consider(recover_at_);
+    consider(due_.live_flush);
+    if (status_ == Status::Suspended) consider(fault_.retry_at);
     if (!next) {
         timer_.cancel();
         return;
@@ -105,24 +105,24 @@ bool Room::present(Side s) const {
 
 void Room::update_presence() {
     auto now = SteadyClock::now();
-    if (status_ == Status::Open && !lost_) {
+    if (status_ == Status::Open && !fault_.lost) {
         const bool here = present(params_.creator_side);
-        if (!here && !creator_away_) {
-            creator_away_ = now;
-        } else if (here && creator_away_) {
-            creator_away_.reset();
-            if (std::exchange(delisted_, false)) list_open();
+        if (!here && !due_.creator_away) {
+            due_.creator_away = now;
+        } else if (here && due_.creator_away) {
+            due_.creator_away.reset();
+            if (std::exchange(due_.delisted, false)) list_open();
         }
         return schedule();
     }
     if (status_ != Status::Playing) return;
     for (Side s : {Side::Silver, Side::Bronze}) {
-        auto& away = away_since_[idx(s)];
+        auto& away = due_.away_since[idx(s)];
         bool here = present(s);
         if (!here && !away) {
             away = now;
-            emit(proto::PlayerLeftEv{s, epoch_ms(now + grace_, now),
-                                     epoch_ms(now + grace_ + award_, now)});
+            emit(proto::PlayerLeftEv{s, epoch_ms(now + limits_.grace, now),
+                                     epoch_ms(now + limits_.grace + limits_.award, now)});
         } else if (here && away) {
             away.reset();
             emit(proto::PlayerBackEv{s});
@@ -133,13 +133,13 @@ void Room::update_presence() {
 
 void Room::conclude() {
     if (clock_) clock_->stop(SteadyClock::now());
-    start_deadline_.reset();
-    draw_offer_.reset();
-    takeback_offer_.reset();
-    stall_at_.reset();
-    stalling_.reset();
-    away_since_[0].reset();
-    away_since_[1].reset();
+    due_.start.reset();
+    offers_.draw.reset();
+    offers_.takeback.reset();
+    due_.stall.reset();
+    due_.stalling.reset();
+    due_.away_since[0].reset();
+    due_.away_since[1].reset();
 }
 
 void Room::end_timeout(Side loser) {
@@ -170,10 +170,10 @@ void Room::finish() {
     emit(proto::GameOverEv{result()});
     // A rated game counts once it has begun (a turn was played): in the same write as its end.
     const proto::Result r = result();
-    if (params_.rated && category_ && status_ == Status::Over && started() && seats_[0] &&
+    if (params_.rated && ratings_.category && status_ == Status::Over && started() && seats_[0] &&
         seats_[1] && r.winner != proto::Winner::None) {
         RateGame g;
-        g.category = *category_;
+        g.category = *ratings_.category;
         g.player[0] = seats_[0]->id;
         g.player[1] = seats_[1]->id;
         g.silver_score = r.winner == proto::Winner::Silver   ? 1
@@ -187,9 +187,9 @@ void Room::finish() {
         for (auto& s : seats_)
             if (s) env_.players.unseat(s->id, code_);
     });
-    chat_times_.clear();
+    chat_.forget_senders();
     forget_history();
-    remove_at_ = SteadyClock::now() + retention_;
+    due_.remove = SteadyClock::now() + limits_.retention;
     schedule();
 }
 

@@ -1,0 +1,134 @@
+// The parts a Room (room.h) is made of, each owning one concern's state, with its logic where
+// it needs nothing of the room: the limits from the server's settings, the chat, the offers
+// that stand between the players, the seats' ratings, the deadlines of time and presence, and
+// the state of a suspension after a store fault. Unit tests: tests/server/room_parts_test.cpp.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/types.h"
+#include "proto/messages.h"
+#include "proto/status.h"
+#include "server/base/config.h"
+#include "server/room/clock.h"
+#include "server/room/room_ops.h"
+
+#include <boost/asio/steady_timer.hpp>
+
+namespace tf::server {
+
+// The durations and counts a room lives by, from the server's settings (the flags of the same
+// names, server/base/config.h).
+struct RoomLimits {
+    SteadyClock::duration grace, award, start_timeout, retention, open_away, open_cancel;
+    SteadyClock::duration chat_window;
+    int chat_lines = 0;
+    std::size_t history = 0;  // events kept for reconnection while the game goes on
+
+    static RoomLimits from(const Config& cfg);
+};
+
+// The chat: each player's recent lines for the rate limit (at most `lines` per `window`), and
+// the last kLog lines of both rooms for snapshots.
+class RoomChat {
+  public:
+    static constexpr std::size_t kLog = 50;
+    RoomChat(SteadyClock::duration window, int lines) : window_(window), lines_(lines) {}
+
+    // Whether `player_id` may say a line at `now`; counted when it may.
+    bool allow(const std::string& player_id, TimePoint now);
+    // A line said (or replayed from the journal), for the snapshots.
+    void remember(const proto::ChatEv& line);
+    // What a snapshot shows: every line for a spectator, the players' room's for a player.
+    std::vector<proto::ChatEv> shown(bool for_spectator) const;
+    void clear_log() { log_.clear(); }
+    // The game is over: nobody's rate needs keeping.
+    void forget_senders() { times_.clear(); }
+
+  private:
+    SteadyClock::duration window_;
+    int lines_;
+    std::deque<proto::ChatEv> log_;
+    std::map<std::string, std::deque<TimePoint>> times_;  // per player id
+};
+
+// What stands between the players: a draw offer, a takeback request, a rematch offer, and what
+// each side has asked since its last turn (once a turn each: room_endings.cpp,
+// room_takeback.cpp).
+struct RoomOffers {
+    std::optional<Side> draw;                 // the side whose draw offer stands
+    std::optional<Side> takeback;             // the side whose takeback request stands
+    bool takeback_asked[2] = {false, false};  // since that side's last turn
+    bool draw_offered[2] = {false, false};    // since that side's last turn
+    std::optional<Side> rematch;              // after the game: the side whose offer stands
+    std::optional<std::string> rematch_code;  // the rematch's game, once accepted
+    bool rematch_starting = false;            // accepted, its room being made
+
+    // `side` made a turn: it may offer and ask again; offers standing lapse.
+    void turn_made(Side side);
+    // A fresh game, or one replayed from its start.
+    void clear() { *this = RoomOffers{}; }
+};
+
+// A rated game's category and each seat's rating as it began (from the process's book, or read
+// from the store for a game restored at start), and the changes once the store applied them
+// with the game's end (room_endings.cpp).
+struct SeatRatings {
+    std::optional<std::string> category;
+    std::optional<proto::RatingView> seat[2];
+    std::optional<proto::RatingsEv> changes;
+};
+
+// The moments a room waits for (room_timers.cpp, room_stalling.cpp, room_live.cpp): each one
+// passed is acted on by Room::check_deadlines, and Room::schedule arms the room's timer for the
+// earliest that can act in the game's status.
+struct RoomDeadlines {
+    std::optional<TimePoint> start;          // the setups and silver's first turn, until then
+    std::optional<TimePoint> away_since[2];  // a seat without any connection
+    std::optional<TimePoint> remove;         // a finished game leaves memory then
+    std::optional<TimePoint> creator_away;   // open, and the creator has no connection
+    bool delisted = false;                   // off the lobby for the creator's absence
+    std::optional<TimePoint> live_flush;     // the lobby holds a change of ours back until then
+    std::optional<TimePoint> stall;          // the side to move sits past the limit then
+    std::optional<Side> stalling;            // judged stalling: the opponent may claim
+};
+
+// A room after a store fault (room_faults.cpp; docs/ARCHITECTURE.md "Failures").
+struct Suspension {
+    bool lost = false;    // the game's creation failed: it exists nowhere
+    bool fenced = false;  // another node owns the game now (lost too): "moved" to all
+    bool loaded = true;   // the state is the store's (false until a reload worked)
+    proto::GameStatus resume_status = proto::GameStatus::Playing;  // the saved status
+    std::optional<Side> resume_running;  // whose time runs again at the resumption
+    std::int64_t saved_version = 0;      // the last committed version
+    std::int64_t suspended_ms = 0;       // epoch ms of the failure
+    std::int64_t last_clock_at_ms = 0;   // `at` of the last saved clock reading
+    std::optional<TimePoint> since;      // suspended then
+    std::optional<TimePoint> retry_at;   // the next recovery attempt
+    SteadyClock::duration backoff{};     // before the one after it
+};
+
+// A finished game kept as a summary (room_summary.cpp): what the room answers without the
+// rules state, which the journal rebuilds.
+struct RoomSummary {
+    bool active = false;
+    proto::Result result;    // result() without the rules state
+    std::int64_t turns = 0;  // the turns played
+};
+
+// The server's computer opponent (room_bot.cpp): whether a search runs for its move or the move
+// waits, and the timer of its human-like moment.
+struct BotSeat {
+    explicit BotSeat(const RoomExecutor& ex) : timer(ex) {}
+    bool busy = false;
+    boost::asio::steady_timer timer;
+};
+
+}  // namespace tf::server

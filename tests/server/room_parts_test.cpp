@@ -1,0 +1,85 @@
+// The parts a Room is made of (server/room/room_parts.h), on their own: the limits read from
+// the settings, the chat's rate limit and log, and the offers that lapse with a turn.
+#include <doctest/doctest.h>
+
+#include "server/room/room_parts.h"
+
+namespace tf::server {
+
+namespace {
+
+proto::ChatEv line(const std::string& text, proto::ChatRoom room) {
+    return proto::ChatEv{proto::PlayerRef{"p1", "ann"}, text, room};
+}
+
+}  // namespace
+
+TEST_CASE("room parts: the limits come from the settings, the award defaulting to the grace") {
+    Config cfg;
+    cfg.grace_seconds = 2.5;
+    cfg.award_seconds = -1;
+    cfg.chat_lines = 3;
+    cfg.history = 77;
+    auto l = RoomLimits::from(cfg);
+    CHECK(l.grace == std::chrono::milliseconds(2500));
+    CHECK(l.award == l.grace);
+    CHECK(l.chat_lines == 3);
+    CHECK(l.history == 77);
+    cfg.award_seconds = 0.25;
+    CHECK(RoomLimits::from(cfg).award == std::chrono::milliseconds(250));
+}
+
+TEST_CASE("room parts: the chat's rate limit counts each player's lines in a sliding window") {
+    RoomChat chat(std::chrono::seconds(10), 2);
+    const TimePoint t0 = SteadyClock::now();
+    CHECK(chat.allow("ann", t0));
+    CHECK(chat.allow("ann", t0 + std::chrono::seconds(1)));
+    CHECK_FALSE(chat.allow("ann", t0 + std::chrono::seconds(2)));  // the third in 10 s
+    CHECK(chat.allow("bob", t0 + std::chrono::seconds(2)));        // everyone has their own
+    CHECK(chat.allow("ann", t0 + std::chrono::seconds(10)));       // the first has left
+    CHECK_FALSE(chat.allow("ann", t0 + std::chrono::seconds(10)));
+    chat.forget_senders();
+    CHECK(chat.allow("ann", t0 + std::chrono::seconds(10)));
+}
+
+TEST_CASE("room parts: the chat log keeps the last lines; players do not see the spectators'") {
+    RoomChat chat(std::chrono::seconds(10), 5);
+    for (std::size_t i = 0; i < RoomChat::kLog + 3; ++i)
+        chat.remember(line(std::to_string(i), proto::ChatRoom::Players));
+    chat.remember(line("psst", proto::ChatRoom::Spectators));
+    auto all = chat.shown(true);
+    REQUIRE(all.size() == RoomChat::kLog);
+    CHECK(all.front().text == "4");  // the first four went
+    CHECK(all.back().text == "psst");
+    auto players = chat.shown(false);
+    CHECK(players.size() == RoomChat::kLog - 1);
+    CHECK(players.back().text == std::to_string(RoomChat::kLog + 2));
+    chat.clear_log();
+    CHECK(chat.shown(true).empty());
+}
+
+TEST_CASE("room parts: a turn lets its side offer again; offers standing lapse") {
+    RoomOffers o;
+    o.draw = Side::Silver;
+    o.draw_offered[0] = o.draw_offered[1] = true;
+    o.takeback = Side::Bronze;
+    o.takeback_asked[0] = o.takeback_asked[1] = true;
+    o.rematch_code = "abc234";
+
+    o.turn_made(Side::Bronze);  // silver's draw offer stands through bronze's turn
+    CHECK(o.draw == Side::Silver);
+    CHECK_FALSE(o.takeback);  // a takeback request lapses with any turn
+    CHECK(o.draw_offered[0]);
+    CHECK_FALSE(o.draw_offered[1]);
+    CHECK(o.takeback_asked[0]);
+    CHECK_FALSE(o.takeback_asked[1]);
+
+    o.turn_made(Side::Silver);  // its own turn ends it
+    CHECK_FALSE(o.draw);
+    CHECK_FALSE(o.draw_offered[0]);
+    CHECK(o.rematch_code == "abc234");  // not an offer of the game in play
+    o.clear();
+    CHECK_FALSE(o.rematch_code);
+}
+
+}  // namespace tf::server
