@@ -7,7 +7,7 @@
 
 namespace tf {
 
-// xoshiro-style fast RNG (splitmix64 seeding); deterministic for a seed on every platform.
+// A fast RNG: splitmix64 (Steele, Lea and Flood); deterministic for a seed on every platform.
 class Rng {
   public:
     explicit Rng(std::uint64_t seed) : s_(seed) {}

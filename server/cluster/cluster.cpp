@@ -554,48 +554,56 @@ Cluster::Stats Cluster::stats() const {
 void Cluster::render_metrics(std::string& out) const {
     const auto c = stats();
     auto& m = metrics();
-    metric(out, "trunkfield_cluster_bus_up", "gauge", "1 while the Redis bus is connected.",
-           c.bus_up ? "1" : "0");
-    metric(out, "trunkfield_cluster_nodes_alive", "gauge",
-           "Nodes holding a lease, as last read from PostgreSQL.", std::to_string(c.nodes_alive));
-    metric(out, "trunkfield_cluster_forwarded_out_total", "counter",
-           "Requests of this node's connections forwarded to the node owning their game.",
-           std::to_string(c.forwarded_out));
-    metric(out, "trunkfield_cluster_forwarded_in_total", "counter",
-           "Requests forwarded here by other nodes.", std::to_string(c.forwarded_in));
-    metric(out, "trunkfield_cluster_catchups_total", "counter",
-           "Replays asked of a game's owner after it moved or the bus came back.",
-           std::to_string(c.catchups));
-    metric(out, "trunkfield_cluster_takeovers_total", "counter",
-           "Games claimed by this node (from a dead node, a hand-over, or at start).",
-           std::to_string(c.takeovers));
-    metric(out, "trunkfield_cluster_games_fenced_total", "counter",
-           "Games this node dropped because another node owns them now.",
-           std::to_string(m.games_fenced.load()));
-    metric(out, "trunkfield_cluster_remote_connections", "gauge",
-           "Connections of other nodes standing in here.", std::to_string(c.remote_connections));
-    metric(out, "trunkfield_cluster_bus_published_total", "counter",
-           "Messages published on the bus.", std::to_string(c.bus_published));
-    metric(out, "trunkfield_cluster_bus_received_total", "counter",
-           "Messages received from the bus.", std::to_string(c.bus_received));
-    metric(out, "trunkfield_cluster_bus_dropped_total", "counter",
-           "Messages that could not be published (the bus was down).",
-           std::to_string(c.bus_dropped));
-    metric(out, "trunkfield_cluster_bus_reconnects_total", "counter",
-           "Times the bus connection was made again.", std::to_string(c.bus_reconnects));
-    metric(out, "trunkfield_cluster_lease_failures_total", "counter", "Lease renewals that failed.",
-           std::to_string(c.lease_failures));
-    metric(out, "trunkfield_cluster_answers_dropped_total", "counter",
-           "Answers from another node not passed on: a second answer to one request, or "
-           "one from a node that lost the game.",
-           std::to_string(c.answers_dropped));
-    metric(out, "trunkfield_cluster_out_messages_total", "counter",
-           "Messages for connections of other nodes published on the bus.",
-           std::to_string(c.out_messages));
-    metric(out, "trunkfield_cluster_out_deliveries_total", "counter",
-           "Deliveries those messages carried (one message serves every watcher of a game "
-           "on one node).",
-           std::to_string(c.out_deliveries));
+    struct Row {
+        const char* name;
+        const char* type;
+        const char* help;
+        std::uint64_t value;
+    };
+    const Row rows[] = {
+        {"trunkfield_cluster_bus_up", "gauge", "1 while the Redis bus is connected.",
+         std::uint64_t(c.bus_up ? 1 : 0)},
+        {"trunkfield_cluster_nodes_alive", "gauge",
+         "Nodes holding a lease, as last read from PostgreSQL.", std::uint64_t(c.nodes_alive)},
+        {"trunkfield_cluster_forwarded_out_total", "counter",
+         "Requests of this node's connections forwarded to the node owning their game.",
+         std::uint64_t(c.forwarded_out)},
+        {"trunkfield_cluster_forwarded_in_total", "counter",
+         "Requests forwarded here by other nodes.", std::uint64_t(c.forwarded_in)},
+        {"trunkfield_cluster_catchups_total", "counter",
+         "Replays asked of a game's owner after it moved or the bus came back.",
+         std::uint64_t(c.catchups)},
+        {"trunkfield_cluster_takeovers_total", "counter",
+         "Games claimed by this node (from a dead node, a hand-over, or at start).",
+         std::uint64_t(c.takeovers)},
+        {"trunkfield_cluster_games_fenced_total", "counter",
+         "Games this node dropped because another node owns them now.",
+         std::uint64_t(m.games_fenced.load())},
+        {"trunkfield_cluster_remote_connections", "gauge",
+         "Connections of other nodes standing in here.", std::uint64_t(c.remote_connections)},
+        {"trunkfield_cluster_bus_published_total", "counter", "Messages published on the bus.",
+         std::uint64_t(c.bus_published)},
+        {"trunkfield_cluster_bus_received_total", "counter", "Messages received from the bus.",
+         std::uint64_t(c.bus_received)},
+        {"trunkfield_cluster_bus_dropped_total", "counter",
+         "Messages that could not be published (the bus was down).", std::uint64_t(c.bus_dropped)},
+        {"trunkfield_cluster_bus_reconnects_total", "counter",
+         "Times the bus connection was made again.", std::uint64_t(c.bus_reconnects)},
+        {"trunkfield_cluster_lease_failures_total", "counter", "Lease renewals that failed.",
+         std::uint64_t(c.lease_failures)},
+        {"trunkfield_cluster_answers_dropped_total", "counter",
+         "Answers from another node not passed on: a second answer to one request, or "
+         "one from a node that lost the game.",
+         std::uint64_t(c.answers_dropped)},
+        {"trunkfield_cluster_out_messages_total", "counter",
+         "Messages for connections of other nodes published on the bus.",
+         std::uint64_t(c.out_messages)},
+        {"trunkfield_cluster_out_deliveries_total", "counter",
+         "Deliveries those messages carried (one message serves every watcher of a game "
+         "on one node).",
+         std::uint64_t(c.out_deliveries)},
+    };
+    for (const Row& r : rows) metric(out, r.name, r.type, r.help, std::to_string(r.value));
     m.lease_renew.render(out, "trunkfield_cluster_lease_renew_seconds",
                          "Renewals of this node's lease in PostgreSQL.");
 }

@@ -1,7 +1,9 @@
 // The room directory: which games this process serves, by code. It is the one place rooms are
-// made (RoomFactory) — for a new game, and at start for the unfinished games this process owns
-// — and the seam where a shared directory (ownership leases in PostgreSQL, routing over Redis)
-// replaces the local one without rooms or sessions changing (docs/ARCHITECTURE.md).
+// made (RoomFactory): for a new game, and adopted from the store (at start for the unfinished
+// games this process owns; with several nodes, for a game this node claims). With several
+// nodes the directory still holds only this node's rooms: the cluster (server/cluster/) claims
+// games with leases in PostgreSQL, adds and removes them here, and reaches games on other
+// nodes through the Peers seam (server/session/hub.h), not through this directory.
 #pragma once
 
 #include <boost/asio/io_context.hpp>

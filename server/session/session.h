@@ -148,7 +148,9 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     void handle(proto::Preferences& m);
     void handle(proto::Rematch& m);
     void handle(proto::RematchDecline& m);
-    // session_account.cpp
+    // session_account.cpp: each request runs as a coroutine (AccountFlow) while the connection
+    // waits.
+    friend struct AccountFlow;
     void handle(proto::Register& m);
     void handle(proto::Login& m);
     void handle(proto::Logout& m);

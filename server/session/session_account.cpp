@@ -1,14 +1,21 @@
 // Session handlers for accounts (PROTOCOL.md "Accounts"): register, log in, log out, change the
-// password. Each runs in steps off the connection's strand (a store read, a password hash on
-// the hub's password threads, an account write) and comes back to it; the connection waits
-// meanwhile (later messages are held and answered in order, as behind a hello), so an account
-// request is answered before anything sent after it. Every password check passes the login
-// limits first (server/accounts/login_limit.h) and finds a place in the password threads' queue or
-// is refused try_again (server/accounts/password_pool.h); a new password must pass
-// password_weakness().
+// password. Each runs as a coroutine on the connection's strand (AccountFlow), awaiting its
+// steps off it: a store read, a password hash or check on the hub's password threads, an
+// account write. The connection waits meanwhile (later messages are held and answered in
+// order, as behind a hello), so an account request is answered before anything sent after it.
+// Every password check passes the login limits first (server/accounts/login_limit.h) and finds
+// a place in the password threads' queue or is refused try_again
+// (server/accounts/password_pool.h); a new password must pass password_weakness().
 #include <spdlog/spdlog.h>
 
+#include <utility>  // before Asio's awaitable.hpp, which uses std::exchange (Boost 1.74)
+
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include "server/accounts/password_policy.h"
 #include "server/accounts/ratings.h"
@@ -19,25 +26,75 @@
 
 namespace tf::server {
 
+namespace asio = boost::asio;
 using proto::Err;
 
 namespace {
 
-// Runs `f` on a password thread, then `back` with its result on `ex`; false (nothing runs)
-// when the password threads' queue is full.
-template <class F, class B>
-bool off_thread(Hub& hub, Store::Executor ex, F f, B back) {
-    return hub.passwords.submit([f = std::move(f), back = std::move(back),
-                                 ex]() mutable -> std::function<void()> {
-        auto r = f();
-        return [ex, back = std::move(back), r = std::move(r)]() mutable {
-            boost::asio::post(
-                ex, [back = std::move(back), r = std::move(r)]() mutable { back(std::move(r)); });
-        };
-    });
+template <class T>
+using Task = asio::awaitable<T>;
+
+// A note on the coroutines below (GCC 12): a temporary of a class type inside a co_await
+// expression (a lambda with captures, a std::string argument) is destroyed twice there. So
+// every awaitable is made first, as a named local, then awaited: `auto a = f(...); auto v =
+// co_await std::move(a);`, and the helpers that make them are plain functions, not coroutines.
+
+// A callback-style step as an awaitable: `start(done)` begins it, and whatever thread calls
+// `done(value)`, the coroutine goes on with `value` on `ex` (the connection's strand).
+template <class T, class Start>
+Task<T> step(const Store::Executor& ex, Start start) {
+    return asio::async_initiate<const asio::use_awaitable_t<>, void(T)>(
+        [start = std::move(start), ex](auto handler) mutable {
+            // The store's and the password pool's callbacks are std::function: copyable.
+            auto h = std::make_shared<decltype(handler)>(std::move(handler));
+            start([ex, h](T value) mutable {
+                asio::post(ex, [h, value = std::move(value)]() mutable { (*h)(std::move(value)); });
+            });
+        },
+        asio::use_awaitable);
+}
+
+// `job` on a password thread; nothing when the password threads' queue is full (try_again).
+template <class T>
+Task<std::optional<T>> on_password_thread(Hub& hub, const Store::Executor& ex,
+                                          std::function<T()> job) {
+    return step<std::optional<T>>(
+        ex, [&hub, job = std::move(job)](std::function<void(std::optional<T>)> done) {
+            const bool queued = hub.passwords.submit([job, done]() -> std::function<void()> {
+                auto r = job();
+                return [done, r = std::move(r)] { done(std::move(r)); };
+            });
+            if (!queued) done(std::nullopt);
+        });
+}
+
+Task<Read<std::optional<StoredAccount>>> read_account(Hub& hub, const Store::Executor& ex,
+                                                      std::string username) {
+    return step<Read<std::optional<StoredAccount>>>(
+        ex, [&hub, username = std::move(username),
+             ex](std::function<void(Read<std::optional<StoredAccount>>)> done) {
+            hub.store->read_account(username, ex, std::move(done));
+        });
+}
+
+Task<AccountResult> write_account(Hub& hub, const Store::Executor& ex, AccountWrite w) {
+    return step<AccountResult>(
+        ex, [&hub, w = std::move(w)](std::function<void(AccountResult)> done) mutable {
+            hub.store->write_account(std::move(w), std::move(done));
+        });
 }
 
 constexpr const char* kBusy = "the server is busy checking passwords; try again in a few seconds";
+
+// A new password's hash (Argon2id); nothing when hashing failed (logged). Password threads.
+std::optional<std::string> new_hash(const std::string& password) {
+    try {
+        return hash_password(password);
+    } catch (const std::exception& e) {
+        spdlog::error("password hash failed: {}", e.what());
+        return std::nullopt;
+    }
+}
 
 // A hash to check unknown usernames against, so that "no such account" takes as long as
 // "wrong password" (made once, on the password thread).
@@ -46,7 +103,8 @@ const std::string& dummy_hash() {
     return h;
 }
 
-bool check(std::string_view password, const std::optional<StoredAccount>& account) {
+// Whether `password` is the account's (false for no account, after as long). Password threads.
+bool matches(std::string_view password, const std::optional<StoredAccount>& account) {
     try {
         if (!account) {
             check_password(password, dummy_hash());
@@ -67,18 +125,184 @@ std::string wait_text(std::int64_t ms) {
 
 }  // namespace
 
+// The account requests, one coroutine each, on the connection's strand. Each ends in exactly
+// one answer: switch_to/welcome, or fail() (account_error, which also resumes the connection).
+struct AccountFlow {
+    using S = std::shared_ptr<Session>;
+
+    static void fail(const S& s, Err code, const std::string& message,
+                     const std::optional<std::string>& ref) {
+        s->account_error(code, message, ref);
+    }
+
+    static Task<void> register_account(S s, proto::Register m) {
+        const Store::Executor ex = s->executor();
+        // Taken already? Asked first so that a taken name costs no hash (the write checks again).
+        auto read = read_account(s->hub_, ex, m.username);
+        auto r = co_await std::move(read);
+        if (!r.ok()) {
+            fail(s, Err::StoreUnavailable, "accounts cannot be read right now; try again", m.ref);
+            co_return;
+        }
+        if (*r.value) {
+            fail(s, Err::UsernameTaken, "the name " + m.username + " is taken", m.ref);
+            co_return;
+        }
+        std::function<std::optional<std::string>()> job = [password = m.password] {
+            return new_hash(password);
+        };
+        auto hashing = on_password_thread(s->hub_, ex, std::move(job));
+        auto hash = co_await std::move(hashing);
+        if (!hash) {
+            fail(s, Err::TryAgain, kBusy, m.ref);
+            co_return;
+        }
+        if (!*hash) {
+            fail(s, Err::Internal, "the password could not be hashed; try again", m.ref);
+            co_return;
+        }
+        AccountWrite w;
+        w.kind = AccountWrite::Kind::Register;
+        w.player_id = s->player_->id;
+        w.username = m.username;
+        w.pw_hash = std::move(**hash);
+        auto writing = write_account(s->hub_, ex, std::move(w));
+        auto res = co_await std::move(writing);
+        if (res.conflict) {
+            fail(s, Err::UsernameTaken, "the name " + m.username + " is taken", m.ref);
+            co_return;
+        }
+        if (!res.ok) {
+            spdlog::warn("{}: register failed: {}", s->tag(), res.error);
+            fail(s, Err::StoreUnavailable, "the account could not be saved: " + res.error, m.ref);
+            co_return;
+        }
+        Player p{s->player_->id, m.username, true};
+        spdlog::info("{}: player {} registered as {}", s->tag(), p.id, p.name);
+        s->hub_.identity.rename(p);
+        s->switch_to(p, s->token_, m.ref);
+    }
+
+    static Task<void> login(S s, proto::Login m, std::string key) {
+        const Store::Executor ex = s->executor();
+        auto read = read_account(s->hub_, ex, m.username);
+        auto r = co_await std::move(read);
+        if (!r.ok()) {
+            fail(s, Err::StoreUnavailable, "accounts cannot be read right now; try again", m.ref);
+            co_return;
+        }
+        std::function<bool()> job = [password = m.password, account = *r.value] {
+            return matches(password, account);
+        };
+        auto checking = on_password_thread(s->hub_, ex, std::move(job));
+        auto right = co_await std::move(checking);
+        if (!right) {
+            fail(s, Err::TryAgain, kBusy, m.ref);
+            co_return;
+        }
+        if (!*right) {
+            s->hub_.logins.failed(s->address_, key);
+            spdlog::warn("{}: failed login for {}", s->tag(), key);
+            fail(s, Err::BadCredentials, "wrong username or password", m.ref);
+            co_return;
+        }
+        s->hub_.logins.succeeded(s->address_, key);
+        const StoredAccount& account = **r.value;
+        Player p{account.player_id, account.username, true};
+        auto issued = s->hub_.identity.make_token(p);
+        auto writing = write_account(s->hub_, ex, std::move(issued.write));
+        auto res = co_await std::move(writing);
+        if (!res.ok) {
+            fail(s, Err::StoreUnavailable, "the login could not be saved: " + res.error, m.ref);
+            co_return;
+        }
+        s->hub_.identity.remember(issued.token, p);
+        spdlog::info("{}: {} logged in", s->tag(), p.name);
+        s->switch_to(p, issued.token, m.ref);
+    }
+
+    static Task<void> logout(S s, proto::Logout m, AccountWrite w) {
+        const Store::Executor ex = s->executor();
+        auto writing = write_account(s->hub_, ex, std::move(w));
+        auto res = co_await std::move(writing);
+        if (!res.ok) {
+            fail(s, Err::StoreUnavailable, "the logout could not be saved: " + res.error, m.ref);
+            co_return;
+        }
+        spdlog::info("{}: {} logged out{}", s->tag(), s->player_->name,
+                     m.everywhere ? " everywhere" : "");
+        if (m.everywhere) {
+            s->hub_.identity.forget_player(s->player_->id);
+            s->end_others("logged out everywhere");
+        } else {
+            s->hub_.identity.forget(s->token_);
+        }
+        auto guest = s->hub_.identity.create("");
+        s->switch_to(*guest.player, guest.token, m.ref);
+    }
+
+    // The current password checked and the new one hashed in one go on a password thread.
+    struct Checked {
+        bool right = false;
+        std::optional<std::string> hash;
+    };
+
+    static Task<void> change_password(S s, proto::ChangePassword m, std::string key) {
+        const Store::Executor ex = s->executor();
+        auto read = read_account(s->hub_, ex, s->player_->name);
+        auto r = co_await std::move(read);
+        if (!r.ok() || !*r.value) {
+            fail(s, Err::StoreUnavailable, "accounts cannot be read right now; try again", m.ref);
+            co_return;
+        }
+        std::function<Checked()> job = [m, account = *r.value] {
+            if (!matches(m.password, account)) return Checked{};
+            return Checked{true, new_hash(m.new_password)};
+        };
+        auto checking = on_password_thread(s->hub_, ex, std::move(job));
+        auto c = co_await std::move(checking);
+        if (!c) {
+            fail(s, Err::TryAgain, kBusy, m.ref);
+            co_return;
+        }
+        if (!c->right) {
+            s->hub_.logins.failed(s->address_, key);
+            spdlog::warn("{}: failed password change for {}", s->tag(), key);
+            fail(s, Err::BadCredentials, "the current password is wrong", m.ref);
+            co_return;
+        }
+        if (!c->hash) {
+            fail(s, Err::Internal, "the password could not be hashed; try again", m.ref);
+            co_return;
+        }
+        s->hub_.logins.succeeded(s->address_, key);
+        AccountWrite w;
+        w.kind = AccountWrite::Kind::SetPassword;
+        w.player_id = s->player_->id;
+        w.pw_hash = std::move(*c->hash);
+        w.selector = selector_of(s->token_);
+        auto writing = write_account(s->hub_, ex, std::move(w));
+        auto res = co_await std::move(writing);
+        if (!res.ok) {
+            fail(s, Err::StoreUnavailable, "the password could not be saved: " + res.error, m.ref);
+            co_return;
+        }
+        spdlog::info("{}: {} changed the password", s->tag(), s->player_->name);
+        s->hub_.identity.forget_player(s->player_->id, s->token_);
+        s->end_others("the password was changed");
+        s->welcome(*s->player_, s->token_, false, m.ref);
+    }
+
+    // Starts a flow on the connection's strand; the connection waits until it answers.
+    static void start(Session& s, Task<void> flow) {
+        s.wait();
+        asio::co_spawn(s.executor(), std::move(flow), asio::detached);
+    }
+};
+
 void Session::account_error(Err code, std::string message, const std::optional<std::string>& ref) {
     send_error(code, std::move(message), ref);
     resume();
-}
-
-// The store's answer to an account write comes on the store's thread.
-static std::function<void(AccountResult)> on(Store::Executor ex,
-                                             std::function<void(AccountResult)> back) {
-    return [ex, back = std::move(back)](AccountResult r) mutable {
-        boost::asio::post(
-            ex, [back = std::move(back), r = std::move(r)]() mutable { back(std::move(r)); });
-    };
 }
 
 // The login limits' word before a password check (logged, with the client's address, for
@@ -103,92 +327,13 @@ void Session::handle(proto::Register& m) {
     if (auto weak = password_weakness(m.password, m.username))
         return send_error(Err::WeakPassword, *weak, m.ref);
     if (!may_check_password("", m.ref)) return;
-    wait();
-    // Taken already? Asked first so that a taken name costs no hash (the write checks again).
-    hub_.store->read_account(
-        m.username, executor(), [self = self(), m](Read<std::optional<StoredAccount>> r) {
-            if (!r.ok())
-                return self->account_error(Err::StoreUnavailable,
-                                           "accounts cannot be read right now; try again", m.ref);
-            if (*r.value)
-                return self->account_error(Err::UsernameTaken,
-                                           "the name " + m.username + " is taken", m.ref);
-            auto hashed = [self, m](std::optional<std::string> hash) {
-                if (!hash)
-                    return self->account_error(
-                        Err::Internal, "the password could not be hashed; try again", m.ref);
-                AccountWrite w;
-                w.kind = AccountWrite::Kind::Register;
-                w.player_id = self->player_->id;
-                w.username = m.username;
-                w.pw_hash = std::move(*hash);
-                self->hub_.store->write_account(
-                    std::move(w), on(self->executor(), [self, m](AccountResult res) {
-                        if (res.conflict)
-                            return self->account_error(
-                                Err::UsernameTaken, "the name " + m.username + " is taken", m.ref);
-                        if (!res.ok) {
-                            spdlog::warn("{}: register failed: {}", self->tag(), res.error);
-                            return self->account_error(
-                                Err::StoreUnavailable,
-                                "the account could not be saved: " + res.error, m.ref);
-                        }
-                        Player p{self->player_->id, m.username, true};
-                        spdlog::info("{}: player {} registered as {}", self->tag(), p.id, p.name);
-                        self->hub_.identity.rename(p);
-                        self->switch_to(p, self->token_, m.ref);
-                    }));
-            };
-            auto hash = [password = m.password]() -> std::optional<std::string> {
-                try {
-                    return hash_password(password);
-                } catch (const std::exception& e) {
-                    spdlog::error("password hash failed: {}", e.what());
-                    return std::nullopt;
-                }
-            };
-            if (!off_thread(self->hub_, self->executor(), std::move(hash), std::move(hashed)))
-                self->account_error(Err::TryAgain, kBusy, m.ref);
-        });
+    AccountFlow::start(*this, AccountFlow::register_account(self(), m));
 }
 
 void Session::handle(proto::Login& m) {
-    const std::string key = username_key(m.username);
+    std::string key = username_key(m.username);
     if (!may_check_password(key, m.ref)) return;
-    wait();
-    hub_.store->read_account(
-        m.username, executor(), [self = self(), m, key](Read<std::optional<StoredAccount>> r) {
-            if (!r.ok())
-                return self->account_error(Err::StoreUnavailable,
-                                           "accounts cannot be read right now; try again", m.ref);
-            auto checked = [self, m, key](std::optional<StoredAccount> account) {
-                if (!account) {
-                    self->hub_.logins.failed(self->address_, key);
-                    spdlog::warn("{}: failed login for {}", self->tag(), key);
-                    return self->account_error(Err::BadCredentials, "wrong username or password",
-                                               m.ref);
-                }
-                self->hub_.logins.succeeded(self->address_, key);
-                Player p{account->player_id, account->username, true};
-                auto issued = self->hub_.identity.make_token(p);
-                self->hub_.store->write_account(
-                    std::move(issued.write),
-                    on(self->executor(), [self, m, p, token = issued.token](AccountResult res) {
-                        if (!res.ok)
-                            return self->account_error(Err::StoreUnavailable,
-                                                       "the login could not be saved: " + res.error,
-                                                       m.ref);
-                        self->hub_.identity.remember(token, p);
-                        spdlog::info("{}: {} logged in", self->tag(), p.name);
-                        self->switch_to(p, token, m.ref);
-                    }));
-            };
-            auto check_it = [password = m.password, account = *r.value] {
-                return check(password, account) ? account : std::nullopt;
-            };
-            if (!off_thread(self->hub_, self->executor(), std::move(check_it), std::move(checked)))
-                self->account_error(Err::TryAgain, kBusy, m.ref);
-        });
+    AccountFlow::start(*this, AccountFlow::login(self(), m, std::move(key)));
 }
 
 void Session::handle(proto::Logout& m) {
@@ -201,79 +346,16 @@ void Session::handle(proto::Logout& m) {
         w.kind = AccountWrite::Kind::RevokeToken;
         w.selector = selector_of(token_);
     }
-    wait();
-    hub_.store->write_account(
-        std::move(w), on(executor(), [self = self(), m](AccountResult res) {
-            if (!res.ok)
-                return self->account_error(Err::StoreUnavailable,
-                                           "the logout could not be saved: " + res.error, m.ref);
-            spdlog::info("{}: {} logged out{}", self->tag(), self->player_->name,
-                         m.everywhere ? " everywhere" : "");
-            if (m.everywhere) {
-                self->hub_.identity.forget_player(self->player_->id);
-                self->end_others("logged out everywhere");
-            } else {
-                self->hub_.identity.forget(self->token_);
-            }
-            auto guest = self->hub_.identity.create("");
-            self->switch_to(*guest.player, guest.token, m.ref);
-        }));
+    AccountFlow::start(*this, AccountFlow::logout(self(), m, std::move(w)));
 }
 
 void Session::handle(proto::ChangePassword& m) {
     if (!player_->account) return send_error(Err::AccountRequired, "you are not logged in", m.ref);
     if (auto weak = password_weakness(m.new_password, player_->name))
         return send_error(Err::WeakPassword, *weak, m.ref);
-    const std::string key = username_key(player_->name);
+    std::string key = username_key(player_->name);
     if (!may_check_password(key, m.ref)) return;
-    wait();
-    hub_.store->read_account(
-        player_->name, executor(), [self = self(), m, key](Read<std::optional<StoredAccount>> r) {
-            if (!r.ok() || !*r.value)
-                return self->account_error(Err::StoreUnavailable,
-                                           "accounts cannot be read right now; try again", m.ref);
-            auto hashed = [self, m, key](std::optional<std::string> hash) {
-                if (!hash) {
-                    self->hub_.logins.failed(self->address_, key);
-                    spdlog::warn("{}: failed password change for {}", self->tag(), key);
-                    return self->account_error(Err::BadCredentials, "the current password is wrong",
-                                               m.ref);
-                }
-                if (hash->empty())
-                    return self->account_error(
-                        Err::Internal, "the password could not be hashed; try again", m.ref);
-                self->hub_.logins.succeeded(self->address_, key);
-                AccountWrite w;
-                w.kind = AccountWrite::Kind::SetPassword;
-                w.player_id = self->player_->id;
-                w.pw_hash = std::move(*hash);
-                w.selector = selector_of(self->token_);
-                self->hub_.store->write_account(
-                    std::move(w), on(self->executor(), [self, m](AccountResult res) {
-                        if (!res.ok)
-                            return self->account_error(
-                                Err::StoreUnavailable,
-                                "the password could not be saved: " + res.error, m.ref);
-                        spdlog::info("{}: {} changed the password", self->tag(),
-                                     self->player_->name);
-                        self->hub_.identity.forget_player(self->player_->id, self->token_);
-                        self->end_others("the password was changed");
-                        self->welcome(*self->player_, self->token_, false, m.ref);
-                    }));
-            };
-            // Checks the current password, then hashes the new one: "" when that failed.
-            auto rehash = [m, account = *r.value]() -> std::optional<std::string> {
-                if (!check(m.password, account)) return std::nullopt;
-                try {
-                    return hash_password(m.new_password);
-                } catch (const std::exception& e) {
-                    spdlog::error("password hash failed: {}", e.what());
-                    return std::string();
-                }
-            };
-            if (!off_thread(self->hub_, self->executor(), std::move(rehash), std::move(hashed)))
-                self->account_error(Err::TryAgain, kBusy, m.ref);
-        });
+    AccountFlow::start(*this, AccountFlow::change_password(self(), m, std::move(key)));
 }
 
 // Every other connection of this player ends (its token may be revoked).
