@@ -15,6 +15,15 @@ inline void mark_io_thread() {
 inline bool on_io_thread() {
     return tl_io_thread;
 }
+// A store's own threads (its writer, its readers): a blocking read there would wait for itself.
+inline thread_local bool tl_store_thread = false;
+inline void mark_store_thread() {
+    tl_store_thread = true;
+}
+inline bool on_store_thread() {
+    return tl_store_thread;
+}
+
 inline void assert_off_io_thread() {
     assert(!on_io_thread() && "a blocking store read on a network thread");
 }

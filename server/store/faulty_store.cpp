@@ -137,54 +137,49 @@ void FaultyStore::write_account(AccountWrite w, std::function<void(AccountResult
     }
 }
 
-void FaultyStore::check_reads() {
-    if (current().reads_fail) throw StoreError("injected fault: the read failed (I/O error)");
+template <class T>
+bool FaultyStore::failed(Executor ex, Then<T>& then) {
+    if (!current().reads_fail) return false;
+    Read<T> r;
+    r.error = "injected fault: the read failed (I/O error)";
+    r.fault = true;
+    boost::asio::post(ex, [then = std::move(then), r = std::move(r)]() mutable { then(r); });
+    return true;
 }
 
-std::optional<StoredPlayer> FaultyStore::player_by_selector(const std::string& selector) {
-    check_reads();
-    return inner_->player_by_selector(selector);
+void FaultyStore::read_player(std::string selector, Executor ex,
+                              Then<std::optional<StoredPlayer>> then) {
+    if (!failed(ex, then)) inner_->read_player(std::move(selector), ex, std::move(then));
 }
-std::optional<StoredAccount> FaultyStore::account_by_name(const std::string& username) {
-    check_reads();
-    return inner_->account_by_name(username);
+void FaultyStore::read_code_taken(std::string code, Executor ex, Then<bool> then) {
+    if (!failed(ex, then)) inner_->read_code_taken(std::move(code), ex, std::move(then));
 }
-std::vector<StoredRating> FaultyStore::ratings_of(const std::string& player_id) {
-    check_reads();
-    return inner_->ratings_of(player_id);
+void FaultyStore::read_game(std::string code, Executor ex, Then<std::optional<GameRows>> then) {
+    if (!failed(ex, then)) inner_->read_game(std::move(code), ex, std::move(then));
 }
-std::vector<LeaderRow> FaultyStore::leaderboard(const std::string& category, int limit,
-                                                std::int64_t active_since_ms) {
-    check_reads();
-    return inner_->leaderboard(category, limit, active_since_ms);
+void FaultyStore::read_page(GameQuery q, Executor ex, Then<GamePage> then) {
+    if (!failed(ex, then)) inner_->read_page(std::move(q), ex, std::move(then));
 }
-std::optional<PlayerProfile> FaultyStore::profile(const std::string& username, int recent,
-                                                  const std::string& viewer) {
-    check_reads();
-    return inner_->profile(username, recent, viewer);
+void FaultyStore::read_account(std::string username, Executor ex,
+                               Then<std::optional<StoredAccount>> then) {
+    if (!failed(ex, then)) inner_->read_account(std::move(username), ex, std::move(then));
 }
-bool FaultyStore::code_taken(const std::string& code) {
-    check_reads();
-    return inner_->code_taken(code);
+void FaultyStore::read_ratings(std::string player_id, Executor ex,
+                               Then<std::vector<StoredRating>> then) {
+    if (!failed(ex, then)) inner_->read_ratings(std::move(player_id), ex, std::move(then));
 }
-std::vector<StoredGame> FaultyStore::unfinished() {
-    check_reads();
-    return inner_->unfinished();
+void FaultyStore::read_leaderboard(std::string category, int limit, std::int64_t active_since_ms,
+                                   Executor ex, Then<std::vector<LeaderRow>> then) {
+    if (!failed(ex, then))
+        inner_->read_leaderboard(std::move(category), limit, active_since_ms, ex, std::move(then));
 }
-std::optional<StoredGame> FaultyStore::game(const std::string& code) {
-    check_reads();
-    return inner_->game(code);
+void FaultyStore::read_profile(std::string username, int recent, std::string viewer, Executor ex,
+                               Then<std::optional<PlayerProfile>> then) {
+    if (!failed(ex, then))
+        inner_->read_profile(std::move(username), recent, std::move(viewer), ex, std::move(then));
 }
-std::vector<JournalRow> FaultyStore::journal(const std::string& code) {
-    check_reads();
-    return inner_->journal(code);
-}
-GamePage FaultyStore::list(const GameQuery& q) {
-    check_reads();
-    return inner_->list(q);
-}
-void FaultyStore::quarantine(const std::string& code, const std::string& why) {
-    inner_->quarantine(code, why);
+void FaultyStore::read_unfinished(Executor ex, Then<std::vector<StoredGame>> then) {
+    if (!failed(ex, then)) inner_->read_unfinished(ex, std::move(then));
 }
 std::size_t FaultyStore::pending() {
     std::lock_guard lock(dm_);

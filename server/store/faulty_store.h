@@ -40,32 +40,39 @@ class FaultyStore : public Store {
     void commit(GameWrite w, Done done) override;
     void add_player(StoredPlayer p) override;
     void write_account(AccountWrite w, std::function<void(AccountResult)> done) override;
-    std::optional<StoredPlayer> player_by_selector(const std::string& selector) override;
-    std::optional<StoredAccount> account_by_name(const std::string& username) override;
-    std::vector<StoredRating> ratings_of(const std::string& player_id) override;
-    std::vector<LeaderRow> leaderboard(const std::string& category, int limit,
-                                       std::int64_t active_since_ms) override;
-    std::optional<PlayerProfile> profile(const std::string& username, int recent,
-                                         const std::string& viewer) override;
-    bool code_taken(const std::string& code) override;
-    std::vector<StoredGame> unfinished() override;
-    std::optional<StoredGame> game(const std::string& code) override;
-    std::vector<JournalRow> journal(const std::string& code) override;
-    GamePage list(const GameQuery& q) override;
-    OpenGameCounts open_counts(const std::string& player_id, const std::string& address,
-                               const std::string& node) override {
-        return inner_->open_counts(player_id, address, node);
+    // Reads fail while `reads=fail`, otherwise the inner store answers.
+    void read_player(std::string selector, Executor ex,
+                     Then<std::optional<StoredPlayer>> then) override;
+    void read_code_taken(std::string code, Executor ex, Then<bool> then) override;
+    void read_game(std::string code, Executor ex, Then<std::optional<GameRows>> then) override;
+    void read_page(GameQuery q, Executor ex, Then<GamePage> then) override;
+    void read_account(std::string username, Executor ex,
+                      Then<std::optional<StoredAccount>> then) override;
+    void read_ratings(std::string player_id, Executor ex,
+                      Then<std::vector<StoredRating>> then) override;
+    void read_leaderboard(std::string category, int limit, std::int64_t active_since_ms,
+                          Executor ex, Then<std::vector<LeaderRow>> then) override;
+    void read_profile(std::string username, int recent, std::string viewer, Executor ex,
+                      Then<std::optional<PlayerProfile>> then) override;
+    void read_unfinished(Executor ex, Then<std::vector<StoredGame>> then) override;
+    void read_open_counts(std::string player_id, std::string address, std::string node, Executor ex,
+                          Then<OpenGameCounts> then) override {
+        inner_->read_open_counts(std::move(player_id), std::move(address), std::move(node), ex,
+                                 std::move(then));
     }
-    void quarantine(const std::string& code, const std::string& why) override;
+    void write_quarantine(std::string code, std::string why, Done done) override {
+        inner_->write_quarantine(std::move(code), std::move(why), std::move(done));
+    }
     std::size_t pending() override;
     bool healthy() override;
     Stats stats() override { return inner_->stats(); }
-    Executor read_executor() override { return inner_->read_executor(); }
     bool keeps_games() override { return inner_->keeps_games(); }
 
   private:
     Faults current();  // re-reads the control file when it changed
-    void check_reads();
+    // True (and `then` answered with the injected error) when reads fail now.
+    template <class T>
+    bool failed(Executor ex, Then<T>& then);
     void later(int delay_ms, std::function<void()> f);  // on the delay thread, in order
 
     std::unique_ptr<Store> inner_;

@@ -1,6 +1,5 @@
 #include "server/store/memory_store.h"
 
-#include "server/base/io_thread.h"
 #include "server/base/time.h"
 #include "server/store/record_codec.h"
 
@@ -116,8 +115,7 @@ void MemoryStore::write_account(AccountWrite w, std::function<void(AccountResult
     if (done) done(r);
 }
 
-std::optional<StoredPlayer> MemoryStore::player_by_selector(const std::string& selector) {
-    assert_off_io_thread();
+std::optional<StoredPlayer> MemoryStore::load_player(const std::string& selector) {
     std::lock_guard lock(m_);
     auto it = tokens_.find(selector);
     if (it == tokens_.end()) return std::nullopt;
@@ -127,16 +125,14 @@ std::optional<StoredPlayer> MemoryStore::player_by_selector(const std::string& s
                         a == accounts_.end() ? "" : a->second.username};
 }
 
-std::optional<StoredAccount> MemoryStore::account_by_name(const std::string& username) {
-    assert_off_io_thread();
+std::optional<StoredAccount> MemoryStore::load_account(const std::string& username) {
     std::lock_guard lock(m_);
     auto k = account_keys_.find(username_key(username));
     if (k == account_keys_.end()) return std::nullopt;
     return accounts_.at(k->second);
 }
 
-std::vector<StoredRating> MemoryStore::ratings_of(const std::string& player_id) {
-    assert_off_io_thread();
+std::vector<StoredRating> MemoryStore::load_ratings(const std::string& player_id) {
     std::lock_guard lock(m_);
     std::vector<StoredRating> out;
     if (auto it = ratings_.find(player_id); it != ratings_.end())
@@ -144,9 +140,8 @@ std::vector<StoredRating> MemoryStore::ratings_of(const std::string& player_id) 
     return out;
 }
 
-std::vector<LeaderRow> MemoryStore::leaderboard(const std::string& category, int limit,
-                                                std::int64_t active_since_ms) {
-    assert_off_io_thread();
+std::vector<LeaderRow> MemoryStore::load_leaderboard(const std::string& category, int limit,
+                                                     std::int64_t active_since_ms) {
     std::lock_guard lock(m_);
     std::vector<LeaderRow> out;
     for (const auto& [id, mine] : ratings_) {
@@ -170,9 +165,8 @@ static bool visible(const StoredGame& g, const std::string& viewer) {
     return g.is_public || (!viewer.empty() && (g.seat_id[0] == viewer || g.seat_id[1] == viewer));
 }
 
-std::optional<PlayerProfile> MemoryStore::profile(const std::string& username, int recent,
-                                                  const std::string& viewer) {
-    assert_off_io_thread();
+std::optional<PlayerProfile> MemoryStore::load_profile(const std::string& username, int recent,
+                                                       const std::string& viewer) {
     std::lock_guard lock(m_);
     auto k = account_keys_.find(username_key(username));
     if (k == account_keys_.end()) return std::nullopt;
@@ -214,14 +208,12 @@ std::optional<PlayerProfile> MemoryStore::profile(const std::string& username, i
     return p;
 }
 
-bool MemoryStore::code_taken(const std::string& code) {
-    assert_off_io_thread();
+bool MemoryStore::load_code_taken(const std::string& code) {
     std::lock_guard lock(m_);
     return games_.count(code) > 0;
 }
 
-std::vector<StoredGame> MemoryStore::unfinished() {
-    assert_off_io_thread();
+std::vector<StoredGame> MemoryStore::load_unfinished() {
     std::lock_guard lock(m_);
     std::vector<std::pair<std::int64_t, StoredGame>> by_id;
     for (auto& [code, g] : games_)
@@ -233,25 +225,17 @@ std::vector<StoredGame> MemoryStore::unfinished() {
     return out;
 }
 
-std::optional<StoredGame> MemoryStore::game(const std::string& code) {
-    assert_off_io_thread();
+std::optional<GameRows> MemoryStore::load_game(const std::string& code) {
     std::lock_guard lock(m_);
     auto it = games_.find(code);
     if (it == games_.end()) return std::nullopt;
-    return it->second.second;
-}
-
-std::vector<JournalRow> MemoryStore::journal(const std::string& code) {
-    assert_off_io_thread();
-    std::lock_guard lock(m_);
-    std::vector<JournalRow> out;
-    if (auto it = journal_.find(code); it != journal_.end())
-        for (auto& [v, r] : it->second) out.push_back(r);
+    GameRows out{it->second.second, {}};
+    if (auto j = journal_.find(code); j != journal_.end())
+        for (auto& [v, r] : j->second) out.journal.push_back(r);
     return out;
 }
 
-GamePage MemoryStore::list(const GameQuery& q) {
-    assert_off_io_thread();
+GamePage MemoryStore::load_page(const GameQuery& q) {
     std::lock_guard lock(m_);
     std::vector<std::pair<std::int64_t, StoredGame>> all;
     for (auto& [code, g] : games_) {
@@ -280,7 +264,7 @@ GamePage MemoryStore::list(const GameQuery& q) {
     return page;
 }
 
-void MemoryStore::quarantine(const std::string& code, const std::string&) {
+void MemoryStore::mark_quarantined(const std::string& code, const std::string&) {
     std::lock_guard lock(m_);
     if (auto it = games_.find(code); it != games_.end()) it->second.second.status = "quarantined";
 }

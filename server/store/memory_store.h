@@ -11,27 +11,29 @@
 
 namespace tf::server {
 
-class MemoryStore : public Store {
+class MemoryStore : public BlockingReads {
   public:
     void commit(GameWrite w, Done done) override;  // `done` runs before commit() returns
     void add_player(StoredPlayer p) override;
     void write_account(AccountWrite w, std::function<void(AccountResult)> done) override;
-    std::optional<StoredPlayer> player_by_selector(const std::string& selector) override;
-    std::optional<StoredAccount> account_by_name(const std::string& username) override;
-    std::vector<StoredRating> ratings_of(const std::string& player_id) override;
-    std::vector<LeaderRow> leaderboard(const std::string& category, int limit,
-                                       std::int64_t active_since_ms) override;
-    std::optional<PlayerProfile> profile(const std::string& username, int recent,
-                                         const std::string& viewer) override;
-    bool code_taken(const std::string& code) override;
-    std::vector<StoredGame> unfinished() override;
-    std::optional<StoredGame> game(const std::string& code) override;
-    std::vector<JournalRow> journal(const std::string& code) override;
-    GamePage list(const GameQuery& q) override;
-    void quarantine(const std::string& code, const std::string& why) override;
     std::size_t pending() override { return 0; }
     bool healthy() override { return true; }
     Stats stats() override;
+
+  protected:
+    // On the caller's thread (reads_on() empty): nothing here waits.
+    std::optional<StoredPlayer> load_player(const std::string& selector) override;
+    std::optional<StoredAccount> load_account(const std::string& username) override;
+    std::vector<StoredRating> load_ratings(const std::string& player_id) override;
+    std::vector<LeaderRow> load_leaderboard(const std::string& category, int limit,
+                                            std::int64_t active_since_ms) override;
+    std::optional<PlayerProfile> load_profile(const std::string& username, int recent,
+                                              const std::string& viewer) override;
+    bool load_code_taken(const std::string& code) override;
+    std::vector<StoredGame> load_unfinished() override;
+    std::optional<GameRows> load_game(const std::string& code) override;
+    GamePage load_page(const GameQuery& q) override;
+    void mark_quarantined(const std::string& code, const std::string& why) override;
 
   private:
     // A rated game's rating rows, applied once per game (m_ held).

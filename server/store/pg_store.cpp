@@ -21,7 +21,6 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <deque>
 #include <future>
@@ -61,7 +60,10 @@ class PgStore : public Store {
                 rd_.connect([&p](std::string e2) { p.set_value(e2); });
             });
         });
-        thread_ = std::thread([this] { io_.run(); });
+        thread_ = std::thread([this] {
+            mark_store_thread();
+            io_.run();
+        });
         if (auto err = f.get(); !err.empty()) {
             stop();
             throw StoreError("cannot connect to the database: " + err);
@@ -78,8 +80,7 @@ class PgStore : public Store {
         enqueue(WriteOp::account_request(std::move(w), std::move(done)));
     }
 
-    // Reads: each is one Spec, run asynchronously (read_*) or waited for (the blocking forms,
-    // for startup, tools and tests).
+    // Reads: each is one Spec, answered from the reader connection.
     void read_player(std::string s, Executor ex, Then<std::optional<StoredPlayer>> t) override {
         async(player_spec(s), ex, std::move(t));
     }
@@ -106,60 +107,28 @@ class PgStore : public Store {
                       Then<std::optional<PlayerProfile>> t) override {
         async(profile_spec(u, recent, viewer), ex, std::move(t));
     }
-
+    void read_unfinished(Executor ex, Then<std::vector<StoredGame>> t) override {
+        async(Spec<std::vector<StoredGame>>{{prepared("unfinished", {})},
+                                            [](const Results& r) { return games_of(r[0]); }},
+              ex, std::move(t));
+    }
     void read_open_counts(std::string p, std::string a, std::string n, Executor ex,
                           Then<OpenGameCounts> t) override {
         async(open_counts_spec(p, a, n), ex, std::move(t));
     }
-    OpenGameCounts open_counts(const std::string& p, const std::string& a,
-                               const std::string& n) override {
-        return wait(open_counts_spec(p, a, n));
-    }
-    std::optional<StoredPlayer> player_by_selector(const std::string& s) override {
-        return wait(player_spec(s));
-    }
-    std::optional<StoredAccount> account_by_name(const std::string& u) override {
-        return wait(account_spec(u));
-    }
-    std::vector<StoredRating> ratings_of(const std::string& p) override {
-        return wait(ratings_spec(p));
-    }
-    std::vector<LeaderRow> leaderboard(const std::string& c, int limit,
-                                       std::int64_t since) override {
-        return wait(leaderboard_spec(c, limit, since));
-    }
-    std::optional<PlayerProfile> profile(const std::string& u, int recent,
-                                         const std::string& viewer) override {
-        return wait(profile_spec(u, recent, viewer));
-    }
-    bool code_taken(const std::string& c) override { return wait(code_spec(c)); }
-    std::vector<StoredGame> unfinished() override {
-        return wait(Spec<std::vector<StoredGame>>{{prepared("unfinished", {})},
-                                                  [](const Results& r) { return games_of(r[0]); }});
-    }
-    std::optional<StoredGame> game(const std::string& code) override {
-        return wait(Spec<std::optional<StoredGame>>{
-            {prepared("game", {code})}, [](const Results& r) -> std::optional<StoredGame> {
-                if (r[0].rows() == 0) return std::nullopt;
-                return game_of(Row{r[0], 0}).second;
-            }});
-    }
-    std::vector<JournalRow> journal(const std::string& code) override {
-        return wait(Spec<std::vector<JournalRow>>{
-            {prepared("journal", {code})}, [](const Results& r) { return journal_of(r[0]); }});
-    }
-    GamePage list(const GameQuery& q) override { return wait(page_spec(q)); }
-    void quarantine(const std::string& code, const std::string& why) override {
-        wait(
-            Spec<bool>{{prepared("quarantine", {code, why})}, [](const Results&) { return true; }});
+    // On the reader connection: a game that does not replay is marked at start, before any
+    // write of this node.
+    void write_quarantine(std::string code, std::string why, Done done) override {
+        run_read<bool>(
+            Spec<bool>{{prepared("quarantine", {code, why})}, [](const Results&) { return true; }},
+            [done = std::move(done)](Read<bool> r) {
+                done(r.ok() ? std::nullopt : std::optional<std::string>(r.error));
+            });
     }
 
     Stats stats() override { return core_.stats(); }
     std::size_t pending() override { return core_.pending(); }
     bool healthy() override { return core_.healthy(); }
-    // For callers that run the blocking reads through Store's generic asynchronous path (a
-    // decorator such as FaultyStore): a thread of their own, never the caller's network thread.
-    Executor read_executor() override { return blocking_reads_.get_executor(); }
 
   private:
     using Op = WriteOp;
@@ -177,7 +146,6 @@ class PgStore : public Store {
 
     void stop() {
         if (!thread_.joinable()) return;
-        blocking_reads_.join();  // their reads need the store's thread: they finish first
         // Everything queued is written first (the writer drains), then the thread ends.
         std::promise<void> p;
         auto f = p.get_future();
@@ -237,19 +205,6 @@ class PgStore : public Store {
                 ex, [then = std::move(then), r = std::move(r)]() mutable { then(std::move(r)); });
         });
     }
-    template <class T>
-    T wait(Spec<T> spec) {
-        assert_off_io_thread();
-        if (std::this_thread::get_id() == thread_.get_id())
-            throw StoreError("a blocking read on the store's own thread");
-        std::promise<Read<T>> p;
-        auto f = p.get_future();
-        run_read<T>(std::move(spec), [&p](Read<T> r) { p.set_value(std::move(r)); });
-        Read<T> r = f.get();
-        if (!r.ok()) throw StoreError(r.error, r.fault);
-        return std::move(*r.value);
-    }
-
     void read_next() {
         if (reading_ || rq_.empty()) return maybe_stopped();
         if (!rd_.ready()) {
@@ -618,7 +573,6 @@ class PgStore : public Store {
     asio::steady_timer retry_;
     SteadyClock::time_point retry_at_;
     WriterCore core_{kFirstBackoff, kMaxBackoff, "reconnecting with backoff"};
-    asio::thread_pool blocking_reads_{1};
 };
 
 }  // namespace

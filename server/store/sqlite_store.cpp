@@ -47,7 +47,7 @@ constexpr const char* kGameRowsView =
     "WHERE j.code = games.code), version) ELSE version END AS version, "
     "created_at, finished_at, rated, NULL AS creator_addr FROM games";
 
-class SqliteStore : public Store {
+class SqliteStore : public BlockingReads {
   public:
     SqliteStore(const std::string& dir, SyncLevel sync)
         : path_((fs::path(dir) / "trunkfield.db").string()), sync_(sync) {
@@ -67,8 +67,10 @@ class SqliteStore : public Store {
         }
         writer_ = std::thread([this] {
             pthread_setname_np(pthread_self(), "tf-store");  // as top and perf name it
+            mark_store_thread();
             run();
         });
+        boost::asio::post(reads_, [] { mark_store_thread(); });
     }
 
     ~SqliteStore() override {
@@ -90,9 +92,16 @@ class SqliteStore : public Store {
     void write_account(AccountWrite w, std::function<void(AccountResult)> done) override {
         enqueue(WriteOp::account_request(std::move(w), std::move(done)));
     }
+    Stats stats() override { return core_.stats(); }
+    std::size_t pending() override { return core_.pending(); }
+    bool healthy() override { return core_.healthy(); }
 
-    std::optional<StoredPlayer> player_by_selector(const std::string& selector) override {
-        assert_off_io_thread();
+  protected:
+    // The reads run on a thread of their own (BlockingReads): a slow history query can delay
+    // other reads, never a network thread.
+    Executor reads_on() override { return reads_.get_executor(); }
+
+    std::optional<StoredPlayer> load_player(const std::string& selector) override {
         std::lock_guard lock(rm_);
         Stmt s(reader(),
                "SELECT t.player_id, p.name, t.selector, t.secret_hash, a.username FROM tokens t "
@@ -103,8 +112,7 @@ class SqliteStore : public Store {
         return StoredPlayer{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4)};
     }
 
-    std::optional<StoredAccount> account_by_name(const std::string& username) override {
-        assert_off_io_thread();
+    std::optional<StoredAccount> load_account(const std::string& username) override {
         std::lock_guard lock(rm_);
         Stmt s(reader(),
                "SELECT player_id, username, pw_hash, created_at FROM accounts "
@@ -114,8 +122,7 @@ class SqliteStore : public Store {
         return StoredAccount{s.text(0), s.text(1), s.text(2), s.integer(3)};
     }
 
-    std::vector<StoredRating> ratings_of(const std::string& player_id) override {
-        assert_off_io_thread();
+    std::vector<StoredRating> load_ratings(const std::string& player_id) override {
         std::lock_guard lock(rm_);
         Stmt s(reader(),
                "SELECT category, rating, deviation, volatility, games, last_at FROM ratings "
@@ -126,9 +133,8 @@ class SqliteStore : public Store {
         return out;
     }
 
-    std::vector<LeaderRow> leaderboard(const std::string& category, int limit,
-                                       std::int64_t active_since_ms) override {
-        assert_off_io_thread();
+    std::vector<LeaderRow> load_leaderboard(const std::string& category, int limit,
+                                            std::int64_t active_since_ms) override {
         std::lock_guard lock(rm_);
         Stmt s(reader(),
                "SELECT a.username, r.category, r.rating, r.deviation, r.volatility, r.games, "
@@ -142,13 +148,13 @@ class SqliteStore : public Store {
         return out;
     }
 
-    std::optional<PlayerProfile> profile(const std::string& username, int recent,
-                                         const std::string& viewer) override {
-        auto account = account_by_name(username);
+    std::optional<PlayerProfile> load_profile(const std::string& username, int recent,
+                                              const std::string& viewer) override {
+        auto account = load_account(username);
         if (!account) return std::nullopt;
         PlayerProfile p;
         p.account = *account;
-        p.ratings = ratings_of(account->player_id);
+        p.ratings = load_ratings(account->player_id);
         std::lock_guard lock(rm_);
         {
             // A private game's code only for a viewer seated in it.
@@ -196,16 +202,14 @@ class SqliteStore : public Store {
         return p;
     }
 
-    bool code_taken(const std::string& code) override {
-        assert_off_io_thread();
+    bool load_code_taken(const std::string& code) override {
         std::lock_guard lock(rm_);
         Stmt s(reader(), "SELECT 1 FROM games WHERE code = ?");
         s.bind(1, code);
         return s.step() == SQLITE_ROW;
     }
 
-    std::vector<StoredGame> unfinished() override {
-        assert_off_io_thread();
+    std::vector<StoredGame> load_unfinished() override {
         std::lock_guard lock(rm_);
         Stmt s(reader(), (std::string("SELECT ") + kGameColumns +
                           " FROM game_rows WHERE status IN ('open', 'playing') ORDER BY id")
@@ -215,31 +219,24 @@ class SqliteStore : public Store {
         return out;
     }
 
-    std::optional<StoredGame> game(const std::string& code) override {
-        assert_off_io_thread();
+    std::optional<GameRows> load_game(const std::string& code) override {
         std::lock_guard lock(rm_);
-        Stmt s(reader(),
+        Stmt g(reader(),
                (std::string("SELECT ") + kGameColumns + " FROM game_rows WHERE code = ?").c_str());
-        s.bind(1, code);
-        if (s.step() != SQLITE_ROW) return std::nullopt;
-        return game_of(s).second;
-    }
-
-    std::vector<JournalRow> journal(const std::string& code) override {
-        assert_off_io_thread();
-        std::lock_guard lock(rm_);
+        g.bind(1, code);
+        if (g.step() != SQLITE_ROW) return std::nullopt;
+        GameRows out{game_of(g).second, {}};
         Stmt s(reader(),
                "SELECT version, kind, event, at, format FROM journal WHERE code = ? "
                "ORDER BY version");
         s.bind(1, code);
-        std::vector<JournalRow> out;
         while (s.step() == SQLITE_ROW)
-            out.push_back({s.integer(0), s.text(1), s.text(2), s.integer(3), int(s.integer(4))});
+            out.journal.push_back(
+                {s.integer(0), s.text(1), s.text(2), s.integer(3), int(s.integer(4))});
         return out;
     }
 
-    GamePage list(const GameQuery& q) override {
-        assert_off_io_thread();
+    GamePage load_page(const GameQuery& q) override {
         std::string where = "WHERE id < ?1";
         if (q.status == "live")
             where += " AND status = 'playing'";
@@ -268,20 +265,12 @@ class SqliteStore : public Store {
         return page;
     }
 
-    void quarantine(const std::string& code, const std::string& why) override {
-        assert_off_io_thread();
+    void mark_quarantined(const std::string& code, const std::string& why) override {
         std::lock_guard lock(wm_);
         if (!wr_) throw StoreError("the database is not open");
         Stmt s(wr_, "UPDATE games SET status = 'quarantined', quarantine = ? WHERE code = ?");
         s.bind(1, why).bind(2, code).run();
     }
-
-    Stats stats() override { return core_.stats(); }
-    std::size_t pending() override { return core_.pending(); }
-    bool healthy() override { return core_.healthy(); }
-    // The asynchronous reads run on a thread of their own: a slow history query can delay
-    // other reads, never a network thread.
-    Executor read_executor() override { return reads_.get_executor(); }
 
   private:
     using Op = WriteOp;

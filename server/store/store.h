@@ -7,12 +7,13 @@
 // `done` once they are durable (or failed), in the order they were queued. Implementations
 // batch concurrent operations into group commits off the network threads.
 //
-// Reads are asynchronous too (read_*): the work runs off the caller's thread and the answer is
+// Reads are asynchronous only (read_*): the work runs off the caller's thread and the answer is
 // posted to the executor the caller names (its strand), so no network thread ever waits for
-// the disk. The blocking reads behind them are public for startup (recovery), tools and tests,
-// and assert in debug builds that they do not run on a network thread (server/base/io_thread.h). A
-// read that cannot be answered (I/O error, unreadable file) throws StoreError (the async ones
-// report it in Read::error); it never answers "not found".
+// the disk. Store's non-virtual blocking forms (game(), unfinished(), ...) wait for them, for
+// startup (recovery), tools and tests; they refuse to run on a network thread (debug builds
+// assert, server/base/io_thread.h) or on a store's own thread. A read that cannot be answered
+// (I/O error, unreadable file) reports it in Read::error (the blocking forms throw StoreError);
+// it never answers "not found".
 //
 // Faults (docs/ARCHITECTURE.md "Failures"): a failed write reports its error to `done` and
 // nothing of it is applied; healthy() is false from a failed write until a write succeeds again
@@ -236,80 +237,33 @@ class Store {
     using Then = std::function<void(Read<T>)>;
     virtual ~Store() = default;
 
-    // Asynchronous reads: `then` runs on `ex`. The defaults run the blocking read on
-    // read_executor(); a networked store answers from its own connection.
+    // Reads: `then` runs on `ex` with the answer or why there is none.
+    // The player a token selector belongs to, with its secret's hash and its account's name.
     virtual void read_player(std::string selector, Executor ex,
-                             Then<std::optional<StoredPlayer>> then) {
-        read_async<std::optional<StoredPlayer>>(
-            ex, [this, s = std::move(selector)] { return player_by_selector(s); }, std::move(then));
-    }
-    virtual void read_code_taken(std::string code, Executor ex, Then<bool> then) {
-        read_async<bool>(
-            ex, [this, c = std::move(code)] { return code_taken(c); }, std::move(then));
-    }
+                             Then<std::optional<StoredPlayer>> then) = 0;
+    virtual void read_code_taken(std::string code, Executor ex, Then<bool> then) = 0;
     // A game's row and journal; nullopt when there is no such game.
-    virtual void read_game(std::string code, Executor ex, Then<std::optional<GameRows>> then) {
-        read_async<std::optional<GameRows>>(
-            ex,
-            [this, c = std::move(code)]() -> std::optional<GameRows> {
-                auto row = game(c);
-                if (!row) return std::nullopt;
-                return GameRows{std::move(*row), journal(c)};
-            },
-            std::move(then));
-    }
-    virtual void read_page(GameQuery q, Executor ex, Then<GamePage> then) {
-        read_async<GamePage>(
-            ex, [this, q] { return list(q); }, std::move(then));
-    }
+    virtual void read_game(std::string code, Executor ex, Then<std::optional<GameRows>> then) = 0;
+    virtual void read_page(GameQuery q, Executor ex, Then<GamePage> then) = 0;
+    // By username in any letter case.
     virtual void read_account(std::string username, Executor ex,
-                              Then<std::optional<StoredAccount>> then) {
-        read_async<std::optional<StoredAccount>>(
-            ex, [this, u = std::move(username)] { return account_by_name(u); }, std::move(then));
-    }
+                              Then<std::optional<StoredAccount>> then) = 0;
     virtual void read_ratings(std::string player_id, Executor ex,
-                              Then<std::vector<StoredRating>> then) {
-        read_async<std::vector<StoredRating>>(
-            ex, [this, p = std::move(player_id)] { return ratings_of(p); }, std::move(then));
-    }
+                              Then<std::vector<StoredRating>> then) = 0;
+    // The best rated players of a category who played it since `active_since_ms`, whose
+    // ratings are no longer provisional; best first.
     virtual void read_leaderboard(std::string category, int limit, std::int64_t active_since_ms,
-                                  Executor ex, Then<std::vector<LeaderRow>> then) {
-        read_async<std::vector<LeaderRow>>(
-            ex,
-            [this, c = std::move(category), limit, active_since_ms] {
-                return leaderboard(c, limit, active_since_ms);
-            },
-            std::move(then));
-    }
+                                  Executor ex, Then<std::vector<LeaderRow>> then) = 0;
+    // An account's page as `viewer` (a player id, "" for anyone) may see it (PlayerProfile).
     virtual void read_profile(std::string username, int recent, std::string viewer, Executor ex,
-                              Then<std::optional<PlayerProfile>> then) {
-        read_async<std::optional<PlayerProfile>>(
-            ex,
-            [this, u = std::move(username), recent, v = std::move(viewer)] {
-                return profile(u, recent, v);
-            },
-            std::move(then));
-    }
+                              Then<std::optional<PlayerProfile>> then) = 0;
+    // The games still open or being played, oldest first (recovery at start).
+    virtual void read_unfinished(Executor ex, Then<std::vector<StoredGame>> then) = 0;
     // The open games of `player_id` and created from `address` that nodes other than `node`
     // hold (cluster mode: the open-game limits across nodes). Stores that serve one node know
     // no other: zero.
-    virtual OpenGameCounts open_counts(const std::string& player_id, const std::string& address,
-                                       const std::string& node) {
-        (void)player_id, (void)address, (void)node;
-        return {};
-    }
     virtual void read_open_counts(std::string player_id, std::string address, std::string node,
-                                  Executor ex, Then<OpenGameCounts> then) {
-        read_async<OpenGameCounts>(
-            ex,
-            [this, p = std::move(player_id), a = std::move(address), n = std::move(node)] {
-                return open_counts(p, a, n);
-            },
-            std::move(then));
-    }
-    // Where the default asynchronous reads run their blocking read; empty: on the caller's
-    // thread (an in-memory store, which never waits).
-    virtual Executor read_executor() { return {}; }
+                                  Executor ex, Then<OpenGameCounts> then);
     // True when a committed game can be read back (read_game) as it was written; false for a
     // store that keeps nothing (NullStore, --store memory). A finished game is kept in memory as
     // a summary only when its state can be read back (server/room/room_summary.cpp).
@@ -321,26 +275,9 @@ class Store {
     virtual void add_player(StoredPlayer p) = 0;
     // Queues an account write, in order with commits; `done` runs on the store's thread.
     virtual void write_account(AccountWrite w, std::function<void(AccountResult)> done) = 0;
-
-    // The player a token selector belongs to, with its secret's hash and its account's name.
-    virtual std::optional<StoredPlayer> player_by_selector(const std::string& selector) = 0;
-    // By username in any letter case.
-    virtual std::optional<StoredAccount> account_by_name(const std::string& username) = 0;
-    virtual std::vector<StoredRating> ratings_of(const std::string& player_id) = 0;
-    // The best rated players of a category who played it since `active_since_ms`, whose
-    // ratings are no longer provisional; best first.
-    virtual std::vector<LeaderRow> leaderboard(const std::string& category, int limit,
-                                               std::int64_t active_since_ms) = 0;
-    // An account's page as `viewer` (a player id, "" for anyone) may see it (PlayerProfile).
-    virtual std::optional<PlayerProfile> profile(const std::string& username, int recent,
-                                                 const std::string& viewer) = 0;
-    virtual bool code_taken(const std::string& code) = 0;
-    virtual std::vector<StoredGame> unfinished() = 0;
-    virtual std::optional<StoredGame> game(const std::string& code) = 0;
-    virtual std::vector<JournalRow> journal(const std::string& code) = 0;
-    virtual GamePage list(const GameQuery& q) = 0;
     // Marks a game that cannot be replayed; it is kept as it is, never changed otherwise.
-    virtual void quarantine(const std::string& code, const std::string& why) = 0;
+    // `done` runs on the store's thread.
+    virtual void write_quarantine(std::string code, std::string why, Done done) = 0;
 
     // Operations queued or being written (0 when everything handed over is durable).
     virtual std::size_t pending() = 0;
@@ -353,9 +290,30 @@ class Store {
     };
     virtual Stats stats() = 0;
 
+    // The same reads, waited for: for startup (recovery), tools and tests, never on a network
+    // thread nor on a store's own thread (server/base/io_thread.h). Each throws StoreError when
+    // the read fails.
+    std::optional<StoredPlayer> player_by_selector(const std::string& selector);
+    std::optional<StoredAccount> account_by_name(const std::string& username);
+    std::vector<StoredRating> ratings_of(const std::string& player_id);
+    std::vector<LeaderRow> leaderboard(const std::string& category, int limit,
+                                       std::int64_t active_since_ms);
+    std::optional<PlayerProfile> profile(const std::string& username, int recent,
+                                         const std::string& viewer);
+    bool code_taken(const std::string& code);
+    std::vector<StoredGame> unfinished();
+    std::optional<StoredGame> game(const std::string& code);
+    std::vector<JournalRow> journal(const std::string& code);
+    GamePage list(const GameQuery& q);
+    OpenGameCounts open_counts(const std::string& player_id, const std::string& address,
+                               const std::string& node);
+    void quarantine(const std::string& code, const std::string& why);
+
   protected:
+    // Runs `blocking` on `on` (inline when empty) and posts its value, or the StoreError it
+    // threw, to `ex`.
     template <class T, class F>
-    void read_async(Executor ex, F blocking, Then<T> then) {
+    static void answer(Executor on, Executor ex, F blocking, Then<T> then) {
         auto job = [blocking = std::move(blocking), ex, then = std::move(then)]() mutable {
             Read<T> r;
             try {
@@ -370,16 +328,54 @@ class Store {
             boost::asio::post(
                 ex, [then = std::move(then), r = std::move(r)]() mutable { then(std::move(r)); });
         };
-        if (auto rx = read_executor())
-            boost::asio::post(rx, std::move(job));
+        if (on)
+            boost::asio::post(on, std::move(job));
         else
             job();
     }
 };
 
+// A store whose reads block (an embedded database, memory): it writes each read once, as a
+// blocking load_*, and gets the asynchronous reads from it, run on reads_on() so that the
+// caller's thread never waits.
+class BlockingReads : public Store {
+  public:
+    void read_player(std::string selector, Executor ex,
+                     Then<std::optional<StoredPlayer>> then) final;
+    void read_code_taken(std::string code, Executor ex, Then<bool> then) final;
+    void read_game(std::string code, Executor ex, Then<std::optional<GameRows>> then) final;
+    void read_page(GameQuery q, Executor ex, Then<GamePage> then) final;
+    void read_account(std::string username, Executor ex,
+                      Then<std::optional<StoredAccount>> then) final;
+    void read_ratings(std::string player_id, Executor ex,
+                      Then<std::vector<StoredRating>> then) final;
+    void read_leaderboard(std::string category, int limit, std::int64_t active_since_ms,
+                          Executor ex, Then<std::vector<LeaderRow>> then) final;
+    void read_profile(std::string username, int recent, std::string viewer, Executor ex,
+                      Then<std::optional<PlayerProfile>> then) final;
+    void read_unfinished(Executor ex, Then<std::vector<StoredGame>> then) final;
+    void write_quarantine(std::string code, std::string why, Done done) final;
+
+  protected:
+    // Where the loads run; empty: on the caller's thread (memory, which never waits).
+    virtual Executor reads_on() { return {}; }
+    virtual std::optional<StoredPlayer> load_player(const std::string& selector) = 0;
+    virtual std::optional<StoredAccount> load_account(const std::string& username) = 0;
+    virtual std::vector<StoredRating> load_ratings(const std::string& player_id) = 0;
+    virtual std::vector<LeaderRow> load_leaderboard(const std::string& category, int limit,
+                                                    std::int64_t active_since_ms) = 0;
+    virtual std::optional<PlayerProfile> load_profile(const std::string& username, int recent,
+                                                      const std::string& viewer) = 0;
+    virtual bool load_code_taken(const std::string& code) = 0;
+    virtual std::vector<StoredGame> load_unfinished() = 0;
+    virtual std::optional<GameRows> load_game(const std::string& code) = 0;
+    virtual GamePage load_page(const GameQuery& q) = 0;
+    virtual void mark_quarantined(const std::string& code, const std::string& why) = 0;
+};
+
 // A store that keeps nothing and commits at once (room tests, and the server's --store memory
 // for benchmarks).
-class NullStore : public Store {
+class NullStore : public BlockingReads {
   public:
     void commit(GameWrite, Done done) override { done(std::nullopt); }
     void add_player(StoredPlayer) override {}
@@ -387,25 +383,27 @@ class NullStore : public Store {
     void write_account(AccountWrite, std::function<void(AccountResult)> done) override {
         done({false, false, true, "this server keeps no accounts (--store memory)"});
     }
-    std::optional<StoredPlayer> player_by_selector(const std::string&) override { return {}; }
-    std::optional<StoredAccount> account_by_name(const std::string&) override { return {}; }
-    std::vector<StoredRating> ratings_of(const std::string&) override { return {}; }
-    std::vector<LeaderRow> leaderboard(const std::string&, int, std::int64_t) override {
-        return {};
-    }
-    std::optional<PlayerProfile> profile(const std::string&, int, const std::string&) override {
-        return {};
-    }
-    bool code_taken(const std::string&) override { return false; }
-    std::vector<StoredGame> unfinished() override { return {}; }
-    std::optional<StoredGame> game(const std::string&) override { return {}; }
-    std::vector<JournalRow> journal(const std::string&) override { return {}; }
-    GamePage list(const GameQuery&) override { return {}; }
-    void quarantine(const std::string&, const std::string&) override {}
     Stats stats() override { return {}; }
     std::size_t pending() override { return 0; }
     bool healthy() override { return true; }
     bool keeps_games() override { return false; }
+
+  protected:
+    std::optional<StoredPlayer> load_player(const std::string&) override { return {}; }
+    std::optional<StoredAccount> load_account(const std::string&) override { return {}; }
+    std::vector<StoredRating> load_ratings(const std::string&) override { return {}; }
+    std::vector<LeaderRow> load_leaderboard(const std::string&, int, std::int64_t) override {
+        return {};
+    }
+    std::optional<PlayerProfile> load_profile(const std::string&, int,
+                                              const std::string&) override {
+        return {};
+    }
+    bool load_code_taken(const std::string&) override { return false; }
+    std::vector<StoredGame> load_unfinished() override { return {}; }
+    std::optional<GameRows> load_game(const std::string&) override { return {}; }
+    GamePage load_page(const GameQuery&) override { return {}; }
+    void mark_quarantined(const std::string&, const std::string&) override {}
 };
 
 }  // namespace tf::server

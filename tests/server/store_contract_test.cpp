@@ -545,4 +545,29 @@ TEST_CASE("store contract: open games of other nodes") {
     }
 }
 
+// Store's waited-for reads (store.cpp) on a store's own thread would wait for that thread: they
+// are refused there (a `done` runs on it), and answered anywhere else.
+TEST_CASE("store contract: a waited-for read is refused on the store's own thread") {
+    for (auto& [name, maker] : makers()) {
+        SUBCASE(name.c_str()) {
+            Subject s;
+            maker(s);
+            Store& st = *s.store;
+            std::promise<std::string> p;
+            auto f = p.get_future();
+            st.commit(GameWrite{}, [&](std::optional<std::string>) {
+                try {
+                    p.set_value(st.game("nothere") ? "a game" : "none");
+                } catch (const StoreError& e) {
+                    p.set_value(e.what());
+                }
+            });
+            // The in-memory store runs `done` on the caller's thread: it has none of its own.
+            const bool own_thread = name.find("memory") == std::string::npos;
+            CHECK(f.get() == (own_thread ? "a blocking read on a store's own thread" : "none"));
+            CHECK(!st.game("nothere"));
+        }
+    }
+}
+
 }  // namespace tf::server
