@@ -21,7 +21,7 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
       params_(std::move(params)),
       limits_(RoomLimits::from(env.cfg)),
       chat_(limits_.chat_window, limits_.chat_lines),
-      history_limit_(limits_.history),
+      history_(limits_.history),
       game_(std::make_unique<Game>(params_.variant)),
       watchers_([this](const std::string& id) { return seat_of(id).has_value(); },
                 std::chrono::milliseconds(env.cfg.live_interval_ms)),
@@ -151,8 +151,7 @@ void Room::emit(proto::EventBody body) {
     proto::Event ev{code_, version_, std::move(body), clocks(now)};
     auto msg = std::make_shared<const std::string>(proto::to_text(ev));
     ops_.journal(journal_row(ev, *msg, epoch_ms(now, now)));
-    history_.emplace_back(version_, msg);
-    while (history_.size() > history_limit_) history_.pop_front();
+    history_.add(version_, msg);
     watchers_.each_live([&](const Watchers::Sub& sub) {
         ops_.send({sub.who, msg, watchers_.spectator(sub)});
     });
@@ -206,12 +205,11 @@ void Room::watch_now(const Player& p, const Who& who, std::optional<std::int64_t
                       [this, who] { fail(who, Err::StoreFailed, kUnreadable); });
     watchers_.add(p, who);
     bool can_replay =
-        since && *since <= version_ &&
-        (*since == version_ || (!history_.empty() && history_.front().first <= *since + 1));
+        since && *since <= version_ && (*since == version_ || history_.reaches(*since));
     if (!can_replay) {
         reply(who, proto::to_text(snapshot(!seat_of(p.id))));
     } else {
-        for (auto& [v, msg] : history_)
+        for (auto& [v, msg] : history_.events())
             if (v > *since) ops_.send({who, msg});
         // The rating changes are not versioned: a finished rated game repeats them to
         // whoever catches up on it.
@@ -316,9 +314,9 @@ void Room::setup_now(const Player& p, const Who& who, const proto::SetupMsg& m) 
 std::optional<std::int64_t> Room::applied_before(
     Side side, std::optional<std::int64_t> version,
     const std::function<bool(const proto::EventBody&)>& same) const {
-    if (!version || history_.empty() || history_.front().first > *version + 1)
+    if (!version || !history_.reaches(*version))
         return std::nullopt;  // the history does not reach back to it
-    for (const auto& [v, msg] : history_) {
+    for (const auto& [v, msg] : history_.events()) {
         if (v <= *version) continue;
         auto parsed = proto::parse_server(*msg);
         auto* sm = std::get_if<proto::ServerMsg>(&parsed);

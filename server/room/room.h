@@ -148,16 +148,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // was saved and sends everyone a fresh snapshot. A game whose creation failed is dropped.
     void suspend(const std::string& why, const std::vector<Out>& out,
                  const std::vector<std::function<void()>>& after, bool creating);
-    // A failed commit's fate is learnt from the store before anyone is told (a write reported
-    // failed may have been saved: the connection died during COMMIT, fsync failed after the
-    // write): saved, its messages go out as a success's would; not saved, its requester gets
-    // store_failed; unreadable, in_doubt (watch again once the game resumes).
-    struct Doubt {
-        std::vector<Out> out;                      // the operation's messages, held
-        std::vector<std::function<void()>> after;  // what runs once it is saved
-        std::int64_t version = 0;                  // the version it reached
-    };
-    std::optional<Doubt> doubt_;
+    // A failed commit's fate is learnt from the store before anyone is told (Suspension::Doubt).
     void settle_doubt(std::optional<bool> saved);
     // Cluster mode: another node took the game over (this one stalled past its lease); the
     // write was refused, nothing of it is sent, and this node drops the game: its watchers
@@ -284,9 +275,8 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     RoomOffers offers_;
     SeatRatings ratings_;
     RoomDeadlines due_;
-    Suspension fault_;           // see suspend()
-    std::size_t history_limit_;  // events kept for reconnection (fewer once finished)
-    static constexpr std::size_t kFinishedHistory = 8;
+    Suspension fault_;      // see suspend()
+    EventHistory history_;  // for reconnection
 
     Status status_ = Status::Open;
     std::unique_ptr<Game> game_;  // null while a summary (summary_.active)
@@ -295,7 +285,6 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     std::vector<Turn> turns_;
     std::int64_t version_ = 0;        // last event of any kind
     std::int64_t state_version_ = 0;  // last event that changed the game
-    std::deque<std::pair<std::int64_t, Msg>> history_;
     Watchers watchers_;
 
     std::optional<Clock> clock_;   // nullopt: untimed

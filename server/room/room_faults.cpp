@@ -55,7 +55,7 @@ void Room::suspend(const std::string& why, const std::vector<Out>& out,
     }
     status_ = Status::Suspended;
     fault_.backoff = kFirstRetry;
-    doubt_ = Doubt{out, after, version_};
+    fault_.doubt = Suspension::Doubt{out, after, version_};
     reload();
 }
 
@@ -64,9 +64,9 @@ void Room::suspend(const std::string& why, const std::vector<Out>& out,
 // the version the store holds. Not saved: its requesters get store_failed with their ref; in
 // doubt: in_doubt. Either way each watcher gets one notice.
 void Room::settle_doubt(std::optional<bool> saved) {
-    if (!doubt_) return;
-    Doubt d = std::move(*doubt_);
-    doubt_.reset();
+    if (!fault_.doubt) return;
+    Suspension::Doubt d = std::move(*fault_.doubt);
+    fault_.doubt.reset();
     std::set<const Participant*> told;
     if (saved == true) {
         spdlog::warn("room {}: the commit reported failed was saved (version {})", code_,
@@ -193,7 +193,7 @@ void Room::reloaded(Read<std::optional<GameRows>> read) {
         settle_doubt(std::nullopt);
     } else {
         // load() took the store's version: the failed operation is saved when it reached it.
-        if (doubt_) settle_doubt(version_ >= doubt_->version);
+        if (fault_.doubt) settle_doubt(version_ >= fault_.doubt->version);
         fault_.loaded = true;
         fault_.resume_status = status_;
         status_ = Status::Suspended;

@@ -1,25 +1,21 @@
 #include "server/room/room_parts.h"
 
+#include "server/base/time.h"
+
+#include <algorithm>
+
 namespace tf::server {
-
-namespace {
-
-SteadyClock::duration seconds(double s) {
-    return std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(s));
-}
-
-}  // namespace
 
 RoomLimits RoomLimits::from(const Config& cfg) {
     RoomLimits l;
-    l.grace = seconds(cfg.grace_seconds);
+    l.grace = steady_seconds(cfg.grace_seconds);
     // --award-seconds unset (negative): one more grace period.
-    l.award = seconds(cfg.award_seconds < 0 ? cfg.grace_seconds : cfg.award_seconds);
-    l.start_timeout = seconds(cfg.start_timeout_seconds);
-    l.retention = seconds(cfg.retention_seconds);
-    l.open_away = seconds(cfg.open_away_seconds);
-    l.open_cancel = seconds(cfg.open_cancel_seconds);
-    l.chat_window = seconds(cfg.chat_window_seconds);
+    l.award = steady_seconds(cfg.award_seconds < 0 ? cfg.grace_seconds : cfg.award_seconds);
+    l.start_timeout = steady_seconds(cfg.start_timeout_seconds);
+    l.retention = steady_seconds(cfg.retention_seconds);
+    l.open_away = steady_seconds(cfg.open_away_seconds);
+    l.open_cancel = steady_seconds(cfg.open_cancel_seconds);
+    l.chat_window = steady_seconds(cfg.chat_window_seconds);
     l.chat_lines = cfg.chat_lines;
     l.history = cfg.history;
     return l;
@@ -50,6 +46,26 @@ void RoomOffers::turn_made(Side side) {
     takeback_asked[idx(side)] = false;
     if (draw == side) draw.reset();  // the offer lapses with this turn
     takeback.reset();                // a takeback request lapses with any turn
+}
+
+void EventHistory::add(std::int64_t version, Msg event) {
+    events_.emplace_back(version, std::move(event));
+    trim();
+}
+
+void EventHistory::finished() {
+    limit_ = std::min(limit_, kFinished);
+    trim();
+    events_.shrink_to_fit();
+}
+
+void EventHistory::take(EventHistory&& other) {
+    events_ = std::move(other.events_);
+    trim();
+}
+
+void EventHistory::trim() {
+    while (events_.size() > limit_) events_.pop_front();
 }
 
 }  // namespace tf::server

@@ -1,7 +1,8 @@
 // The parts a Room (room.h) is made of, each owning one concern's state, with its logic where
 // it needs nothing of the room: the limits from the server's settings, the chat, the offers
 // that stand between the players, the seats' ratings, the deadlines of time and presence, and
-// the state of a suspension after a store fault. Unit tests: tests/server/room_parts_test.cpp.
+// the events kept for reconnection, the state of a suspension after a store fault. Unit tests:
+// tests/server/room_parts_test.cpp.
 #pragma once
 
 #include <chrono>
@@ -17,6 +18,7 @@
 #include "proto/messages.h"
 #include "proto/status.h"
 #include "server/base/config.h"
+#include "server/base/participant.h"
 #include "server/room/clock.h"
 #include "server/room/room_ops.h"
 
@@ -100,6 +102,35 @@ struct RoomDeadlines {
     std::optional<Side> stalling;            // judged stalling: the opponent may claim
 };
 
+// The serialized events a room keeps for reconnection (room.cpp: emit, watch): the last `limit`
+// of them while the game goes on, kFinished once it is over, none in a summary.
+class EventHistory {
+  public:
+    static constexpr std::size_t kFinished = 8;
+    using Event = std::pair<std::int64_t, Msg>;  // (version, the event as sent)
+    explicit EventHistory(std::size_t limit) : limit_(limit) {}
+
+    // The newest event; the oldest goes past the limit.
+    void add(std::int64_t version, Msg event);
+    // Whether every event after `since` is still here (none may have been dropped).
+    bool reaches(std::int64_t since) const {
+        return !events_.empty() && events_.front().first <= since + 1;
+    }
+    bool empty() const { return events_.empty(); }
+    const std::deque<Event>& events() const { return events_; }
+    // The game is over: the shorter limit, and the memory beyond it given back.
+    void finished();
+    // Everything dropped and its memory given back (a summary, a replay from the start).
+    void clear() { std::deque<Event>().swap(events_); }
+    // Another history's events (a replayed copy of the game), within this one's limit.
+    void take(EventHistory&& other);
+
+  private:
+    void trim();
+    std::deque<Event> events_;
+    std::size_t limit_;
+};
+
 // A room after a store fault (room_faults.cpp; docs/ARCHITECTURE.md "Failures").
 struct Suspension {
     bool lost = false;    // the game's creation failed: it exists nowhere
@@ -113,6 +144,16 @@ struct Suspension {
     std::optional<TimePoint> since;      // suspended then
     std::optional<TimePoint> retry_at;   // the next recovery attempt
     SteadyClock::duration backoff{};     // before the one after it
+    // A failed commit whose fate the store has not told yet (Room::suspend): a write reported
+    // failed may have been saved (the connection died during COMMIT, fsync failed after the
+    // write). Saved, its messages go out as a success's would; not saved, its requester gets
+    // store_failed; unreadable, in_doubt (watch again once the game resumes).
+    struct Doubt {
+        std::vector<RoomOps::Out> out;             // the operation's messages, held
+        std::vector<std::function<void()>> after;  // what runs once it is saved
+        std::int64_t version = 0;                  // the version it reached
+    };
+    std::optional<Doubt> doubt;
 };
 
 // A finished game kept as a summary (room_summary.cpp): what the room answers without the

@@ -255,8 +255,7 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
         version_ = jr.version;
         if (proto::changes_game(ev->body)) state_version_ = jr.version;
         if (ev->clocks) last_clocks = ev->clocks;
-        history_.emplace_back(jr.version, std::make_shared<const std::string>(jr.event));
-        while (history_.size() > history_limit_) history_.pop_front();
+        history_.add(jr.version, std::make_shared<const std::string>(jr.event));
     }
     if (version_ != row.version)
         return fail("the journal ends at version " + std::to_string(version_) +

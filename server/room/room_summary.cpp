@@ -31,7 +31,7 @@ void Room::maybe_compact() {
     setups_[0].reset();
     setups_[1].reset();
     std::vector<Turn>().swap(turns_);
-    decltype(history_)().swap(history_);
+    history_.clear();
 }
 
 void Room::expand(std::function<void()> then, std::function<void()> failed) {
@@ -69,8 +69,7 @@ bool Room::expanded(const Read<std::optional<GameRows>>& read) {
     setups_[0] = std::move(full->setups_[0]);
     setups_[1] = std::move(full->setups_[1]);
     turns_ = std::move(full->turns_);
-    history_ = std::move(full->history_);
-    while (history_.size() > history_limit_) history_.pop_front();
+    history_.take(std::move(full->history_));
     summary_.active = false;
     --metrics().games_compacted;
     return true;

@@ -199,9 +199,7 @@ void Room::finish() {
 // finished game still has (rematch offers, chat), are kept for watchers a moment behind. Once
 // its end is stored, even those and the state go: a summary (room_summary.cpp).
 void Room::forget_history() {
-    history_limit_ = std::min(history_limit_, kFinishedHistory);
-    while (history_.size() > history_limit_) history_.pop_front();
-    history_.shrink_to_fit();
+    history_.finished();
     turns_.shrink_to_fit();  // no more turns: the vector's doubling slack (up to half) goes
 }
 

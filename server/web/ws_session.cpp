@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "server/base/metrics.h"
+#include "server/base/time.h"
 #include "server/net/io_errors.h"
 #include "server/room/lag.h"
 #include "server/session/session.h"
@@ -50,10 +51,6 @@ using Strand = net::strand<net::io_context::executor_type>;
 using Socket = net::basic_stream_socket<net::ip::tcp, Strand>;
 using Clock = std::chrono::steady_clock;
 using Timer = net::basic_waitable_timer<Clock, net::wait_traits<Clock>, Strand>;
-
-Clock::duration seconds(double s) {
-    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
-}
 
 class WsSession : public Session {
   public:
@@ -324,7 +321,7 @@ class WsSession : public Session {
     void send_close(std::uint16_t code, std::string_view reason, bool with_code = true) {
         if (close_sent_ || closed_) return;
         close_sent_ = true;
-        close_by_ = Clock::now() + seconds(hub_.cfg.handshake_seconds);
+        close_by_ = Clock::now() + steady_seconds(hub_.cfg.handshake_seconds);
         std::string payload;
         if (with_code) {
             payload = {char(code >> 8), char(code & 0xff)};
@@ -353,9 +350,9 @@ class WsSession : public Session {
     Socket sock_;
     Timer timer_;
     ConnLimiter::Slot slot_;
-    const Clock::duration idle_ = seconds(hub_.cfg.idle_seconds);
-    const Clock::duration slow_ = seconds(hub_.cfg.slow_seconds);
-    const Clock::duration probe_every_ = seconds(hub_.cfg.lag_probe_seconds);
+    const Clock::duration idle_ = steady_seconds(hub_.cfg.idle_seconds);
+    const Clock::duration slow_ = steady_seconds(hub_.cfg.slow_seconds);
+    const Clock::duration probe_every_ = steady_seconds(hub_.cfg.lag_probe_seconds);
     Clock::time_point next_probe_{};               // the next lag probe; {} = not yet / never
     std::optional<Clock::time_point> probe_sent_;  // the probe in flight
     std::uint64_t probe_id_ = 0;

@@ -1,5 +1,6 @@
 // The parts a Room is made of (server/room/room_parts.h), on their own: the limits read from
-// the settings, the chat's rate limit and log, and the offers that lapse with a turn.
+// the settings, the chat's rate limit and log, the offers that lapse with a turn, and the events
+// kept for reconnection.
 #include <doctest/doctest.h>
 
 #include "server/room/room_parts.h"
@@ -80,6 +81,34 @@ TEST_CASE("room parts: a turn lets its side offer again; offers standing lapse")
     CHECK(o.rematch_code == "abc234");  // not an offer of the game in play
     o.clear();
     CHECK_FALSE(o.rematch_code);
+}
+
+TEST_CASE("room parts: the history keeps the last events for catch-up, fewer once finished") {
+    EventHistory h(4);
+    CHECK_FALSE(h.reaches(0));  // nothing kept: nothing to catch up from
+    for (int v = 1; v <= 6; ++v) h.add(v, std::make_shared<const std::string>(std::to_string(v)));
+    REQUIRE(h.events().size() == 4);
+    CHECK(h.events().front().first == 3);
+    CHECK(*h.events().back().second == "6");
+    CHECK(h.reaches(2));        // events 3.. are all here
+    CHECK_FALSE(h.reaches(1));  // event 2 was dropped
+
+    EventHistory copy(4);  // a replayed copy, with more than this one keeps
+    for (int v = 1; v <= 6; ++v) copy.add(v, std::make_shared<const std::string>(""));
+    EventHistory small(2);
+    small.take(std::move(copy));
+    CHECK(small.events().size() == 2);
+    CHECK(small.events().front().first == 5);
+
+    EventHistory long_game(100);
+    for (int v = 1; v <= 20; ++v) long_game.add(v, std::make_shared<const std::string>(""));
+    long_game.finished();
+    CHECK(long_game.events().size() == EventHistory::kFinished);
+    CHECK(long_game.events().back().first == 20);
+    long_game.add(21, std::make_shared<const std::string>(""));  // a rematch offer, a chat line
+    CHECK(long_game.events().size() == EventHistory::kFinished);
+    long_game.clear();
+    CHECK(long_game.empty());
 }
 
 }  // namespace tf::server
