@@ -292,7 +292,7 @@ void Room::setup(Player p, Who who, proto::SetupMsg m) {
 
 void Room::setup_now(const Player& p, const Who& who, const proto::SetupMsg& m) {
     if (auto seat = seat_of(p.id); seat && m.version && *m.version < state_version_)
-        if (auto v = applied_before(*seat, m.version, [&](const proto::EventBody& b) {
+        if (auto v = history_.applied_after(*seat, *m.version, [&](const proto::EventBody& b) {
                 auto* e = std::get_if<proto::SetupEv>(&b);
                 return e && e->setup == m.setup;
             }))
@@ -311,26 +311,6 @@ void Room::setup_now(const Player& p, const Who& who, const proto::SetupMsg& m) 
     emit(proto::SetupEv{*side, m.setup});
 }
 
-std::optional<std::int64_t> Room::applied_before(
-    Side side, std::optional<std::int64_t> version,
-    const std::function<bool(const proto::EventBody&)>& same) const {
-    if (!version || !history_.reaches(*version))
-        return std::nullopt;  // the history does not reach back to it
-    for (const auto& [v, msg] : history_.events()) {
-        if (v <= *version) continue;
-        auto parsed = proto::parse_server(*msg);
-        auto* sm = std::get_if<proto::ServerMsg>(&parsed);
-        auto* ev = sm ? std::get_if<proto::Event>(sm) : nullptr;
-        if (!ev || !proto::changes_game(ev->body)) continue;
-        auto* setup = std::get_if<proto::SetupEv>(&ev->body);
-        auto* turn = std::get_if<proto::TurnEv>(&ev->body);
-        const bool by_side = (setup && setup->side == side) || (turn && turn->side == side);
-        if (by_side && same(ev->body)) return v;
-        return std::nullopt;  // the first change after `version` was another
-    }
-    return std::nullopt;
-}
-
 // Silver's first turn ends the no-start period and starts bronze's time; every later turn
 // presses the clock (the mover's time is deducted and the increment added). A turn that
 // arrives after the mover's time ran out is refused by check_mover's tick().
@@ -342,7 +322,7 @@ void Room::turn(Player p, Who who, proto::TurnMsg m) {
 void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
     const auto received = SteadyClock::now();
     if (auto seat = seat_of(p.id); seat && m.version && *m.version < state_version_)
-        if (auto v = applied_before(*seat, m.version, [&](const proto::EventBody& b) {
+        if (auto v = history_.applied_after(*seat, *m.version, [&](const proto::EventBody& b) {
                 auto* e = std::get_if<proto::TurnEv>(&b);
                 return e && e->turn == m.turn;
             }))

@@ -184,14 +184,6 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     std::optional<Side> check_mover(const Player& p, const Who& who,
                                     const std::optional<std::string>& ref,
                                     std::optional<std::int64_t> version);
-    // A setup or turn naming `version` that the game already applied: the first event after
-    // `version` that changed the game is `side`'s and `same` says it is this move. Its version,
-    // to answer the request with that ack again instead of an error: a request re-sent (by a
-    // client after a reconnect, or by a node after a fault) is answered as the first time
-    // (PROTOCOL.md "Acks"). From the history, which holds the journal's tail after a takeover.
-    std::optional<std::int64_t> applied_before(
-        Side side, std::optional<std::int64_t> version,
-        const std::function<bool(const proto::EventBody&)>& same) const;
     // Versioned events: serialized once, journaled, kept in the history and addressed to every
     // watcher (room.cpp).
     void emit(proto::EventBody body);

@@ -64,6 +64,25 @@ void EventHistory::take(EventHistory&& other) {
     trim();
 }
 
+std::optional<std::int64_t> EventHistory::applied_after(
+    Side side, std::int64_t version,
+    const std::function<bool(const proto::EventBody&)>& same) const {
+    if (!reaches(version)) return std::nullopt;
+    for (const auto& [v, msg] : events_) {
+        if (v <= version) continue;
+        auto parsed = proto::parse_server(*msg);
+        auto* sm = std::get_if<proto::ServerMsg>(&parsed);
+        auto* ev = sm ? std::get_if<proto::Event>(sm) : nullptr;
+        if (!ev || !proto::changes_game(ev->body)) continue;
+        auto* setup = std::get_if<proto::SetupEv>(&ev->body);
+        auto* turn = std::get_if<proto::TurnEv>(&ev->body);
+        const bool by_side = (setup && setup->side == side) || (turn && turn->side == side);
+        if (by_side && same(ev->body)) return v;
+        return std::nullopt;  // the first change after `version` was another
+    }
+    return std::nullopt;
+}
+
 void EventHistory::trim() {
     while (events_.size() > limit_) events_.pop_front();
 }

@@ -124,6 +124,15 @@ class EventHistory {
     void clear() { std::deque<Event>().swap(events_); }
     // Another history's events (a replayed copy of the game), within this one's limit.
     void take(EventHistory&& other);
+    // A setup or turn naming `version` that the game already applied: the first event after
+    // `version` that changed the game is `side`'s and `same` says it is this move. Its version,
+    // to answer the request with that ack again instead of an error: a request re-sent (by a
+    // client after a reconnect, or by a node after a fault) is answered as the first time
+    // (PROTOCOL.md "Acks"). Nullopt when that first change was another, or the history does not
+    // reach back to it (it holds the journal's tail after a takeover).
+    std::optional<std::int64_t> applied_after(
+        Side side, std::int64_t version,
+        const std::function<bool(const proto::EventBody&)>& same) const;
 
   private:
     void trim();

@@ -111,4 +111,27 @@ TEST_CASE("room parts: the history keeps the last events for catch-up, fewer onc
     CHECK(long_game.empty());
 }
 
+TEST_CASE("room parts: a move sent again is found as the first change after its version") {
+    EventHistory h(16);
+    auto add = [&](std::int64_t v, proto::EventBody b) {
+        h.add(v, std::make_shared<const std::string>(
+                     proto::to_text(proto::Event{"abc234", v, std::move(b), std::nullopt})));
+    };
+    add(1, proto::JoinEv{Side::Bronze, {"p2", "bob"}});
+    add(2, proto::SetupEv{Side::Silver, Setup{}});
+    add(3, line("hello", proto::ChatRoom::Players));
+    add(4, proto::SetupEv{Side::Bronze, Setup{}});
+    auto same = [](const proto::EventBody&) { return true; };
+    auto other = [](const proto::EventBody&) { return false; };
+    CHECK(h.applied_after(Side::Silver, 1, same) == 2);
+    CHECK_FALSE(h.applied_after(Side::Bronze, 1, same));   // the first change after 1: silver's
+    CHECK_FALSE(h.applied_after(Side::Silver, 1, other));  // silver's, but another setup
+    CHECK(h.applied_after(Side::Bronze, 2, same) == 4);    // a chat line changes nothing
+    CHECK_FALSE(h.applied_after(Side::Bronze, 4, same));   // nothing after it
+    EventHistory tail(2);  // the journal's tail only (after a takeover): 3 and 4
+    for (const auto& [v, msg] : h.events()) tail.add(v, msg);
+    CHECK_FALSE(tail.applied_after(Side::Silver, 1, same));  // reaches back to 2 no more
+    CHECK(tail.applied_after(Side::Bronze, 2, same) == 4);
+}
+
 }  // namespace tf::server
