@@ -287,9 +287,9 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     void take(pg::Blocking& db, const std::string& code, std::int64_t epoch, bool at_start) {
         std::shared_ptr<Room> room;
         try {
-            auto row = hub_.store->game(code);
-            if (!row) return;
-            room = hub_.factory.adopt(*row, "cluster").room;
+            auto rows = hub_.store->game_rows(code);  // the row and its journal, one read
+            if (!rows) return;
+            room = hub_.factory.adopt(*rows, "cluster").room;
         } catch (const StoreError& e) {
             // The store's trouble, not the game's: given up, claimed again later.
             spdlog::warn("cluster: game {} cannot be read ({}); released", code, e.what());

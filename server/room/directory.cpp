@@ -17,11 +17,24 @@ std::shared_ptr<Room> RoomFactory::make(const std::string& code, RoomParams para
 }
 
 RoomFactory::Adopted RoomFactory::adopt(const StoredGame& row, const char* who) {
+    return replay(row, nullptr, who);
+}
+
+RoomFactory::Adopted RoomFactory::adopt(const GameRows& rows, const char* who) {
+    return replay(rows.row, &rows.journal, who);
+}
+
+RoomFactory::Adopted RoomFactory::replay(const StoredGame& row,
+                                         const std::vector<JournalRow>* journal, const char* who) {
     std::string error;
     try {
-        auto journal = services_.store.journal(row.code);
+        std::vector<JournalRow> read;
+        if (!journal) {
+            read = services_.store.journal(row.code);
+            journal = &read;
+        }
         if (auto room =
-                Room::restore(boost::asio::make_strand(ioc_), row, journal, services_, error))
+                Room::restore(boost::asio::make_strand(ioc_), row, *journal, services_, error))
             return {std::move(room)};
     } catch (const StoreError& e) {
         if (e.fault) throw;

@@ -39,8 +39,12 @@ class RoomFactory {
         bool quarantined = false;
     };
     Adopted adopt(const StoredGame& row, const char* who);
+    // The same for a game whose journal was read with its row (Store::game_rows).
+    Adopted adopt(const GameRows& rows, const char* who);
 
   private:
+    // `journal` null: read from the store first.
+    Adopted replay(const StoredGame& row, const std::vector<JournalRow>* journal, const char* who);
     boost::asio::io_context& ioc_;
     RoomServices& services_;
 };

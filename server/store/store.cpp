@@ -67,15 +67,17 @@ std::vector<StoredGame> Store::unfinished() {
     return wait_for<std::vector<StoredGame>>(
         [&](Executor ex, auto then) { read_unfinished(ex, std::move(then)); });
 }
-std::optional<StoredGame> Store::game(const std::string& code) {
-    auto rows = wait_for<std::optional<GameRows>>(
+std::optional<GameRows> Store::game_rows(const std::string& code) {
+    return wait_for<std::optional<GameRows>>(
         [&](Executor ex, auto then) { read_game(code, ex, std::move(then)); });
+}
+std::optional<StoredGame> Store::game(const std::string& code) {
+    auto rows = game_rows(code);
     if (!rows) return std::nullopt;
     return std::move(rows->row);
 }
 std::vector<JournalRow> Store::journal(const std::string& code) {
-    auto rows = wait_for<std::optional<GameRows>>(
-        [&](Executor ex, auto then) { read_game(code, ex, std::move(then)); });
+    auto rows = game_rows(code);
     if (!rows) return {};
     return std::move(rows->journal);
 }

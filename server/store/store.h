@@ -302,6 +302,7 @@ class Store {
                                          const std::string& viewer);
     bool code_taken(const std::string& code);
     std::vector<StoredGame> unfinished();
+    std::optional<GameRows> game_rows(const std::string& code);
     std::optional<StoredGame> game(const std::string& code);
     std::vector<JournalRow> journal(const std::string& code);
     GamePage list(const GameQuery& q);
