@@ -193,6 +193,8 @@ void Routes::pump(std::uint64_t conn, const std::string& code, Route& r) {
                    link.player.name,
                    link.player.account};
         ++stats_.forwarded_out;
+        spdlog::debug("cluster: conn {} request #{} ({}) about {} to {}", conn, h.seq, h.ref, code,
+                      r.owner);
         bus_->publish(channel_of(r.owner), bus::encode(h, req.text),
                       [self = shared_from_this(), conn, code, gen = r.gen](long n) {
                           self->sent(conn, code, gen, n);

@@ -1,7 +1,10 @@
 #include "server/cluster/cluster_standins.h"
 
+#include <spdlog/spdlog.h>
+
 #include <boost/asio/post.hpp>
 
+#include "server/cluster/request_memory.h"
 #include "server/room/delivery_batch.h"
 #include "server/session/hub.h"
 #include "server/session/session.h"
@@ -46,20 +49,10 @@ class BusSession : public Session {
     asio::strand<asio::io_context::executor_type> ex_;
     std::string origin_;
     std::uint64_t conn_;
-    // Exactly once (PROTOCOL.md "With several nodes"): the last requests run for this
-    // connection, by sequence number, with the answer that named their ref once it came.
-    struct Ran {
-        std::uint64_t seq = 0;
-        std::string ref;  // "" for a request without one (nothing to answer again)
-        std::string code;
-        Msg answer;
-    };
-    // Requests about `code` that found no room of it here (not yet taken over, or dropped):
-    // not run, so a re-send, once the game is here, runs.
-    void forget_unanswered(const std::string& code);
-    static constexpr std::size_t kRemembered = 256;
-    std::mutex ran_m_;
-    std::deque<Ran> ran_;
+    // Exactly once (PROTOCOL.md "With several nodes"): the connection's last numbered
+    // requests, with the answers that named their refs.
+    RequestMemory memory_;
+    std::uint64_t running_ = 0;  // the request the strand runs now (0: none, or unnumbered)
 };
 
 StandIns::StandIns(Core& core) : core_(core) {}
@@ -99,6 +92,8 @@ std::vector<std::shared_ptr<BusSession>> StandIns::take_remotes_locked(Pred drop
 }
 
 void StandIns::on_request(const bus::Req& m, std::string_view body) {
+    spdlog::debug("cluster: request #{} ({}) about {} from {} conn {}", m.seq, m.ref, m.code,
+                  m.from, m.conn);
     std::shared_ptr<BusSession> s;
     bool forgotten = false;
     {
@@ -280,57 +275,45 @@ void StandIns::flush_out() {
 
 void BusSession::request(std::string text, std::uint64_t seq, std::string ref, std::string code) {
     if (seq) {
-        Msg again;
-        {
-            std::lock_guard lock(ran_m_);
-            auto it = std::find_if(ran_.begin(), ran_.end(),
-                                   [seq](const Ran& r) { return r.seq == seq; });
-            if (it != ran_.end()) {
-                if (!it->answer) return;  // running, or nothing to answer: once is enough
-                again = it->answer;
-            } else {
-                ran_.push_back(Ran{seq, std::move(ref), std::move(code), nullptr});
-                if (ran_.size() > kRemembered) ran_.pop_front();
-            }
-        }
-        if (again) return cluster_.send_out(origin_, conn_, again, seq);
+        auto a = memory_.admit(seq, std::move(ref), std::move(code));
+        if (a.verdict == RequestMemory::Verdict::Drop) return;  // once is enough
+        if (a.verdict == RequestMemory::Verdict::Again)
+            return cluster_.send_out(origin_, conn_, a.answer, seq);
     }
     asio::post(ex_, [self = std::static_pointer_cast<BusSession>(shared_from_this()),
-                     text = std::move(text)] { self->forwarded(text); });
+                     text = std::move(text), seq] {
+        if (seq) self->memory_.start(seq);
+        self->running_ = seq;
+        self->forwarded(text);
+        self->running_ = 0;
+    });
 }
 
 void BusSession::deliver(Msg m) {
     std::uint64_t seq = 0;
-    if (m->find("\"ref\":\"") != std::string::npos) {
-        const std::string ref = ref_of(*m);
-        std::lock_guard lock(ran_m_);
-        for (auto& r : ran_)  // the oldest request with this ref still unanswered
-            if (!r.answer && !r.ref.empty() && r.ref == ref) {
-                r.answer = m;
-                seq = r.seq;
-                break;
-            }
-    }
+    if (m->find("\"ref\":\"") != std::string::npos) seq = memory_.answer(ref_of(*m), m);
     cluster_.send_out(origin_, conn_, m, seq);
 }
 void BusSession::close(std::string reason, bool) {
     cluster_.send_close(origin_, conn_, reason);
 }
-// The origin looks the owner up again and sends its unanswered requests there, or here again
-// once this node holds the game (a request that came between a takeover's claim and its room):
-// those that found no room here are forgotten first, lest the re-send be taken for a repeat.
+// The room of `code` was dropped here (another node owns the game now): the origin looks the
+// owner up again and sends its unanswered requests there, or here again once this node holds
+// the game anew. What the dropped room was running is forgotten, lest the re-send be taken
+// for a repeat; requests still waiting on this strand stay remembered: they run (and find the
+// new room, or none).
 void BusSession::moved(const std::string& code) {
-    forget_unanswered(code);
+    memory_.dropped(code);
     cluster_.send_notmine(origin_, conn_, code);
 }
+// The request running now found no room of `code` here (not taken over yet, or dropped): it
+// did not run, so its re-send, once the game is here, runs. Only this one is forgotten: those
+// that came after it wait on the strand and may find the room (a takeover's room appears
+// between two requests), so forgetting them too would let their re-sends run them twice.
 bool BusSession::missing(const std::string& code) {
-    forget_unanswered(code);
+    if (running_) memory_.not_run(running_);
     cluster_.send_notmine(origin_, conn_, code);
     return true;
-}
-void BusSession::forget_unanswered(const std::string& code) {
-    std::lock_guard lock(ran_m_);
-    std::erase_if(ran_, [&](const Ran& r) { return !r.answer && r.code == code; });
 }
 
 }  // namespace tf::server::cluster_detail
