@@ -10,7 +10,7 @@ LOADGEN_CPU (default 1), as bench/run's step postgres. CPU per move: the nodes' 
 the window divided by the moves delivered (node A from tf-loadgen --server-pid, node B with
 --other-pid), and apart Redis's.
 
-usage: bench/cluster.py [--bin DIR] [--runs N] [--duration S] [--out FILE]
+usage: [NODE_B_CPU=1] bench/cluster.py [--bin DIR] [--runs N] [--duration S] [--out FILE]
 """
 import argparse
 import json
@@ -25,6 +25,10 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SERVER_CPU = os.environ.get("SERVER_CPU", "0")
+# Node B's core: SERVER_CPU by default (both nodes share one core, as the figures in
+# docs/BENCHMARKS.md were taken); NODE_B_CPU=1 puts it beside the generator instead, so that
+# the two nodes do not take turns on one core (what separate machines would give).
+NODE_B_CPU = os.environ.get("NODE_B_CPU", SERVER_CPU)
 OPEN_LIMITS = ["--max-open-games-per-ip", "100000", "--max-open-games-per-player", "100000"]
 LOADGEN_CPU = os.environ.get("LOADGEN_CPU", "1")
 PG_BIN = os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin")
@@ -42,12 +46,12 @@ def psql(conninfo, sql):
 
 
 class Node:
-    def __init__(self, server, tmp, name, args):
+    def __init__(self, server, tmp, name, args, cpu=SERVER_CPU):
         # every generated player comes from 127.0.0.1: issue 31's open-game limits lifted
         self.log = os.path.join(tmp, f"{name}.log")
         data = tempfile.mkdtemp(prefix=f"{name}-", dir=tmp)
         self.proc = subprocess.Popen(
-            ["taskset", "-c", SERVER_CPU, server, "--bind", "127.0.0.1", "--http-port", "0",
+            ["taskset", "-c", cpu, server, "--bind", "127.0.0.1", "--http-port", "0",
              "--tcp-port", "0", "--threads", "1", "--data", data, "--max-connections-per-ip",
              "0", *OPEN_LIMITS, *args], stdout=open(self.log, "w"), stderr=subprocess.STDOUT)
         for _ in range(3000):
@@ -59,6 +63,21 @@ class Node:
                 raise SystemExit(f"{name} exited:\n{text}")
             time.sleep(0.01)
         raise SystemExit(f"{name} did not start")
+
+    def metric(self, name):
+        """A counter of the node's /metrics (0 when absent)."""
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=5) as c:
+                c.sendall(b"GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n")
+                data = b""
+                while chunk := c.recv(65536):
+                    data += chunk
+        except OSError:
+            return 0
+        for line in data.decode(errors="replace").splitlines():
+            if line.startswith(name + " "):
+                return float(line.split()[1])
+        return 0
 
     def stop(self):
         self.proc.terminate()
@@ -117,11 +136,16 @@ def main():
                         for n in ("a", "b"):
                             nodes.append(Node(server, tmp, f"{kind}{run}{n}",
                                               store + ["--bus", f"redis://127.0.0.1:{rport}",
-                                                       "--node-id", n]))
+                                                       "--node-id", n],
+                                              NODE_B_CPU if n == "b" else SERVER_CPU))
                         time.sleep(1)  # the bus is up, leases taken
                     others = [n.proc.pid for n in nodes[1:]] + [redis.pid]
+                    pub = "trunkfield_cluster_bus_published_total"
                     r = loadgen(a.bin, nodes[0].port, nodes[0].proc.pid, others, a.duration,
                                 nodes[1].port if kind == "cross" else None)
+                    # Publishes of both nodes over the whole run (warm-up and drain too) per
+                    # move delivered: the bus's messages per move.
+                    published = sum(n.metric(pub) for n in nodes)
                 finally:
                     for n in nodes:
                         n.stop()
@@ -141,7 +165,10 @@ def main():
                        "node_a_ms": 1000 * cpu / moves if cpu is not None and moves else None,
                        "node_b_ms": 1000 * other / moves if moves and kind != "single" else None,
                        "redis_ms": 1000 * redis_cpu / moves if moves and redis_cpu is not None
-                       and kind != "single" else None}
+                       and kind != "single" else None,
+                       # per move, over the whole run: 2,000 moves/s for warm-up + window
+                       "bus_per_move": published / (2000 * (3 + a.duration))
+                       if kind != "single" else None}
                 results.append(rec)
                 print(json.dumps(rec), flush=True)
     finally:
@@ -163,7 +190,8 @@ def main():
             return "%.3f (%.3f-%.3f)" % (statistics.median(v), min(v), max(v)) if v else "?"
         print(f"  {kind:6s} p99 sent->opponent {fmt('p99')} ms, p50 {fmt('p50')} ms, "
               f"CPU per move {fmt('cpu_ms_per_move')} ms (node A {fmt('node_a_ms')}, node B "
-              f"{fmt('node_b_ms')}; Redis {fmt('redis_ms')}), ok {all(r['ok'] for r in rs)}")
+              f"{fmt('node_b_ms')}; Redis {fmt('redis_ms')}), bus publishes per move "
+              f"{fmt('bus_per_move')}, ok {all(r['ok'] for r in rs)}")
     if a.out:
         with open(a.out, "w") as f:
             for r in results:

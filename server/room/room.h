@@ -130,7 +130,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void saved() override { fault_.saved_version = version_; }
     void failed(const std::string& why, const std::vector<Out>& out,
                 const std::vector<std::function<void()>>& after, bool creating) override {
-        if (why.rfind(kFenced, 0) == 0) return fenced(why);
+        if (why.rfind(kFenced, 0) == 0) return fenced(why, &out);
         suspend(why, out, after, creating);
     }
     void idle() override {
@@ -152,8 +152,10 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void settle_doubt(std::optional<bool> saved);
     // Cluster mode: another node took the game over (this one stalled past its lease); the
     // write was refused, nothing of it is sent, and this node drops the game: its watchers
-    // are told it moved (Participant::moved) and it leaves the directory.
-    void fenced(const std::string& why);
+    // are told it moved (Participant::moved) and it leaves the directory. So is whoever waits
+    // for an ack among `unsent` (the refused operation's messages: a request of a connection
+    // that does not watch the game would otherwise wait for an answer that never comes).
+    void fenced(const std::string& why, const std::vector<Out>* unsent = nullptr);
     void cancel_in_doubt();  // a creation that failed: its row cancelled, should it exist
     void reload();
     void reloaded(Read<std::optional<GameRows>> read);

@@ -111,7 +111,7 @@ void Room::settle_doubt(std::optional<bool> saved) {
     ops_.deliver(std::move(notices));
 }
 
-void Room::fenced(const std::string& why) {
+void Room::fenced(const std::string& why, const std::vector<Out>* unsent) {
     spdlog::warn("room {}: {}; this node drops the game", code_, why);
     ++metrics().games_fenced;
     timer_.cancel();
@@ -129,6 +129,11 @@ void Room::fenced(const std::string& why) {
     std::vector<std::shared_ptr<Participant>> told;
     for (auto& [p, sub] : watchers_.subs())
         if (auto who = sub.who.lock()) told.push_back(std::move(who));
+    if (unsent)
+        for (const auto& o : *unsent)
+            if (auto who = o.to.lock();
+                who && o.ack && std::find(told.begin(), told.end(), who) == told.end())
+                told.push_back(std::move(who));
     watchers_.clear();
     if (!newer) env_.directory.remove(code_);
     for (auto& who : told) who->moved(code_);

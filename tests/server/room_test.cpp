@@ -304,6 +304,34 @@ TEST_CASE("room: a game another node took over sends anyone who still finds it t
     CHECK(f.c->moved_codes == std::vector<std::string>{"abc234", "abc234"});
 }
 
+// A write refused because another node owns the game now (PgStore's fence): nothing of it is
+// sent, and everyone the room would have answered learns the game moved, also a connection of
+// the mover that does not watch the game (its stand-in on the owner after its origin
+// recreated it, say): without the word it would wait for an answer that never comes.
+TEST_CASE("room: a write refused as fenced sends its waiting requester to the new owner") {
+    struct FencingStore : NullStore {
+        bool fence = false;
+        void commit(GameWrite, Done done) override {
+            if (fence)
+                return done(std::string(kFenced) + "game abc234 is no longer owned by this node");
+            done(std::nullopt);
+        }
+    } store;
+    Fixture f(1000, &store);
+    f.room->join(f.bob, f.b);
+    f.run();
+    auto s = f.setup_msg(1);
+    REQUIRE(!f.mirror.apply_setup(Side::Silver, s.setup));
+    store.fence = true;
+    auto other = std::make_shared<Fake>();  // ann's second connection, watching nothing
+    f.room->setup(f.ann, other, s);
+    f.run();
+    CHECK(other->got.empty());  // no ack: the setup was not saved
+    CHECK(other->moved_codes == std::vector<std::string>{"abc234"});
+    CHECK(f.a->moved_codes == std::vector<std::string>{"abc234"});
+    CHECK(f.b->moved_codes == std::vector<std::string>{"abc234"});
+}
+
 TEST_CASE("room: an old room dropped for a newer one of the game leaves it the seats") {
     Fixture f;
     f.directory.add("abc234", f.room);
