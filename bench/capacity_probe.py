@@ -43,7 +43,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -132,18 +131,11 @@ def redis_info(port):
     return {"cpu": cpu, "publish": publish, "cmds": cmds}
 
 
-def metrics(port):
-    out = {}
+def metrics(node):
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as r:
-            for line in r.read().decode().splitlines():
-                if line.startswith("trunkfield_cluster_bus_published_total") or \
-                        line.startswith("trunkfield_cluster_forwarded_out_total"):
-                    k, v = line.rsplit(" ", 1)
-                    out[k] = float(v)
+        return node.metrics()  # bench/cluster.py's
     except OSError:
-        pass
-    return out
+        return {}
 
 
 Node = cluster.Node  # bench/cluster.py's: the same flags, limits lifted
@@ -155,7 +147,7 @@ def sample(conninfo, postmaster, nodes, rport):
     s["nodes_cpu"] = sum(proc_cpu(n.proc.pid) for n in nodes)
     if rport:
         s["redis"] = redis_info(rport)
-    s["bus"] = sum(metrics(n.port).get("trunkfield_cluster_bus_published_total", 0)
+    s["bus"] = sum(metrics(n).get("trunkfield_cluster_bus_published_total", 0)
                    for n in nodes)
     row = psql(conninfo, "SELECT pg_current_wal_lsn(), w.wal_records, w.wal_fpi, w.wal_bytes, "
                          "w.wal_write, w.wal_sync, (SELECT sum(xact_commit) FROM "

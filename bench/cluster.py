@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SERVER_CPU = os.environ.get("SERVER_CPU", "0")
@@ -32,6 +33,7 @@ NODE_B_CPU = os.environ.get("NODE_B_CPU", SERVER_CPU)
 OPEN_LIMITS = ["--max-open-games-per-ip", "100000", "--max-open-games-per-player", "100000"]
 LOADGEN_CPU = os.environ.get("LOADGEN_CPU", "1")
 PG_BIN = os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin")
+RATE, WARMUP = 2000, 3  # tf-loadgen's moves per second, and seconds before the window
 
 
 def free_port():
@@ -64,20 +66,18 @@ class Node:
             time.sleep(0.01)
         raise SystemExit(f"{name} did not start")
 
-    def metric(self, name):
-        """A counter of the node's /metrics (0 when absent)."""
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=5) as c:
-                c.sendall(b"GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n")
-                data = b""
-                while chunk := c.recv(65536):
-                    data += chunk
-        except OSError:
-            return 0
-        for line in data.decode(errors="replace").splitlines():
-            if line.startswith(name + " "):
-                return float(line.split()[1])
-        return 0
+    def metrics(self):
+        """{name: value} of the node's /metrics (counters and gauges without labels)."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=5) as r:
+            out = {}
+            for line in r.read().decode().splitlines():
+                if line and not line.startswith("#") and "{" not in line:
+                    name, _, value = line.partition(" ")
+                    try:
+                        out[name] = float(value)
+                    except ValueError:
+                        pass
+            return out
 
     def stop(self):
         self.proc.terminate()
@@ -86,8 +86,8 @@ class Node:
 
 def loadgen(bin_dir, port, server_pid, others, duration, port2=None):
     args = ["taskset", "-c", LOADGEN_CPU, os.path.join(bin_dir, "tf-loadgen"), "--port",
-            str(port), "--rate", "2000", "--games", "200", "--duration", str(duration),
-            "--warmup", "3", "--drain", "3", "--server-pid", str(server_pid)]
+            str(port), "--rate", str(RATE), "--games", "200", "--duration", str(duration),
+            "--warmup", str(WARMUP), "--drain", "3", "--server-pid", str(server_pid)]
     if port2:
         args += ["--port2", str(port2)]
     for p in others:
@@ -145,7 +145,7 @@ def main():
                                 nodes[1].port if kind == "cross" else None)
                     # Publishes of both nodes over the whole run (warm-up and drain too) per
                     # move delivered: the bus's messages per move.
-                    published = sum(n.metric(pub) for n in nodes)
+                    published = sum(n.metrics().get(pub, 0) for n in nodes)
                 finally:
                     for n in nodes:
                         n.stop()
@@ -166,8 +166,8 @@ def main():
                        "node_b_ms": 1000 * other / moves if moves and kind != "single" else None,
                        "redis_ms": 1000 * redis_cpu / moves if moves and redis_cpu is not None
                        and kind != "single" else None,
-                       # per move, over the whole run: 2,000 moves/s for warm-up + window
-                       "bus_per_move": published / (2000 * (3 + a.duration))
+                       # per move, over the whole run: RATE for warm-up + window
+                       "bus_per_move": published / (RATE * (WARMUP + a.duration))
                        if kind != "single" else None}
                 results.append(rec)
                 print(json.dumps(rec), flush=True)

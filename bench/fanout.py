@@ -26,27 +26,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cluster  # noqa: E402  (Node, psql, free_port, the CPUs and PostgreSQL's programs)
 
 ROOT = cluster.ROOT
-
-
-def metrics(node):
-    """{name: value} of a node's /metrics (counters and gauges without labels)."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{node.port}/metrics", timeout=5) as r:
-        out = {}
-        for line in r.read().decode().splitlines():
-            if line and not line.startswith("#") and "{" not in line:
-                name, _, value = line.partition(" ")
-                try:
-                    out[name] = float(value)
-                except ValueError:
-                    pass
-        return out
 
 
 def redis_publishes(port):
@@ -96,18 +81,18 @@ def run_once(a, server, kind, conninfo, rport, redis, tmp, seq):
         gen = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
         def moves():
-            m = metrics(nodes[0])
+            m = nodes[0].metrics()
             return m.get("trunkfield_setups_accepted_total", 0) + \
                 m.get("trunkfield_turns_accepted_total", 0)
         start, deadline = moves(), time.time() + 600
         while moves() == start and time.time() < deadline and gen.poll() is None:
             time.sleep(0.2)  # the connections are set up: the moves begin
         time.sleep(3 + 0.5)  # the warm-up
-        before, pub0 = metrics(nodes[0]), redis_publishes(rport)
-        fw0 = sum(metrics(n).get("trunkfield_cluster_forwarded_in_total", 0) for n in nodes)
+        before, pub0 = nodes[0].metrics(), redis_publishes(rport)
+        fw0 = sum(n.metrics().get("trunkfield_cluster_forwarded_in_total", 0) for n in nodes)
         time.sleep(max(1.0, a.duration - 2))
-        after, pub1 = metrics(nodes[0]), redis_publishes(rport)
-        fw1 = sum(metrics(n).get("trunkfield_cluster_forwarded_in_total", 0) for n in nodes)
+        after, pub1 = nodes[0].metrics(), redis_publishes(rport)
+        fw1 = sum(n.metrics().get("trunkfield_cluster_forwarded_in_total", 0) for n in nodes)
         stdout, _ = gen.communicate(timeout=900)
         out = subprocess.CompletedProcess(args, gen.returncode, stdout, "")
     finally:
