@@ -22,35 +22,36 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
       limits_(RoomLimits::from(env.cfg)),
       chat_(limits_.chat_window, limits_.chat_lines),
       history_(limits_.history),
-      game_(std::make_unique<Game>(params_.variant)),
-      watchers_([this](const std::string& id) { return seat_of(id).has_value(); },
+      rec_(params_.variant, params_.rated),
+      watchers_([this](const std::string& id) { return rec_.seat_of(id).has_value(); },
                 std::chrono::milliseconds(env.cfg.live_interval_ms)),
       timer_(ex_),
       ops_(ex_, env.store, code_, *this),
       bot_(ex_) {
-    seats_[idx(params_.creator_side)] = std::move(creator);
     if (params_.rated) {
         ratings_.category = proto::rating_category(params_.variant, params_.time_control);
-        if (!ratings_.category)
-            params_.rated = false;  // the session checks; never rate what has none
+        if (!ratings_.category) {  // the session checks; never rate what has none
+            params_.rated = false;
+            rec_ = GameRecord(params_.variant, false);
+        }
     }
+    rec_.seats[idx(params_.creator_side)] = std::move(creator);
     note_rating(params_.creator_side);
-    prefs_[0] = prefs_[1] = proto::SeatPrefs{!params_.rated, true};  // takebacks: unrated only
     if (params_.time_control) {
         clock_.emplace(*params_.time_control);
         lag_.emplace(*params_.time_control);
     }
-    created_ms_ = epoch_ms(SteadyClock::now(), SteadyClock::now());
+    rec_.created_ms = epoch_ms(SteadyClock::now(), SteadyClock::now());
     if (!env.node.empty()) ops_.fence(env.node, 1);  // a new game: its first ownership
 }
 
 Room::~Room() {
-    if (summary_.active) --metrics().games_compacted;
+    if (rec_.summary.active) --metrics().games_compacted;
     if (params_.open_ticket) env_.players.release_open(params_.open_ticket);
 }
 
 void Room::list_open() {
-    const bool listed = status_ == Status::Open && params_.is_public && !params_.quick_match &&
+    const bool listed = rec_.status == Status::Open && params_.is_public && !params_.quick_match &&
                         !due_.delisted && !fault_.lost;
     env_.listings.set_open(code_, listed ? std::optional(lobby_entry()) : std::nullopt);
 }
@@ -91,29 +92,24 @@ void Room::tell_spectators(int count, TimePoint now) {
 void Room::open(Who who, Msg created) {
     on_strand([this, who = std::move(who), created = std::move(created)] {
         if (auto s = bot_side()) {  // the computer sits down at once: the game starts
-            seats_[idx(*s)] = Player{"bot" + std::to_string(*params_.bot_level),
-                                     "Computer (level " + std::to_string(*params_.bot_level) + ")"};
+            rec_.seats[idx(*s)] =
+                Player{"bot" + std::to_string(*params_.bot_level),
+                       "Computer (level " + std::to_string(*params_.bot_level) + ")"};
             watchers_.recount();
-            status_ = Status::Playing;
+            rec_.status = Status::Playing;
             due_.start = SteadyClock::now() + limits_.start_timeout;
         }
         ops_.create(stored_row());
         if (created) ops_.send({who, created});
         if (auto s = bot_side()) {
-            emit(proto::JoinEv{*s, ref(*seats_[idx(*s)])});
+            emit(proto::JoinEv{*s, ref(*rec_.seats[idx(*s)])});
         }
-        if (status_ != Status::Open) left_open();  // a game against the computer
+        if (rec_.status != Status::Open) left_open();  // a game against the computer
         later([this] {
-            env_.players.seat(seats_[idx(params_.creator_side)]->id, code_);
-            if (status_ == Status::Open) list_open();
+            env_.players.seat(rec_.seats[idx(params_.creator_side)]->id, code_);
+            if (rec_.status == Status::Open) list_open();
         });
     });
-}
-
-std::optional<Side> Room::seat_of(const std::string& player_id) const {
-    for (Side s : {Side::Silver, Side::Bronze})
-        if (seats_[idx(s)] && seats_[idx(s)]->id == player_id) return s;
-    return std::nullopt;
 }
 
 void Room::reply(const Who& who, std::string text) {
@@ -128,9 +124,10 @@ void Room::reply(const Who& who, std::string text) {
 }
 
 void Room::ack(const Who& who, const std::optional<std::string>& ref) {
-    ops_.send({who,
-               std::make_shared<const std::string>(proto::to_text(proto::Ack{ref, version_ + 1})),
-               false, ref});
+    ops_.send(
+        {who,
+         std::make_shared<const std::string>(proto::to_text(proto::Ack{ref, rec_.version + 1})),
+         false, ref});
 }
 
 void Room::fail(const Who& who, Err code, std::string message, std::optional<std::string> ref,
@@ -141,17 +138,24 @@ void Room::fail(const Who& who, Err code, std::string message, std::optional<std
                                               shown_version(), std::move(rule), code_}));
 }
 
+void Room::apply(const proto::EventBody& body) {
+    const std::string why = rec_.apply(body);
+    if (why.empty()) return;
+    spdlog::error("room {}: the record refused its own {}: {}", code_, proto::event_kind(body),
+                  why);
+    assert(!"a request checks what the record's apply() checks");
+}
+
 // Serializes the event once, journals it, keeps it in the bounded history and addresses it to
 // every watcher; it goes out when the operation's writes are committed (room_ops.h).
 void Room::emit(proto::EventBody body) {
-    ++version_;
-    if (proto::changes_game(body)) state_version_ = version_;
+    rec_.count(body);
     auto now = SteadyClock::now();
     if (auto* c = std::get_if<proto::ChatEv>(&body)) chat_.remember(*c);
-    proto::Event ev{code_, version_, std::move(body), clocks(now)};
+    proto::Event ev{code_, rec_.version, std::move(body), clocks(now)};
     auto msg = std::make_shared<const std::string>(proto::to_text(ev));
     ops_.journal(journal_row(ev, *msg, epoch_ms(now, now)));
-    history_.add(version_, msg);
+    history_.add(rec_.version, msg);
     watchers_.each_live([&](const Watchers::Sub& sub) {
         ops_.send({sub.who, msg, watchers_.spectator(sub)});
     });
@@ -161,16 +165,16 @@ void Room::emit(proto::EventBody body) {
 void Room::join(Player p, Who who, Msg joined) {
     on_strand([this, p = std::move(p), who = std::move(who), joined = std::move(joined)] {
         if (fault_.lost) return (void)refuse_unsaved(who);
-        if (seat_of(p.id)) return watch(p, who, std::nullopt);
+        if (rec_.seat_of(p.id)) return watch(p, who, std::nullopt);
         if (refuse_unsaved(who)) return;
-        if (status_ != Status::Open) return fail(who, Err::GameFull, "the game is not open");
+        if (rec_.status != Status::Open) return fail(who, Err::GameFull, "the game is not open");
         if (params_.rated && !p.account)
             return fail(who, Err::AccountRequired, "a rated game is for accounts: log in first");
         Side s = ~params_.creator_side;
-        seats_[idx(s)] = p;
+        rec_.seats[idx(s)] = p;
         note_rating(s);
         watchers_.recount();  // p may have been watching the open game
-        status_ = Status::Playing;
+        rec_.status = Status::Playing;
         left_open();
         due_.start = SteadyClock::now() + limits_.start_timeout;
         later([this, id = p.id] {
@@ -200,22 +204,23 @@ void Room::watch_now(const Player& p, const Who& who, std::optional<std::int64_t
         return fail(who, Err::StoreFailed, kUnreadable);
     // A finished game kept as a summary (room_summary.cpp) answers a watcher at its final
     // version at once; anyone else gets the snapshot or events once the state is read back.
-    if (summary_.active && since != version_)
+    if (rec_.summary.active && since != rec_.version)
         return expand([this, p, who, since] { watch_now(p, who, since); },
                       [this, who] { fail(who, Err::StoreFailed, kUnreadable); });
     watchers_.add(p, who);
     bool can_replay =
-        since && *since <= version_ && (*since == version_ || history_.reaches(*since));
+        since && *since <= rec_.version && (*since == rec_.version || history_.reaches(*since));
     if (!can_replay) {
-        reply(who, proto::to_text(snapshot(!seat_of(p.id))));
+        reply(who, proto::to_text(snapshot(!rec_.seat_of(p.id))));
     } else {
         for (auto& [v, msg] : history_.events())
             if (v > *since) ops_.send({who, msg});
         // The rating changes are not versioned: a finished rated game repeats them to
         // whoever catches up on it.
         if (ratings_.changes)
-            ops_.send({who, std::make_shared<const std::string>(proto::to_text(proto::Event{
-                                code_, version_, *ratings_.changes, clocks(SteadyClock::now())}))});
+            ops_.send(
+                {who, std::make_shared<const std::string>(proto::to_text(proto::Event{
+                          code_, rec_.version, *ratings_.changes, clocks(SteadyClock::now())}))});
     }
     update_presence();  // after the catch-up, so player_back follows it
     update_live("watch");
@@ -233,21 +238,20 @@ void Room::leave(const Participant* who) {
 
 void Room::cancel(Player p, Who who) {
     on_strand([this, p = std::move(p), who = std::move(who)] {
-        if (seat_of(p.id) != params_.creator_side)
+        if (rec_.seat_of(p.id) != params_.creator_side)
             return fail(who, Err::NotCreator, "only the creator may cancel");
         if (refuse_unsaved(who)) return;
-        if (status_ != Status::Open)
+        if (rec_.status != Status::Open)
             return fail(who, Err::AlreadyStarted, "the game has already started");
         cancel_now();
     });
 }
 
 void Room::cancel_now() {
-    status_ = Status::Cancelled;
     left_open();
-    finished_ms_ = epoch_ms(SteadyClock::now(), SteadyClock::now());
-    emit(proto::CancelEv{});
-    later([this, id = seats_[idx(params_.creator_side)]->id] {
+    rec_.finished_ms = epoch_ms(SteadyClock::now(), SteadyClock::now());
+    record(proto::CancelEv{});
+    later([this, id = rec_.seats[idx(params_.creator_side)]->id] {
         env_.players.unseat(id, code_);
         env_.directory.remove(code_);
     });
@@ -256,12 +260,12 @@ void Room::cancel_now() {
 std::optional<Side> Room::check_seated(const Player& p, const Who& who,
                                        const std::optional<std::string>& ref) {
     tick();  // a flag or an abort that is due takes effect before the request
-    auto side = seat_of(p.id);
+    auto side = rec_.seat_of(p.id);
     if (!side) return fail(who, Err::NotSeated, "you hold no seat in this game", ref), std::nullopt;
     if (refuse_unsaved(who, ref)) return std::nullopt;
-    if (status_ == Status::Open)
+    if (rec_.status == Status::Open)
         return fail(who, Err::NotStarted, "waiting for an opponent", ref), std::nullopt;
-    if (status_ != Status::Playing)
+    if (rec_.status != Status::Playing)
         return fail(who, Err::GameOver, "the game is over", ref), std::nullopt;
     return side;
 }
@@ -271,15 +275,15 @@ std::optional<Side> Room::check_mover(const Player& p, const Who& who,
                                       std::optional<std::int64_t> version) {
     auto side = check_seated(p, who, ref);
     if (!side) return std::nullopt;
-    if (game_->to_move() != *side)
+    if (rec_.game->to_move() != *side)
         return fail(who, Err::NotYourTurn, "it is the opponent's turn", ref), std::nullopt;
-    if (version && *version < state_version_)
+    if (version && *version < rec_.state_version)
         return fail(who, Err::StaleVersion, "the game has moved on since that version", ref),
                std::nullopt;
-    if (version && *version > version_)
+    if (version && *version > rec_.version)
         return fail(who, Err::StaleVersion,
                     "version " + std::to_string(*version) + " is newer than the game's (" +
-                        std::to_string(version_) + "): resynchronise with watch",
+                        std::to_string(rec_.version) + "): resynchronise with watch",
                     ref),
                std::nullopt;
     return side;
@@ -291,7 +295,7 @@ void Room::setup(Player p, Who who, proto::SetupMsg m) {
 }
 
 void Room::setup_now(const Player& p, const Who& who, const proto::SetupMsg& m) {
-    if (auto seat = seat_of(p.id); seat && m.version && *m.version < state_version_)
+    if (auto seat = rec_.seat_of(p.id); seat && m.version && *m.version < rec_.state_version)
         if (auto v = history_.applied_after(*seat, *m.version, [&](const proto::EventBody& b) {
                 auto* e = std::get_if<proto::SetupEv>(&b);
                 return e && e->setup == m.setup;
@@ -299,13 +303,11 @@ void Room::setup_now(const Player& p, const Who& who, const proto::SetupMsg& m) 
             return reply(who, proto::to_text(proto::Ack{m.ref, *v}));
     auto side = check_mover(p, who, m.ref, m.version);
     if (!side) return;
-    if (game_->phase() != Phase::SetupSilver && game_->phase() != Phase::SetupBronze)
+    if (rec_.game->phase() != Phase::SetupSilver && rec_.game->phase() != Phase::SetupBronze)
         return fail(who, Err::WrongPhase, "the setup phase is over", m.ref);
-    if (auto e = game_->apply_setup(*side, m.setup))
+    if (auto e = rec_.setup(*side, m.setup))
         return fail(who, Err::IllegalSetup, e->message, m.ref,
                     std::string(error_code_name(e->code)));
-    assert(game_->is_ok());
-    setups_[idx(*side)] = m.setup;
     ++metrics().setups_accepted;
     ack(who, m.ref);
     emit(proto::SetupEv{*side, m.setup});
@@ -321,7 +323,7 @@ void Room::turn(Player p, Who who, proto::TurnMsg m) {
 
 void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
     const auto received = SteadyClock::now();
-    if (auto seat = seat_of(p.id); seat && m.version && *m.version < state_version_)
+    if (auto seat = rec_.seat_of(p.id); seat && m.version && *m.version < rec_.state_version)
         if (auto v = history_.applied_after(*seat, *m.version, [&](const proto::EventBody& b) {
                 auto* e = std::get_if<proto::TurnEv>(&b);
                 return e && e->turn == m.turn;
@@ -329,16 +331,16 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
             return reply(who, proto::to_text(proto::Ack{m.ref, *v}));
     auto side = check_mover(p, who, m.ref, m.version);
     if (!side) return;
-    if (game_->phase() != Phase::Play)
+    if (rec_.game->phase() != Phase::Play)
         return fail(who, Err::WrongPhase, "setups are not complete", m.ref);
-    const Game before = *game_;
-    if (auto e = game_->apply_turn(m.turn))
+    const Game before = *rec_.game;
+    const bool first = !rec_.started();
+    if (auto e = rec_.turn(*side, m.turn))
         return fail(who, Err::IllegalTurn, e->message, m.ref,
                     std::string(error_code_name(e->code)));
-    assert(game_->is_ok());
     auto now = SteadyClock::now();
     if (clock_) {
-        if (started()) {
+        if (!first) {
             // The turn's network transit is the server's, within the mover's quota (lag.h).
             auto lag = std::chrono::milliseconds(m.lag_ms.value_or(0));
             auto credit = lag_->credit(*side, lag, clock_->elapsed(now));
@@ -347,19 +349,16 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
             clock_->start(~*side, now);
         }
     }
-    turns_.push_back(m.turn);
     ++metrics().turns_accepted;
     later([received] {  // runs once the turn is committed, just before its ack goes out
         metrics().turn_latency.observe(
             std::chrono::duration<double, std::milli>(SteadyClock::now() - received).count());
     });
     due_.start.reset();
-    offers_.turn_made(*side);
-    due_.stalling.reset();
     ack(who, m.ref);
-    if (game_->over()) conclude();
-    emit(proto::TurnEv{*side, m.turn, proto::captures_of(before, *game_, m.turn)});
-    if (game_->over()) return finish();
+    if (rec_.game->over()) conclude();
+    emit(proto::TurnEv{*side, m.turn, proto::captures_of(before, *rec_.game, m.turn)});
+    if (rec_.game->over()) return finish();
     arm_stall();
     schedule();
 }
@@ -368,18 +367,18 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
 void Room::chat(Player p, Who who, std::string text) {
     on_strand([this, p = std::move(p), who = std::move(who), text = std::move(text)] {
         auto sp = who.lock();
-        if (!seat_of(p.id) && (!sp || !watchers_.watching(sp.get())))
+        if (!rec_.seat_of(p.id) && (!sp || !watchers_.watching(sp.get())))
             return fail(who, Err::NotSeated, "watch the game before chatting in it");
         if (refuse_unsaved(who)) return;
         auto now = SteadyClock::now();
         if (!chat_.allow(p.id, now))
             return fail(who, Err::ChatRate, "too many chat lines; wait a few seconds");
-        if (seat_of(p.id)) return emit(proto::ChatEv{ref(p), text, proto::ChatRoom::Players});
+        if (rec_.seat_of(p.id)) return emit(proto::ChatEv{ref(p), text, proto::ChatRoom::Players});
         // A spectator talks to the spectators: not versioned, not stored, kept for snapshots.
         proto::ChatEv line{ref(p), text, proto::ChatRoom::Spectators};
         chat_.remember(line);
         auto msg = std::make_shared<const std::string>(
-            proto::to_text(proto::Event{code_, version_, line, clocks(now)}));
+            proto::to_text(proto::Event{code_, rec_.version, line, clocks(now)}));
         watchers_.each_live([&](const Watchers::Sub& sub) {
             if (watchers_.spectator(sub)) ops_.send({sub.who, msg, true});
         });

@@ -11,7 +11,9 @@
 //   room_timers.cpp: time and presence (clock flag, no-start abort, disconnect grace and
 //     abandonment, retention of finished games) and the ends of a game;
 //   room_snapshot.cpp, room_live.cpp: its views (snapshot, lobby and live entries, clocks);
-//   room_record.cpp: its stored row and the replay of its journal (restore, load);
+//   game_record.*: the game as its journal records it (seats, status, rules state, versions,
+//     offers, preferences), every event's change in one apply() that play and replay share;
+//   room_record.cpp: a room rebuilt from its stored row and journal (restore, load);
 //   room_faults.cpp: suspension when the store fails, and resumption;
 //   room_summary.cpp: a finished game kept as a summary, its state read back for late watchers;
 //   room_bot.cpp: the server's computer opponent;
@@ -38,6 +40,7 @@
 #include "server/base/config.h"
 #include "server/base/participant.h"
 #include "server/room/clock.h"
+#include "server/room/game_record.h"
 #include "server/room/lag.h"
 #include "server/room/room_ops.h"
 #include "server/room/room_parts.h"
@@ -46,20 +49,6 @@
 #include "server/store/store.h"
 
 namespace tf::server {
-
-struct RoomParams {
-    Variant variant;
-    std::optional<proto::TimeControl> time_control;
-    bool is_public = true;
-    Side creator_side = Side::Silver;
-    bool quick_match = false;      // paired by the lobby: never in the open-games list
-    std::optional<int> bot_level;  // a computer opponent of this level holds the other seat
-    bool rated = false;            // counts for both players' ratings (both are accounts)
-    // The creator's client address (server/net/conn_limit.h client_key), kept while the game is
-    // open for the open-game limits, and its place under them (PlayerIndex::reserve_open; 0: none).
-    std::string creator_address = {};
-    std::uint64_t open_ticket = 0;
-};
 
 class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
   public:
@@ -126,8 +115,8 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     using Out = RoomOps::Out;
     void later(std::function<void()> f) { ops_.later(std::move(f)); }
     // RoomOps::Host
-    StoredGame stored_row() const override;
-    void saved() override { fault_.saved_version = version_; }
+    StoredGame stored_row() const override { return rec_.row(code_, params_); }
+    void saved() override { fault_.saved_version = rec_.version; }
     void failed(const std::string& why, const std::vector<Out>& out,
                 const std::vector<std::function<void()>>& after, bool creating) override {
         if (why.rfind(kFenced, 0) == 0) return fenced(why, &out);
@@ -163,7 +152,6 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // Resets the game to `row` and `journal` replayed through the rules; false (and `error`)
     // when they do not replay or disagree.
     bool load(const StoredGame& row, const std::vector<JournalRow>& journal, std::string& error);
-    struct Replayer;  // one journaled event into the state (room_record.cpp)
     // Refuses a request while suspended (or lost); true when it was refused.
     bool refuse_unsaved(const Who& who, const std::optional<std::string>& ref = {});
 
@@ -175,7 +163,6 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void setup_now(const Player& p, const Who& who, const proto::SetupMsg& m);
     void turn_now(const Player& p, const Who& who, const proto::TurnMsg& m);
 
-    std::optional<Side> seat_of(const std::string& player_id) const;
     void reply(const Who& who, std::string text);
     void fail(const Who& who, proto::Err code, std::string message,
               std::optional<std::string> ref = {}, std::optional<std::string> rule = {});
@@ -189,11 +176,17 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // Versioned events: serialized once, journaled, kept in the history and addressed to every
     // watcher (room.cpp).
     void emit(proto::EventBody body);
-    bool started() const { return summary_.active ? summary_.turns > 0 : !turns_.empty(); }
+    // The record's change for an event the request checked (GameRecord::apply), before the
+    // room's own (the clock, the deadlines) and the emit; record() when there is none.
+    void apply(const proto::EventBody& body);
+    void record(proto::EventBody body) {
+        apply(body);
+        emit(std::move(body));
+    }
     // The version unversioned messages and errors carry: while suspended, the last saved one
     // (an operation that failed may have counted a version nobody will ever see).
     std::int64_t shown_version() const {
-        return status_ == Status::Suspended ? fault_.saved_version : version_;
+        return rec_.status == Status::Suspended ? fault_.saved_version : rec_.version;
     }
 
     // room_summary.cpp. Once a finished game's end (and whatever followed it) is committed to a
@@ -208,7 +201,6 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // unchanged, still a summary) when it cannot be read back.
     void expand(std::function<void()> then, std::function<void()> failed);
     bool expanded(const Read<std::optional<GameRows>>& read);
-    RoomSummary summary_;
 
     // room_timers.cpp
     // Acts on every deadline that has passed (flag, abort, award, removal), then re-arms.
@@ -218,10 +210,11 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     bool present(Side s) const;
     // Starts or ends a seat's grace period after its connections changed; emits the events.
     void update_presence();
-    void end_timeout(Side loser);
-    void end_abandon(Side loser, bool claimed);
-    void end_abort(proto::AbortReason why, std::optional<Side> who_left = std::nullopt);
-    // Stops the clock and clears pending offers and deadlines before the ending event.
+    // An ending event (resignation, agreement, time, abandonment, abort, a stalling claim):
+    // applied, the clock stopped and the deadlines cleared (conclude()), emitted, finish()ed.
+    void end(proto::EventBody ending);
+    void end_timeout(Side loser);  // the flag falls first
+    // Stops the clock and clears the deadlines before the game's last event.
     void conclude();
     // Emits game_over, frees the seats and starts the retention period.
     void finish();
@@ -249,7 +242,6 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     proto::OpenGame lobby_entry() const;
     std::optional<proto::Seat> seat_view(Side s, TimePoint now) const;
     std::optional<proto::ClockReading> clocks(TimePoint now) const;
-    proto::Result result() const;
     static proto::PlayerRef ref(const Player& p) { return {p.id, p.name}; }
     // What a (re)joining client gets; a spectator's includes the spectators' chat room.
     proto::SnapshotMsg snapshot(bool for_spectator) const;
@@ -272,37 +264,22 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     Suspension fault_;      // see suspend()
     EventHistory history_;  // for reconnection
 
-    Status status_ = Status::Open;
-    std::unique_ptr<Game> game_;  // null while a summary (summary_.active)
-    std::optional<Player> seats_[2];
-    std::optional<Setup> setups_[2];
-    std::vector<Turn> turns_;
-    std::int64_t version_ = 0;        // last event of any kind
-    std::int64_t state_version_ = 0;  // last event that changed the game
+    GameRecord rec_;  // the game as its journal records it
     Watchers watchers_;
 
     std::optional<Clock> clock_;   // nullopt: untimed
     std::optional<LagQuota> lag_;  // with the clock; starts afresh on a restore
     // room_takeback.cpp
-    proto::SeatPrefs prefs_[2];  // each seat's, for this game
-    // How many turns a takeback for `side` removes: its last turn and any after it (0: none
-    // may be taken back: no turn of its own, or only the game's first turn, which started the
-    // clocks).
-    int takeback_turns(Side side) const;
-    // Removes the last `n` turns and replays the rest into the rules state.
-    void drop_turns(int n);
     void take_back(Side side);
     // room_stalling.cpp
     SteadyClock::duration stall_limit() const;
     void arm_stall();    // after every change of the side to move
     void judge_stall();  // the limit passed: the bot judges the position (off the strand)
-    void end_stalling(Side claimer, bool draw);
     void start_rematch();
     void rematch_made(const std::shared_ptr<Room>& next, const Player& creator, Side creator_side,
                       const std::optional<Player>& joiner);
     boost::asio::steady_timer timer_;
 
-    std::int64_t created_ms_ = 0, finished_ms_ = 0;  // epoch ms
     RoomOps ops_;
     BotSeat bot_;
     // How long the bot takes over a move at least, as a person would (room_bot.cpp).

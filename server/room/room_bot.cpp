@@ -23,7 +23,8 @@ std::optional<Side> Room::bot_side() const {
 
 SteadyClock::duration Room::bot_moment(Side side) const {
     using std::chrono::milliseconds;
-    const bool setup = game_->phase() == Phase::SetupSilver || game_->phase() == Phase::SetupBronze;
+    const bool setup =
+        rec_.game->phase() == Phase::SetupSilver || rec_.game->phase() == Phase::SetupBronze;
     SteadyClock::duration d =
         setup ? milliseconds(800) : milliseconds(350 + 100 * params_.bot_level.value_or(1));
     if (clock_ && clock_->running() == side)
@@ -33,16 +34,17 @@ SteadyClock::duration Room::bot_moment(Side side) const {
 
 void Room::maybe_bot() {
     auto side = bot_side();
-    if (!side || bot_.busy || status_ != Status::Playing || ops_.busy() || game_->over() ||
-        game_->to_move() != *side || !seats_[idx(*side)])
+    if (!side || bot_.busy || rec_.status != Status::Playing || ops_.busy() || rec_.game->over() ||
+        rec_.game->to_move() != *side || !rec_.seats[idx(*side)])
         return;
     bot_.busy = true;
     BotOptions opt;
     opt.level = *params_.bot_level;
-    opt.seed = std::hash<std::string>{}(code_) ^ std::uint64_t(version_) * 0x9e3779b97f4a7c15ULL;
-    const std::int64_t at = state_version_;
+    opt.seed =
+        std::hash<std::string>{}(code_) ^ std::uint64_t(rec_.version) * 0x9e3779b97f4a7c15ULL;
+    const std::int64_t at = rec_.state_version;
     const TimePoint show_at = SteadyClock::now() + bot_moment(*side);
-    auto think = [self = shared_from_this(), g = *game_, opt, at, side = *side, show_at] {
+    auto think = [self = shared_from_this(), g = *rec_.game, opt, at, side = *side, show_at] {
         bool setup = g.phase() == Phase::SetupSilver || g.phase() == Phase::SetupBronze;
         std::optional<Setup> s;
         std::optional<Turn> t;
@@ -66,9 +68,9 @@ void Room::maybe_bot() {
                 return spdlog::error("room {}: the bot found no move: {}", self->code_, error);
             // The position moved on while it thought (a setup from the human, who may set up
             // at the same time): think again about the new one, or the game would wait forever.
-            if (self->state_version_ != at || self->status_ != Status::Playing)
+            if (self->rec_.state_version != at || self->rec_.status != Status::Playing)
                 return self->maybe_bot();
-            const Player bot = *self->seats_[idx(side)];
+            const Player bot = *self->rec_.seats[idx(side)];
             if (s)
                 self->setup_now(bot, {}, proto::SetupMsg{self->code_, *s, at, std::nullopt});
             else

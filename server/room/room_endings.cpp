@@ -13,10 +13,7 @@ void Room::resign(Player p, Who who) {
     on_strand([this, p = std::move(p), who = std::move(who)] {
         auto side = check_seated(p, who);
         if (!side) return;
-        conclude();
-        game_->resign(*side);
-        emit(proto::ResignEv{*side});
-        finish();
+        end(proto::ResignEv{*side});
     });
 }
 
@@ -26,23 +23,15 @@ void Room::draw(Player p, Who who, DrawAct act) {
     on_strand([this, p = std::move(p), who = std::move(who), act] {
         auto side = check_seated(p, who);
         if (!side) return;
-        if (act == DrawAct::Offer && offers_.draw != ~*side) {
-            if (offers_.draw == *side || offers_.draw_offered[idx(*side)])
+        if (act == DrawAct::Offer && rec_.offers.draw != ~*side) {
+            if (rec_.offers.draw == *side || rec_.offers.draw_offered[idx(*side)])
                 return fail(who, Err::DrawPending, "you offered a draw since your last turn");
-            offers_.draw = *side;
-            offers_.draw_offered[idx(*side)] = true;
-            return emit(proto::DrawOfferEv{*side});
+            return record(proto::DrawOfferEv{*side});
         }
-        if (offers_.draw != ~*side)
+        if (rec_.offers.draw != ~*side)
             return fail(who, Err::NoDrawOffer, "your opponent has not offered a draw");
-        if (act == DrawAct::Decline) {
-            offers_.draw.reset();
-            return emit(proto::DrawDeclineEv{*side});
-        }
-        conclude();
-        game_->agree_draw();
-        emit(proto::DrawAcceptEv{*side});
-        finish();
+        if (act == DrawAct::Decline) return record(proto::DrawDeclineEv{*side});
+        end(proto::DrawAcceptEv{*side});
     });
 }
 
@@ -52,15 +41,15 @@ void Room::claim_win(Player p, Who who) {
     on_strand([this, p = std::move(p), who = std::move(who)] {
         auto side = check_seated(p, who);
         if (!side) return;
-        if (due_.stalling == ~*side) return end_stalling(*side, false);
+        if (rec_.stalling == ~*side) return end(proto::StallClaimEv{*side, false});
         const auto& away = due_.away_since[idx(~*side)];
         if (!away) return fail(who, Err::NotClaimable, "your opponent is connected");
-        if (!started())
+        if (!rec_.started())
             return fail(who, Err::NotClaimable,
                         "no turn has been played; the game will be aborted instead");
         if (SteadyClock::now() < *away + limits_.grace)
             return fail(who, Err::NotClaimable, "your opponent's grace period has not passed");
-        end_abandon(~*side, true);
+        end(proto::AbandonEv{~*side, true});
     });
 }
 
@@ -70,10 +59,10 @@ void Room::abort(Player p, Who who) {
     on_strand([this, p = std::move(p), who = std::move(who)] {
         auto side = check_seated(p, who);
         if (!side) return;
-        if (started())
+        if (rec_.started())
             return fail(who, Err::NotAbortable,
                         "a turn has been played: resign, offer a draw or claim the win instead");
-        end_abort(proto::AbortReason::Player, *side);
+        end(proto::AbortEv{proto::AbortReason::Player, *side});
     });
 }
 
@@ -90,43 +79,41 @@ using proto::Err;
 // `rematch` event with its code.
 void Room::rematch(Player p, Who who, bool decline) {
     on_strand([this, p = std::move(p), who = std::move(who), decline] {
-        auto side = seat_of(p.id);
+        auto side = rec_.seat_of(p.id);
         if (!side) return fail(who, Err::NotSeated, "only the players can ask for a rematch");
         if (refuse_unsaved(who)) return;
-        if (!proto::finished(status_))
+        if (!proto::finished(rec_.status))
             return fail(who, Err::GameNotOver, "the game is still going on");
-        if (offers_.rematch_code || offers_.rematch_starting)
-            return fail(
-                who, Err::AlreadyStarted,
-                "the rematch is already being played" +
-                    (offers_.rematch_code ? ": game " + *offers_.rematch_code : std::string()));
+        if (rec_.offers.rematch_code || rec_.offers.rematch_starting)
+            return fail(who, Err::AlreadyStarted,
+                        "the rematch is already being played" +
+                            (rec_.offers.rematch_code ? ": game " + *rec_.offers.rematch_code
+                                                      : std::string()));
         if (decline) {
-            if (offers_.rematch != ~*side)
+            if (rec_.offers.rematch != ~*side)
                 return fail(who, Err::NoRematchOffer, "your opponent has not offered a rematch");
-            offers_.rematch.reset();
-            return emit(proto::RematchDeclineEv{*side});
+            return record(proto::RematchDeclineEv{*side});
         }
-        if (offers_.rematch == *side)
+        if (rec_.offers.rematch == *side)
             return fail(who, Err::RematchPending, "your rematch offer stands");
-        if (offers_.rematch == ~*side || bot_side() == ~*side) return start_rematch();
-        offers_.rematch = *side;
-        emit(proto::RematchOfferEv{*side});
+        if (rec_.offers.rematch == ~*side || bot_side() == ~*side) return start_rematch();
+        record(proto::RematchOfferEv{*side});
     });
 }
 
 void Room::start_rematch() {
-    offers_.rematch_starting = true;
-    offers_.rematch.reset();
+    rec_.offers.rematch_starting = true;
+    rec_.offers.rematch.reset();
     // Colours swapped. Two players: the one who had the other seat creates the next game on
     // the creator's side, and the creator joins it. Against the computer the human creates it
     // again, on the other side.
     RoomParams next = params_;
     next.quick_match = true;  // both seats are taken at once: never in the open list
     const Side cs = params_.creator_side;
-    Player creator = *seats_[idx(params_.bot_level ? cs : ~cs)];
+    Player creator = *rec_.seats[idx(params_.bot_level ? cs : ~cs)];
     if (params_.bot_level) next.creator_side = ~cs;
     std::optional<Player> joiner;
-    if (!params_.bot_level) joiner = *seats_[idx(cs)];
+    if (!params_.bot_level) joiner = *rec_.seats[idx(cs)];
     env_.directory.create(next, creator, ex_,
                           [self = shared_from_this(), creator, side = next.creator_side,
                            joiner](std::shared_ptr<Room> r) {
@@ -138,13 +125,12 @@ void Room::start_rematch() {
 
 void Room::rematch_made(const std::shared_ptr<Room>& next, const Player& creator, Side creator_side,
                         const std::optional<Player>& joiner) {
-    offers_.rematch_starting = false;
+    rec_.offers.rematch_starting = false;
     if (!next) {
         spdlog::warn("room {}: the rematch could not be made (no free game code)", code_);
         return;
     }
-    offers_.rematch_code = next->code();
-    emit(proto::RematchEv{next->code()});
+    record(proto::RematchEv{next->code()});
     // Each player's live connection to this game, if any, takes its seat in the next one.
     auto conn = [&](const Player& pl) {
         Who w;
@@ -167,7 +153,7 @@ void Room::rematch_made(const std::shared_ptr<Room>& next, const Player& creator
 // The seat's rating in the game's category as the book has it (a player new to the category:
 // 1500?). Only rated games show one.
 void Room::note_rating(Side s) {
-    const auto& seat = seats_[idx(s)];
+    const auto& seat = rec_.seats[idx(s)];
     if (!params_.rated || !ratings_.category || !seat) return;
     ratings_.seat[idx(s)] = env_.ratings.view(seat->id, *ratings_.category);
 }
@@ -175,11 +161,11 @@ void Room::note_rating(Side s) {
 // A game restored at start: the book is empty, the store knows the ratings.
 void Room::read_seat_ratings() {
     for (Side s : {Side::Silver, Side::Bronze}) {
-        if (!seats_[idx(s)]) continue;
-        store_.read_ratings(seats_[idx(s)]->id, ex_,
+        if (!rec_.seats[idx(s)]) continue;
+        store_.read_ratings(rec_.seats[idx(s)]->id, ex_,
                             [self = shared_from_this(), s](Read<std::vector<StoredRating>> r) {
-                                if (!r.ok() || !self->seats_[idx(s)]) return;
-                                self->env_.ratings.set(self->seats_[idx(s)]->id, *r.value);
+                                if (!r.ok() || !self->rec_.seats[idx(s)]) return;
+                                self->env_.ratings.set(self->rec_.seats[idx(s)]->id, *r.value);
                                 if (!self->ratings_.changes) self->note_rating(s);
                             });
     }
@@ -193,22 +179,22 @@ void Room::rated(const RateGame::Outcome& outcome) {
     const auto now = epoch_ms(SteadyClock::now(), SteadyClock::now());
     for (Side s : {Side::Silver, Side::Bronze}) {
         const int i = idx(s);
-        if (!seats_[i]) continue;
-        env_.ratings.set(seats_[i]->id, outcome.after[i]);
+        if (!rec_.seats[i]) continue;
+        env_.ratings.set(rec_.seats[i]->id, outcome.after[i]);
         ev.change[i] = proto::RatingChange{rating_view(outcome.before[i], now).rating,
                                            rating_view(outcome.after[i], now)};
     }
     ratings_.changes = ev;
-    auto msg = std::make_shared<const std::string>(
-        proto::to_text(proto::Event{code_, version_, std::move(ev), clocks(SteadyClock::now())}));
+    auto msg = std::make_shared<const std::string>(proto::to_text(
+        proto::Event{code_, rec_.version, std::move(ev), clocks(SteadyClock::now())}));
     std::vector<Out> out;
     for (auto& [p, sub] : watchers_.subs())
         if (!sub.who.expired()) out.push_back({sub.who, msg, watchers_.spectator(sub)});
     ops_.deliver(std::move(out));
-    spdlog::info("room {}: rated ({}): {} {:.0f} -> {:.0f}, {} {:.0f} -> {:.0f}", code_,
-                 *ratings_.category, seats_[0] ? seats_[0]->id : "-", outcome.before[0].rating,
-                 outcome.after[0].rating, seats_[1] ? seats_[1]->id : "-", outcome.before[1].rating,
-                 outcome.after[1].rating);
+    spdlog::info(
+        "room {}: rated ({}): {} {:.0f} -> {:.0f}, {} {:.0f} -> {:.0f}", code_, *ratings_.category,
+        rec_.seats[0] ? rec_.seats[0]->id : "-", outcome.before[0].rating, outcome.after[0].rating,
+        rec_.seats[1] ? rec_.seats[1]->id : "-", outcome.before[1].rating, outcome.after[1].rating);
 }
 
 }  // namespace tf::server

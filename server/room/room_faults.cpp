@@ -37,14 +37,14 @@ void Room::suspend(const std::string& why, const std::vector<Out>& out,
         // The requests that follow the creation (the creator's watch, a quick-match join)
         // each get store_unavailable (refuse_unsaved): one message per requester.
         fault_.lost = true;
-        status_ = Status::Cancelled;
+        rec_.status = Status::Cancelled;
         spdlog::error("room {}: not created, the store failed: {}", code_, why);
         watchers_.clear();
         env_.directory.remove(code_);
         cancel_in_doubt();
         return;
     }
-    if (status_ != Status::Suspended) {
+    if (rec_.status != Status::Suspended) {
         spdlog::error("room {}: suspended at version {}, the last saved: {}", code_,
                       fault_.saved_version, why);
         ++metrics().games_suspended;
@@ -53,9 +53,9 @@ void Room::suspend(const std::string& why, const std::vector<Out>& out,
         env_.directory.set_suspended(code_, true);
         env_.listings.set_open(code_, std::nullopt);  // off the lobby while suspended
     }
-    status_ = Status::Suspended;
+    rec_.status = Status::Suspended;
     fault_.backoff = kFirstRetry;
-    fault_.doubt = Suspension::Doubt{out, after, version_};
+    fault_.doubt = Suspension::Doubt{out, after, rec_.version};
     reload();
 }
 
@@ -124,7 +124,7 @@ void Room::fenced(const std::string& why, const std::vector<Out>* unsent) {
     const auto current = env_.directory.find(code_);
     const bool newer = current && current.get() != this;
     if (!newer)
-        for (auto& s : seats_)
+        for (auto& s : rec_.seats)
             if (s) env_.players.unseat(s->id, code_);
     std::vector<std::shared_ptr<Participant>> told;
     for (auto& [p, sub] : watchers_.subs())
@@ -198,10 +198,10 @@ void Room::reloaded(Read<std::optional<GameRows>> read) {
         settle_doubt(std::nullopt);
     } else {
         // load() took the store's version: the failed operation is saved when it reached it.
-        if (fault_.doubt) settle_doubt(version_ >= fault_.doubt->version);
+        if (fault_.doubt) settle_doubt(rec_.version >= fault_.doubt->version);
         fault_.loaded = true;
-        fault_.resume_status = status_;
-        status_ = Status::Suspended;
+        fault_.resume_status = rec_.status;
+        rec_.status = Status::Suspended;
         fault_.resume_running = clock_ ? clock_->running() : std::nullopt;
         if (clock_ && fault_.resume_running) {
             // The time from the last saved reading to the failure was the mover's; from the
@@ -232,20 +232,21 @@ void Room::try_resume() {
         fault_.retry_at = now + fault_.backoff;
         return;
     }
-    status_ = fault_.resume_status;
+    rec_.status = fault_.resume_status;
     env_.directory.set_suspended(code_, false);
     --metrics().games_suspended;
     ++metrics().games_resumed;
     double secs = fault_.since ? std::chrono::duration<double>(now - *fault_.since).count() : 0;
-    spdlog::warn("room {}: resumed at version {} after {:.1f} s suspended", code_, version_, secs);
+    spdlog::warn("room {}: resumed at version {} after {:.1f} s suspended", code_, rec_.version,
+                 secs);
     fault_.since.reset();
-    if (clock_ && fault_.resume_running && status_ == Status::Playing)
+    if (clock_ && fault_.resume_running && rec_.status == Status::Playing)
         clock_->start(*fault_.resume_running, now);
     fault_.resume_running.reset();
-    if (status_ == Status::Playing && !started()) due_.start = now + limits_.start_timeout;
-    if (status_ == Status::Open) list_open();
-    if (proto::finished(status_) || status_ == Status::Cancelled) {
-        for (auto& s : seats_)
+    if (rec_.status == Status::Playing && !rec_.started()) due_.start = now + limits_.start_timeout;
+    if (rec_.status == Status::Open) list_open();
+    if (proto::finished(rec_.status) || rec_.status == Status::Cancelled) {
+        for (auto& s : rec_.seats)
             if (s) env_.players.unseat(s->id, code_);
         forget_history();
         due_.remove = now + limits_.retention;
@@ -268,7 +269,7 @@ bool Room::refuse_unsaved(const Who& who, const std::optional<std::string>& ref)
              "the game could not be created: the server cannot save games right now", ref);
         return true;
     }
-    if (status_ != Status::Suspended) return false;
+    if (rec_.status != Status::Suspended) return false;
     fail(who, Err::StoreFailed,
          "the game could not be saved; it is paused at its last saved position and resumes by "
          "itself as soon as the server can save again",

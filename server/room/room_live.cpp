@@ -10,13 +10,13 @@ proto::LiveGame Room::live_entry() const {
     e.variant = params_.variant;
     e.time_control = params_.time_control;
     for (Side s : {Side::Silver, Side::Bronze}) {
-        if (seats_[idx(s)]) e.players[idx(s)] = ref(*seats_[idx(s)]);
-        e.score[idx(s)] = game_->score(s);
+        if (rec_.seats[idx(s)]) e.players[idx(s)] = ref(*rec_.seats[idx(s)]);
+        e.score[idx(s)] = rec_.game->score(s);
     }
-    e.turns = game_->turns_played();
-    e.to_move = game_->to_move();
+    e.turns = rec_.game->turns_played();
+    e.to_move = rec_.game->to_move();
     e.spectators = spectators();
-    e.status = status_;
+    e.status = rec_.status;
     for (Side s : {Side::Silver, Side::Bronze})
         e.away[idx(s)] = due_.away_since[idx(s)].has_value();
     e.rated = params_.rated;
@@ -27,8 +27,8 @@ proto::LiveGame Room::live_entry() const {
 
 void Room::update_live(std::string_view what) {
     if (!fault_.loaded) return;  // suspended and not read back yet: the listing stays as it was
-    bool listed = status_ == Status::Playing ||
-                  (status_ == Status::Suspended && fault_.resume_status == Status::Playing);
+    bool listed = rec_.status == Status::Playing ||
+                  (rec_.status == Status::Suspended && fault_.resume_status == Status::Playing);
     // A game both players left is not worth watching: off the list until one comes back (the
     // server still ends it by its rules).
     const bool abandoned = due_.away_since[0] && due_.away_since[1];
@@ -42,9 +42,9 @@ void Room::update_live(std::string_view what) {
     std::optional<Listings::TimePoint> due;
     if (what == "chat") return;
     if (what == "turn" || what == "setup") {
-        int score[2] = {game_->score(Side::Silver), game_->score(Side::Bronze)};
-        due =
-            env_.listings.set_live_progress(code_, game_->turns_played(), game_->to_move(), score);
+        int score[2] = {rec_.game->score(Side::Silver), rec_.game->score(Side::Bronze)};
+        due = env_.listings.set_live_progress(code_, rec_.game->turns_played(),
+                                              rec_.game->to_move(), score);
     } else {
         due = env_.listings.set_live(code_, live_entry(), true);
     }

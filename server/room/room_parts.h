@@ -99,7 +99,6 @@ struct RoomDeadlines {
     bool delisted = false;                   // off the lobby for the creator's absence
     std::optional<TimePoint> live_flush;     // the lobby holds a change of ours back until then
     std::optional<TimePoint> stall;          // the side to move sits past the limit then
-    std::optional<Side> stalling;            // judged stalling: the opponent may claim
 };
 
 // The serialized events a room keeps for reconnection (room.cpp: emit, watch): the last `limit`
@@ -163,14 +162,6 @@ struct Suspension {
         std::int64_t version = 0;                  // the version it reached
     };
     std::optional<Doubt> doubt;
-};
-
-// A finished game kept as a summary (room_summary.cpp): what the room answers without the
-// rules state, which the journal rebuilds.
-struct RoomSummary {
-    bool active = false;
-    proto::Result result;    // result() without the rules state
-    std::int64_t turns = 0;  // the turns played
 };
 
 // The server's computer opponent (room_bot.cpp): whether a search runs for its move or the move

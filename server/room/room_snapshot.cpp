@@ -8,7 +8,7 @@ namespace tf::server {
 // The seat's player, and while it has no connection, the instants (server epoch ms) from which
 // the opponent may claim the win and when it is awarded.
 std::optional<proto::Seat> Room::seat_view(Side s, TimePoint now) const {
-    const auto& seat = seats_[idx(s)];
+    const auto& seat = rec_.seats[idx(s)];
     if (!seat) return std::nullopt;
     const auto& away = due_.away_since[idx(s)];
     proto::Seat v{ref(*seat), std::nullopt, ratings_.seat[idx(s)]};
@@ -23,17 +23,11 @@ std::optional<proto::ClockReading> Room::clocks(TimePoint now) const {
     return clock_->reading(now);
 }
 
-// The rules library's result; an aborted game has no winner and no reason from the rules.
-proto::Result Room::result() const {
-    if (summary_.active) return summary_.result;
-    return status_ == Status::Aborted ? proto::aborted_result(*game_) : proto::result_of(*game_);
-}
-
 proto::OpenGame Room::lobby_entry() const {
     return {code_,
             params_.variant,
             params_.time_control,
-            ref(*seats_[idx(params_.creator_side)]),
+            ref(*rec_.seats[idx(params_.creator_side)]),
             params_.creator_side,
             params_.rated,
             ratings_.seat[idx(params_.creator_side)]};
@@ -43,19 +37,20 @@ proto::SnapshotMsg Room::snapshot(bool for_spectator) const {
     auto now = SteadyClock::now();
     proto::SnapshotMsg m;
     m.game = code_;
-    m.version = version_;
-    m.status = status_;
-    assert(game_ && "a summary's snapshot: expand() first");
-    m.state = *game_;
-    m.record = {params_.variant, params_.time_control, {setups_[0], setups_[1]}, turns_};
+    m.version = rec_.version;
+    m.status = rec_.status;
+    assert(rec_.game && "a summary's snapshot: expand() first");
+    m.state = *rec_.game;
+    m.record = {
+        params_.variant, params_.time_control, {rec_.setups[0], rec_.setups[1]}, rec_.turns};
     for (Side s : {Side::Silver, Side::Bronze}) m.players[idx(s)] = seat_view(s, now);
     m.clocks = clocks(now);
     m.spectators = spectators();
-    m.draw_offer = offers_.draw;
-    m.takeback_offer = offers_.takeback;
-    m.stalling = due_.stalling;
-    m.preferences[0] = prefs_[0];
-    m.preferences[1] = prefs_[1];
+    m.draw_offer = rec_.offers.draw;
+    m.takeback_offer = rec_.offers.takeback;
+    m.stalling = rec_.stalling;
+    m.preferences[0] = rec_.prefs[0];
+    m.preferences[1] = rec_.prefs[1];
     m.is_public = params_.is_public;
     m.rated = params_.rated;
     m.ratings = ratings_.changes;

@@ -26,21 +26,21 @@ SteadyClock::duration Room::stall_limit() const {
 
 void Room::arm_stall() {
     due_.stall.reset();
-    if (status_ != Status::Playing || !started() || bot_side() || game_->over() ||
-        game_->phase() != Phase::Play || due_.stalling)
+    if (rec_.status != Status::Playing || !rec_.started() || bot_side() || rec_.game->over() ||
+        rec_.game->phase() != Phase::Play || rec_.stalling)
         return;
     due_.stall = SteadyClock::now() + stall_limit();
 }
 
 void Room::judge_stall() {
     due_.stall.reset();
-    const Side side = game_->to_move();
-    const std::int64_t at = state_version_;
-    auto think = [self = shared_from_this(), g = *game_, side, at] {
+    const Side side = rec_.game->to_move();
+    const std::int64_t at = rec_.state_version;
+    auto think = [self = shared_from_this(), g = *rec_.game, side, at] {
         self->on_strand([self, side, at, score = stall_judgement(g)] {
             Room& r = *self;
-            if (!score || r.state_version_ != at || r.status_ != Status::Playing ||
-                r.game_->to_move() != side || r.due_.stalling)
+            if (!score || r.rec_.state_version != at || r.rec_.status != Status::Playing ||
+                r.rec_.game->to_move() != side || r.rec_.stalling)
                 return;
             if (*score > -kStallLostScore) {
                 spdlog::info("room {}: {} sits past the stalling limit, not lost (score {})",
@@ -49,8 +49,7 @@ void Room::judge_stall() {
             }
             spdlog::info("room {}: {} is stalling in a lost position (score {})", r.code_,
                          side_name(side), *score);
-            r.due_.stalling = side;
-            r.emit(proto::StallingEv{side});
+            r.record(proto::StallingEv{side});
         });
     };
     if (env_.offload)
@@ -63,21 +62,11 @@ void Room::claim_draw(Player p, Who who) {
     on_strand([this, p = std::move(p), who = std::move(who)] {
         auto side = check_seated(p, who);
         if (!side) return;
-        if (due_.stalling != ~*side)
+        if (rec_.stalling != ~*side)
             return fail(who, Err::NotClaimable,
                         "a draw can be claimed only from an opponent who is stalling");
-        end_stalling(*side, true);
+        end(proto::StallClaimEv{*side, true});
     });
-}
-
-void Room::end_stalling(Side claimer, bool draw) {
-    conclude();
-    if (draw)
-        game_->agree_draw(EndReason::Stalling);
-    else
-        game_->resign(~claimer, EndReason::Stalling);
-    emit(proto::StallClaimEv{claimer, draw});
-    finish();
 }
 
 }  // namespace tf::server

@@ -17,20 +17,13 @@ namespace tf::server {
 // From idle(): after every operation, and after every commit, once nothing is in flight. With
 // --store memory (NullStore) nothing can be read back: the game keeps its whole state.
 void Room::maybe_compact() {
-    if (!proto::finished(status_) || fault_.lost || !fault_.loaded || ops_.busy() ||
-        fault_.saved_version != version_ || !store_.keeps_games())
+    if (!proto::finished(rec_.status) || fault_.lost || !fault_.loaded || ops_.busy() ||
+        fault_.saved_version != rec_.version || !store_.keeps_games())
         return;
-    if (summary_.active && history_.empty()) return;  // already a summary, nothing emitted since
-    if (!summary_.active) {
-        summary_.result = result();
-        summary_.turns = std::int64_t(turns_.size());
-        summary_.active = true;
-        ++metrics().games_compacted;
-    }
-    game_.reset();
-    setups_[0].reset();
-    setups_[1].reset();
-    std::vector<Turn>().swap(turns_);
+    if (rec_.summary.active && history_.empty())
+        return;  // already a summary, nothing emitted since
+    if (!rec_.summary.active) ++metrics().games_compacted;
+    rec_.compact();
     history_.clear();
 }
 
@@ -44,33 +37,33 @@ void Room::expand(std::function<void()> then, std::function<void()> failed) {
                      });
 }
 
-// The replay runs in a scratch room of the same params, so that a read or a replay that fails
-// leaves this one as it was; only what the summary lacks is taken from it.
+// The replay runs in a scratch record, so that a read or a replay that fails leaves this one as
+// it was; only what the summary lacks is taken from it.
 bool Room::expanded(const Read<std::optional<GameRows>>& read) {
     std::string error = read.error;
     if (read.ok() && !*read.value) error = "the game is not in the store";
-    std::shared_ptr<Room> full;
+    GameRecord full(params_.variant, params_.rated);
+    EventHistory history(limits_.history);
     if (error.empty()) {
         const GameRows& rows = **read.value;
-        full =
-            std::make_shared<Room>(ex_, code_, params_, *seats_[idx(params_.creator_side)], env_);
-        if (!full->load(rows.row, rows.journal, error))
+        full.seats[idx(params_.creator_side)] = rec_.seats[idx(params_.creator_side)];
+        auto each = [&](const proto::Event&, const JournalRow& jr) {
+            history.add(jr.version, std::make_shared<const std::string>(jr.event));
+        };
+        if (!full.replay(rows.row, rows.journal, each, error))
             error = "it does not replay: " + error;
-        else if (full->version_ != version_ || full->status_ != status_)
-            error = "the store has it at version " + std::to_string(full->version_) + ", " +
-                    std::string(proto::status_name(full->status_)) + ", not " +
-                    std::to_string(version_) + ", " + std::string(proto::status_name(status_));
+        else if (full.version != rec_.version || full.status != rec_.status)
+            error = "the store has it at version " + std::to_string(full.version) + ", " +
+                    std::string(proto::status_name(full.status)) + ", not " +
+                    std::to_string(rec_.version) + ", " +
+                    std::string(proto::status_name(rec_.status));
     }
     if (!error.empty()) {
         spdlog::error("room {}: cannot read the finished game back: {}", code_, error);
         return false;
     }
-    game_ = std::move(full->game_);
-    setups_[0] = std::move(full->setups_[0]);
-    setups_[1] = std::move(full->setups_[1]);
-    turns_ = std::move(full->turns_);
-    history_.take(std::move(full->history_));
-    summary_.active = false;
+    rec_.expand(std::move(full));
+    history_.take(std::move(history));
     --metrics().games_compacted;
     return true;
 }

@@ -11,32 +11,15 @@ namespace tf::server {
 
 using proto::Err;
 
-int Room::takeback_turns(Side side) const {
-    if (game_->phase() != Phase::Play) return 0;
-    return proto::takeback_turns(std::int64_t(turns_.size()), side);
-}
-
-void Room::drop_turns(int n) {
-    turns_.resize(turns_.size() - std::size_t(n));
-    auto g = std::make_unique<Game>(params_.variant);
-    for (Side s : {Side::Silver, Side::Bronze}) g->apply_setup(s, *setups_[idx(s)]);
-    for (const Turn& t : turns_) g->apply_turn(t);
-    game_ = std::move(g);
-    assert(game_->is_ok());
-}
-
 void Room::take_back(Side side) {
-    const int n = takeback_turns(side);
-    drop_turns(n);
-    offers_.takeback.reset();
-    offers_.draw.reset();
+    const proto::TakebackEv ev{side, rec_.takeback_turns(side)};
+    apply(ev);
     if (clock_) {  // the requester's time runs again; nobody's time is given back
         const auto now = SteadyClock::now();
         const auto r = clock_->reading(now);
         clock_->restore(r.silver_ms, r.bronze_ms, side, now);
     }
-    due_.stalling.reset();
-    emit(proto::TakebackEv{side, n});
+    emit(ev);
     arm_stall();
     schedule();
 }
@@ -45,29 +28,24 @@ void Room::takeback(Player p, Who who, DrawAct act) {
     on_strand([this, p = std::move(p), who = std::move(who), act] {
         auto side = check_seated(p, who);
         if (!side) return;
-        if (act == DrawAct::Offer && offers_.takeback != ~*side) {
-            if (!prefs_[idx(*side)].takeback)
+        if (act == DrawAct::Offer && rec_.offers.takeback != ~*side) {
+            if (!rec_.prefs[idx(*side)].takeback)
                 return fail(who, Err::TakebackOff, "you do not accept takebacks in this game");
-            if (!prefs_[idx(~*side)].takeback)
+            if (!rec_.prefs[idx(~*side)].takeback)
                 return fail(who, Err::TakebackOff,
                             "your opponent does not accept takebacks in this game");
-            if (offers_.takeback == *side || offers_.takeback_asked[idx(*side)])
+            if (rec_.offers.takeback == *side || rec_.offers.takeback_asked[idx(*side)])
                 return fail(who, Err::TakebackPending,
                             "you asked for a takeback since your last turn");
-            if (takeback_turns(*side) == 0)
+            if (rec_.takeback_turns(*side) == 0)
                 return fail(who, Err::NothingToTakeBack,
                             "you have no turn to take back (the game's first turn stays)");
             if (bot_side() == ~*side) return take_back(*side);
-            offers_.takeback = *side;
-            offers_.takeback_asked[idx(*side)] = true;
-            return emit(proto::TakebackOfferEv{*side});
+            return record(proto::TakebackOfferEv{*side});
         }
-        if (offers_.takeback != ~*side)
+        if (rec_.offers.takeback != ~*side)
             return fail(who, Err::NoTakebackOffer, "your opponent has not asked for a takeback");
-        if (act == DrawAct::Decline) {
-            offers_.takeback.reset();
-            return emit(proto::TakebackDeclineEv{*side});
-        }
+        if (act == DrawAct::Decline) return record(proto::TakebackDeclineEv{*side});
         take_back(~*side);
     });
 }
@@ -77,7 +55,7 @@ void Room::give_time(Player p, Who who) {
         auto side = check_seated(p, who);
         if (!side) return;
         if (!clock_) return fail(who, Err::MoreTimeOff, "the game is untimed");
-        if (!prefs_[idx(~*side)].more_time)
+        if (!rec_.prefs[idx(~*side)].more_time)
             return fail(who, Err::MoreTimeOff, "your opponent does not accept more time");
         clock_->give(~*side, std::chrono::milliseconds(proto::kGiveTimeMs));
         emit(proto::TimeGivenEv{*side, proto::kGiveTimeMs});
@@ -87,19 +65,16 @@ void Room::give_time(Player p, Who who) {
 
 void Room::preferences(Player p, Who who, proto::Preferences m) {
     on_strand([this, p = std::move(p), who = std::move(who), m = std::move(m)] {
-        auto side = seat_of(p.id);
+        auto side = rec_.seat_of(p.id);
         if (!side) return fail(who, Err::NotSeated, "you hold no seat in this game");
         if (refuse_unsaved(who)) return;
-        if (status_ != Status::Open && status_ != Status::Playing)
+        if (rec_.status != Status::Open && rec_.status != Status::Playing)
             return fail(who, Err::GameOver, "the game is over");
-        proto::SeatPrefs next = prefs_[idx(*side)];
+        proto::SeatPrefs next = rec_.prefs[idx(*side)];
         if (m.takeback) next.takeback = *m.takeback;
         if (m.more_time) next.more_time = *m.more_time;
-        if (next == prefs_[idx(*side)]) return;  // nothing changes: nothing to say
-        prefs_[idx(*side)] = next;
-        // Turning takebacks off withdraws a standing request either way.
-        if (!next.takeback) offers_.takeback.reset();
-        emit(proto::PreferencesEv{*side, next});
+        if (next == rec_.prefs[idx(*side)]) return;  // nothing changes: nothing to say
+        record(proto::PreferencesEv{*side, next});
     });
 }
 

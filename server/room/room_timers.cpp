@@ -27,20 +27,20 @@ void Room::tick() {
 }
 
 void Room::check_deadlines(TimePoint now) {
-    if (status_ == Status::Playing && clock_ && clock_->expired(now))
+    if (rec_.status == Status::Playing && clock_ && clock_->expired(now))
         end_timeout(*clock_->running());
-    if (status_ == Status::Playing && due_.start && now >= *due_.start)
-        end_abort(proto::AbortReason::NoStart);
-    if (status_ == Status::Playing && due_.stall && now >= *due_.stall) judge_stall();
+    if (rec_.status == Status::Playing && due_.start && now >= *due_.start)
+        end(proto::AbortEv{proto::AbortReason::NoStart, std::nullopt});
+    if (rec_.status == Status::Playing && due_.stall && now >= *due_.stall) judge_stall();
     for (Side s : {Side::Silver, Side::Bronze}) {
-        if (status_ != Status::Playing || !started() || !due_.away_since[idx(s)]) continue;
+        if (rec_.status != Status::Playing || !rec_.started() || !due_.away_since[idx(s)]) continue;
         if (now < *due_.away_since[idx(s)] + limits_.grace + limits_.award) continue;
         if (present(~s))
-            end_abandon(s, false);
+            end(proto::AbandonEv{s, false});
         else if (!clock_)
-            end_abort(proto::AbortReason::Abandoned);
+            end(proto::AbortEv{proto::AbortReason::Abandoned, std::nullopt});
     }
-    if (status_ == Status::Open && due_.creator_away) {
+    if (rec_.status == Status::Open && due_.creator_away) {
         if (!due_.delisted && now >= *due_.creator_away + limits_.open_away) {
             spdlog::info("room {}: its creator left; off the lobby", code_);
             due_.delisted = true;
@@ -56,7 +56,8 @@ void Room::check_deadlines(TimePoint now) {
         due_.live_flush.reset();
         env_.listings.flush_live();
     }
-    if (status_ == Status::Suspended && fault_.retry_at && now >= *fault_.retry_at) try_resume();
+    if (rec_.status == Status::Suspended && fault_.retry_at && now >= *fault_.retry_at)
+        try_resume();
     if (due_.remove && now >= *due_.remove) {
         due_.remove.reset();
         spdlog::debug("room {}: removed after the retention period", code_);
@@ -70,22 +71,22 @@ void Room::schedule() {
     auto consider = [&](std::optional<TimePoint> t) {
         if (t && (!next || *t < *next)) next = t;
     };
-    if (status_ == Status::Playing) {
+    if (rec_.status == Status::Playing) {
         if (clock_) consider(clock_->deadline());
         consider(due_.start);
         consider(due_.stall);
         for (Side s : {Side::Silver, Side::Bronze})
-            if (started() && due_.away_since[idx(s)] && (present(~s) || !clock_))
+            if (rec_.started() && due_.away_since[idx(s)] && (present(~s) || !clock_))
                 consider(*due_.away_since[idx(s)] + limits_.grace + limits_.award);
     }
-    if (status_ == Status::Open && due_.creator_away) {
+    if (rec_.status == Status::Open && due_.creator_away) {
         if (!due_.delisted) consider(*due_.creator_away + limits_.open_away);
         consider(*due_.creator_away + limits_.open_cancel);
     }
     consider(due_.remove);
     consider(watchers_.due());
     consider(due_.live_flush);
-    if (status_ == Status::Suspended) consider(fault_.retry_at);
+    if (rec_.status == Status::Suspended) consider(fault_.retry_at);
     if (!next) {
         timer_.cancel();
         return;
@@ -98,14 +99,14 @@ void Room::schedule() {
 }
 
 bool Room::present(Side s) const {
-    if (!seats_[idx(s)]) return false;
+    if (!rec_.seats[idx(s)]) return false;
     if (bot_side() == s) return true;  // the server's own bot never leaves
-    return watchers_.connected(seats_[idx(s)]->id);
+    return watchers_.connected(rec_.seats[idx(s)]->id);
 }
 
 void Room::update_presence() {
     auto now = SteadyClock::now();
-    if (status_ == Status::Open && !fault_.lost) {
+    if (rec_.status == Status::Open && !fault_.lost) {
         const bool here = present(params_.creator_side);
         if (!here && !due_.creator_away) {
             due_.creator_away = now;
@@ -115,7 +116,7 @@ void Room::update_presence() {
         }
         return schedule();
     }
-    if (status_ != Status::Playing) return;
+    if (rec_.status != Status::Playing) return;
     for (Side s : {Side::Silver, Side::Bronze}) {
         auto& away = due_.away_since[idx(s)];
         bool here = present(s);
@@ -134,57 +135,43 @@ void Room::update_presence() {
 void Room::conclude() {
     if (clock_) clock_->stop(SteadyClock::now());
     due_.start.reset();
-    offers_.draw.reset();
-    offers_.takeback.reset();
     due_.stall.reset();
-    due_.stalling.reset();
     due_.away_since[0].reset();
     due_.away_since[1].reset();
 }
 
+void Room::end(proto::EventBody ending) {
+    apply(ending);  // the rules' end; no offer or judgement stands past it
+    conclude();
+    emit(std::move(ending));
+    finish();
+}
+
 void Room::end_timeout(Side loser) {
-    conclude();
     clock_->flag(loser);
-    game_->resign(loser, EndReason::Time);
-    emit(proto::TimeoutEv{loser});
-    finish();
-}
-
-void Room::end_abandon(Side loser, bool claimed) {
-    conclude();
-    game_->resign(loser, EndReason::Abandon);
-    emit(proto::AbandonEv{loser, claimed});
-    finish();
-}
-
-void Room::end_abort(proto::AbortReason why, std::optional<Side> who_left) {
-    conclude();
-    status_ = Status::Aborted;
-    emit(proto::AbortEv{why, who_left});
-    finish();
+    end(proto::TimeoutEv{loser});
 }
 
 void Room::finish() {
-    if (status_ != Status::Aborted) status_ = Status::Over;
-    finished_ms_ = epoch_ms(SteadyClock::now(), SteadyClock::now());
-    emit(proto::GameOverEv{result()});
+    rec_.finished_ms = epoch_ms(SteadyClock::now(), SteadyClock::now());
+    record(proto::GameOverEv{rec_.result()});
     // A rated game counts once it has begun (a turn was played): in the same write as its end.
-    const proto::Result r = result();
-    if (params_.rated && ratings_.category && status_ == Status::Over && started() && seats_[0] &&
-        seats_[1] && r.winner != proto::Winner::None) {
+    const proto::Result r = rec_.result();
+    if (params_.rated && ratings_.category && rec_.status == Status::Over && rec_.started() &&
+        rec_.seats[0] && rec_.seats[1] && r.winner != proto::Winner::None) {
         RateGame g;
         g.category = *ratings_.category;
-        g.player[0] = seats_[0]->id;
-        g.player[1] = seats_[1]->id;
+        g.player[0] = rec_.seats[0]->id;
+        g.player[1] = rec_.seats[1]->id;
         g.silver_score = r.winner == proto::Winner::Silver   ? 1
                          : r.winner == proto::Winner::Bronze ? 0
                                                              : 0.5;
-        g.at_ms = finished_ms_;
+        g.at_ms = rec_.finished_ms;
         g.rate = rate_game;
         ops_.rate(std::move(g));
     }
     later([this] {
-        for (auto& s : seats_)
+        for (auto& s : rec_.seats)
             if (s) env_.players.unseat(s->id, code_);
     });
     chat_.forget_senders();
@@ -200,7 +187,7 @@ void Room::finish() {
 // its end is stored, even those and the state go: a summary (room_summary.cpp).
 void Room::forget_history() {
     history_.finished();
-    turns_.shrink_to_fit();  // no more turns: the vector's doubling slack (up to half) goes
+    rec_.turns.shrink_to_fit();  // no more turns: the vector's doubling slack (up to half) goes
 }
 
 }  // namespace tf::server

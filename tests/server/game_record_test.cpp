@@ -1,0 +1,225 @@
+// The game as its journal records it (server/room/game_record.h), on its own: each event's change
+// in one place, a replay of a journal that agrees with the record that wrote it, the checks a
+// replay makes, takebacks, and a finished game as a summary and back.
+#include <doctest/doctest.h>
+
+#include "common/bot.h"
+#include "common/json.h"
+#include "server/room/game_record.h"
+#include "server/store/record_codec.h"
+
+namespace tf::server {
+
+namespace {
+
+// Writes a game as a room does: each event applied to the record, counted, journaled.
+struct Writer {
+    GameRecord rec{Variant{}, false};
+    std::vector<JournalRow> journal;
+    StoredGame row;
+
+    Writer() { rec.seats[0] = Player{"ann", "Ann", false}; }
+
+    void event(proto::EventBody body) {
+        REQUIRE(rec.apply(body) == "");
+        emit(std::move(body));
+    }
+    void emit(proto::EventBody body) {
+        rec.count(body);
+        proto::Event ev{"abc234", rec.version, std::move(body), std::nullopt};
+        journal.push_back(journal_row(ev, proto::to_text(ev), 0));
+    }
+    void setup() {
+        const Side s = rec.game->to_move();
+        auto su = bot_setup(*rec.game, BotOptions{1, 7});
+        REQUIRE(su);
+        REQUIRE_FALSE(rec.setup(s, *su));
+        emit(proto::SetupEv{s, *su});
+    }
+    void turn(std::uint64_t seed = 7) {
+        const Side s = rec.game->to_move();
+        const Game before = *rec.game;
+        auto t = bot_turn(*rec.game, BotOptions{1, seed});
+        REQUIRE(t);
+        REQUIRE_FALSE(rec.turn(s, *t));
+        emit(proto::TurnEv{s, *t, proto::captures_of(before, *rec.game, *t)});
+    }
+    // The row a room would store now.
+    const StoredGame& stored() {
+        row = rec.row("abc234", RoomParams{});
+        return row;
+    }
+    void start() {
+        event(proto::JoinEv{Side::Bronze, proto::PlayerRef{"bob", "Bob"}});
+        setup();
+        setup();
+    }
+};
+
+GameRecord fresh() {
+    GameRecord r(Variant{}, false);
+    r.seats[0] = Player{"ann", "Ann", false};
+    return r;
+}
+
+bool replays(GameRecord& r, const Writer& w, std::string& error, int* events = nullptr) {
+    int n = 0;
+    bool ok = r.replay(
+        w.row, w.journal, [&](const proto::Event&, const JournalRow&) { ++n; }, error);
+    if (events) *events = n;
+    return ok;
+}
+
+}  // namespace
+
+TEST_CASE("game record: a replayed journal gives the record that wrote it") {
+    Writer w;
+    w.start();
+    for (int i = 0; i < 6; ++i) w.turn(std::uint64_t(i + 1));
+    w.event(proto::DrawOfferEv{w.rec.game->to_move()});
+    w.event(proto::PreferencesEv{Side::Bronze, proto::SeatPrefs{false, false}});
+    w.stored();
+
+    GameRecord r = fresh();
+    std::string error;
+    int events = 0;
+    REQUIRE_MESSAGE(replays(r, w, error, &events), error);
+    CHECK(events == int(w.journal.size()));
+    CHECK(r.version == w.rec.version);
+    CHECK(r.state_version == w.rec.state_version);
+    CHECK(r.status == proto::GameStatus::Playing);
+    CHECK(r.turns == w.rec.turns);
+    CHECK(state_to_json(*r.game) == state_to_json(*w.rec.game));
+    CHECK(r.offers.draw == w.rec.offers.draw);
+    CHECK(r.prefs[idx(Side::Bronze)] == proto::SeatPrefs{false, false});
+    CHECK(r.seats[1]->id == "bob");
+    CHECK(r.row("abc234", RoomParams{}).turns == 6);
+}
+
+TEST_CASE("game record: a journal that does not replay is refused and says where") {
+    Writer w;
+    w.start();
+    w.turn();
+    SUBCASE("a gap in the versions") {
+        w.journal.erase(w.journal.begin() + 1);
+        w.stored();
+        GameRecord r = fresh();
+        std::string error;
+        CHECK_FALSE(replays(r, w, error));
+        CHECK(error.find("follows version 1") != std::string::npos);
+    }
+    SUBCASE("a row that claims more than the journal holds") {
+        w.stored();
+        w.row.version += 1;
+        GameRecord r = fresh();
+        std::string error;
+        CHECK_FALSE(replays(r, w, error));
+        CHECK(error.find("the journal ends at version") != std::string::npos);
+    }
+    SUBCASE("a turn out of turn") {
+        w.emit(proto::TurnEv{w.rec.game->to_move() == Side::Silver ? Side::Bronze : Side::Silver,
+                             w.rec.turns.back(),
+                             {}});
+        w.stored();
+        GameRecord r = fresh();
+        std::string error;
+        CHECK_FALSE(replays(r, w, error));
+        CHECK(error.find("out of turn") != std::string::npos);
+    }
+    SUBCASE("a claim against a player who was not stalling") {
+        w.emit(proto::StallClaimEv{Side::Silver, true});
+        w.stored();
+        GameRecord r = fresh();
+        std::string error;
+        CHECK_FALSE(replays(r, w, error));
+        CHECK(error.find("not stalling") != std::string::npos);
+    }
+}
+
+TEST_CASE("game record: offers stand until answered, lapse with turns and end with the game") {
+    Writer w;
+    w.start();
+    w.turn();
+    const Side mover = w.rec.game->to_move();
+    w.event(proto::DrawOfferEv{mover});
+    w.event(proto::TakebackOfferEv{mover});
+    CHECK(w.rec.offers.draw == mover);
+    CHECK(w.rec.offers.takeback == mover);
+    CHECK(w.rec.offers.draw_offered[idx(mover)]);
+    w.turn();  // the mover's turn: its draw offer and any takeback request lapse
+    CHECK_FALSE(w.rec.offers.draw);
+    CHECK_FALSE(w.rec.offers.takeback);
+    CHECK_FALSE(w.rec.offers.draw_offered[idx(mover)]);
+    w.event(proto::DrawOfferEv{w.rec.game->to_move()});
+    w.event(proto::StallingEv{w.rec.game->to_move()});
+    w.event(proto::ResignEv{w.rec.game->to_move()});  // an ending: nothing stands past it
+    CHECK_FALSE(w.rec.offers.draw);
+    CHECK_FALSE(w.rec.stalling);
+    w.event(proto::GameOverEv{w.rec.result()});
+    CHECK(w.rec.status == proto::GameStatus::Over);
+    w.event(proto::RematchOfferEv{Side::Silver});
+    w.event(proto::RematchEv{"def567"});
+    CHECK_FALSE(w.rec.offers.rematch);
+    CHECK(w.rec.offers.rematch_code == "def567");
+
+    // And so does a replay of it.
+    w.stored();
+    GameRecord r = fresh();
+    std::string error;
+    REQUIRE_MESSAGE(replays(r, w, error), error);
+    CHECK_FALSE(r.offers.draw);
+    CHECK(r.offers.rematch_code == "def567");
+    CHECK(r.result().winner == w.rec.result().winner);
+}
+
+TEST_CASE("game record: a takeback removes the requester's last turn and what followed") {
+    Writer w;
+    w.start();
+    CHECK(w.rec.takeback_turns(Side::Silver) == 0);  // no turn yet
+    w.turn(1);
+    CHECK(w.rec.takeback_turns(Side::Silver) == 0);  // the game's first turn stays
+    const Game after_one = *w.rec.game;
+    w.turn(2);
+    w.turn(3);
+    CHECK(w.rec.takeback_turns(Side::Bronze) == 2);  // bronze's turn and silver's after it
+    CHECK(w.rec.apply(proto::TakebackEv{Side::Bronze, 1}) != "");  // not the turns it removes
+    w.event(proto::TakebackEv{Side::Bronze, 2});
+    CHECK(w.rec.turns.size() == 1);
+    CHECK(state_to_json(*w.rec.game) == state_to_json(after_one));
+    CHECK(w.rec.game->to_move() == Side::Bronze);
+    w.stored();
+    GameRecord r = fresh();
+    std::string error;
+    REQUIRE_MESSAGE(replays(r, w, error), error);
+    CHECK(state_to_json(*r.game) == state_to_json(after_one));
+}
+
+TEST_CASE("game record: a finished game as a summary answers without its state, then expands") {
+    Writer w;
+    w.start();
+    w.turn();
+    w.turn();
+    w.event(proto::ResignEv{Side::Silver});
+    w.event(proto::GameOverEv{w.rec.result()});
+    const auto before = w.stored();
+    const auto winner = w.rec.result().winner;
+
+    w.rec.compact();
+    CHECK_FALSE(w.rec.game);
+    CHECK(w.rec.turns.empty());
+    CHECK(w.rec.started());
+    CHECK(w.rec.result().winner == winner);
+    CHECK(w.rec.row("abc234", RoomParams{}).turns == 2);
+
+    GameRecord full = fresh();
+    std::string error;
+    REQUIRE_MESSAGE(replays(full, w, error), error);
+    w.rec.expand(std::move(full));
+    CHECK_FALSE(w.rec.summary.active);
+    REQUIRE(w.rec.game);
+    CHECK(w.rec.turns.size() == 2);
+    CHECK(w.rec.result().winner == winner);
+    CHECK(w.rec.row("abc234", RoomParams{}).version == before.version);
+}
+
+}  // namespace tf::server
