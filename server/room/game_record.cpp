@@ -53,6 +53,79 @@ std::optional<RuleError> GameRecord::turn(Side side, const Turn& t) {
     return std::nullopt;
 }
 
+Decision GameRecord::draw(Side side, OfferAct act) const {
+    using proto::Err;
+    if (act == OfferAct::Offer && offers.draw != ~side) {
+        if (offers.draw == side || offers.draw_offered[idx(side)])
+            return Decision::refuse(Err::DrawPending, "you offered a draw since your last turn");
+        return {proto::DrawOfferEv{side}};
+    }
+    if (offers.draw != ~side)
+        return Decision::refuse(Err::NoDrawOffer, "your opponent has not offered a draw");
+    if (act == OfferAct::Decline) return {proto::DrawDeclineEv{side}};
+    return {proto::DrawAcceptEv{side}};
+}
+
+Decision GameRecord::takeback(Side side, OfferAct act, bool bot) const {
+    using proto::Err;
+    if (act == OfferAct::Offer && offers.takeback != ~side) {
+        if (!prefs[idx(side)].takeback)
+            return Decision::refuse(Err::TakebackOff, "you do not accept takebacks in this game");
+        if (!prefs[idx(~side)].takeback)
+            return Decision::refuse(Err::TakebackOff,
+                                    "your opponent does not accept takebacks in this game");
+        if (offers.takeback == side || offers.takeback_asked[idx(side)])
+            return Decision::refuse(Err::TakebackPending,
+                                    "you asked for a takeback since your last turn");
+        const int n = takeback_turns(side);
+        if (n == 0)
+            return Decision::refuse(Err::NothingToTakeBack,
+                                    "you have no turn to take back (the game's first turn stays)");
+        if (bot) return {proto::TakebackEv{side, n}};
+        return {proto::TakebackOfferEv{side}};
+    }
+    if (offers.takeback != ~side)
+        return Decision::refuse(Err::NoTakebackOffer, "your opponent has not asked for a takeback");
+    if (act == OfferAct::Decline) return {proto::TakebackDeclineEv{side}};
+    return {proto::TakebackEv{~side, takeback_turns(~side)}};
+}
+
+Decision GameRecord::rematch(Side side, bool decline, bool bot) const {
+    using proto::Err;
+    if (!proto::finished(status))
+        return Decision::refuse(Err::GameNotOver, "the game is still going on");
+    if (offers.rematch_code || offers.rematch_starting)
+        return Decision::refuse(
+            Err::AlreadyStarted,
+            "the rematch is already being played" +
+                (offers.rematch_code ? ": game " + *offers.rematch_code : std::string()));
+    if (decline) {
+        if (offers.rematch != ~side)
+            return Decision::refuse(Err::NoRematchOffer, "your opponent has not offered a rematch");
+        return {proto::RematchDeclineEv{side}};
+    }
+    if (offers.rematch == side)
+        return Decision::refuse(Err::RematchPending, "your rematch offer stands");
+    if (offers.rematch == ~side || bot) return {};  // accepted: the room makes it
+    return {proto::RematchOfferEv{side}};
+}
+
+Decision GameRecord::preferences(Side side, const proto::Preferences& m) const {
+    if (status != Status::Open && status != Status::Playing)
+        return Decision::refuse(proto::Err::GameOver, "the game is over");
+    proto::SeatPrefs next = prefs[idx(side)];
+    if (m.takeback) next.takeback = *m.takeback;
+    if (m.more_time) next.more_time = *m.more_time;
+    if (next == prefs[idx(side)]) return {};  // nothing changes: nothing to say
+    return {proto::PreferencesEv{side, next}};
+}
+
+Decision GameRecord::give_time(Side side) const {
+    if (!prefs[idx(~side)].more_time)
+        return Decision::refuse(proto::Err::MoreTimeOff, "your opponent does not accept more time");
+    return {proto::TimeGivenEv{side, proto::kGiveTimeMs}};
+}
+
 void GameRecord::count(const proto::EventBody& body) {
     ++version;
     if (proto::changes_game(body)) state_version = version;

@@ -45,6 +45,27 @@ struct RoomSummary {
     std::int64_t turns = 0;  // the turns played
 };
 
+// What a player does with an offer: makes it, or answers the opponent's.
+enum class OfferAct { Offer, Accept, Decline };
+
+// The record's answer to a request about the offers or the preferences: the event to record,
+// or why it is refused (nothing changes); neither when there is nothing to record (the
+// preferences already were so; a rematch accepted, which the room makes).
+struct Decision {
+    std::optional<proto::EventBody> event;
+    std::optional<proto::Err> refused;
+    std::string why;
+
+    Decision() = default;
+    Decision(proto::EventBody e) : event(std::move(e)) {}  // NOLINT: an event is a decision
+    static Decision refuse(proto::Err code, std::string message) {
+        Decision d;
+        d.refused = code;
+        d.why = std::move(message);
+        return d;
+    }
+};
+
 class GameRecord {
   public:
     using Status = proto::GameStatus;
@@ -74,6 +95,18 @@ class GameRecord {
     // may be taken back: no turn of its own, or only the game's first turn, which started the
     // clocks).
     int takeback_turns(Side side) const;
+
+    // Requests of a seated player (the room checked the seat and that the game is being played,
+    // except for rematch() and preferences(), which check the status themselves), as lichess
+    // has them: an offer stands until answered or until its side plays a turn, once per own
+    // turn; offering while the opponent's offer stands accepts it. `bot`: the opponent is the
+    // server's computer, which accepts takebacks and rematches at once.
+    Decision draw(Side side, OfferAct act) const;
+    Decision takeback(Side side, OfferAct act, bool bot) const;
+    Decision rematch(Side side, bool decline, bool bot) const;
+    Decision preferences(Side side, const proto::Preferences& m) const;
+    // More time for the opponent of `side` (the room checks that the game is timed).
+    Decision give_time(Side side) const;
 
     // The change an event makes, checked against the rules and the record: "" once applied,
     // else why it cannot be (nothing changed). The setup and turn are validated by the rules

@@ -27,7 +27,7 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
                 std::chrono::milliseconds(env.cfg.live_interval_ms)),
       timer_(ex_),
       ops_(ex_, env.store, code_, *this),
-      bot_(ex_) {
+      bot_(ex_, params_.bot_level, params_.creator_side) {
     if (params_.rated) {
         ratings_.category = proto::rating_category(params_.variant, params_.time_control);
         if (!ratings_.category) {  // the session checks; never rate what has none
@@ -144,6 +144,12 @@ void Room::apply(const proto::EventBody& body) {
     spdlog::error("room {}: the record refused its own {}: {}", code_, proto::event_kind(body),
                   why);
     assert(!"a request checks what the record's apply() checks");
+}
+
+bool Room::refused(const Who& who, const Decision& d) {
+    if (!d.refused) return false;
+    fail(who, *d.refused, d.why);
+    return true;
 }
 
 // Serializes the event once, journals it, keeps it in the bounded history and addresses it to

@@ -55,7 +55,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     static constexpr std::size_t kCrowd = RoomOps::kCrowd;
     using Executor = RoomExecutor;
     using Who = std::weak_ptr<Participant>;
-    enum class DrawAct { Offer, Accept, Decline };
+    using DrawAct = OfferAct;
 
     Room(Executor ex, std::string code, RoomParams params, Player creator, RoomServices& env);
     ~Room();
@@ -156,7 +156,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     bool refuse_unsaved(const Who& who, const std::optional<std::string>& ref = {});
 
     // room_bot.cpp: the server's own computer opponent in the seat opposite the creator.
-    std::optional<Side> bot_side() const;
+    std::optional<Side> bot_side() const { return bot_.side(); }
     // After every operation: starts the bot thinking when it is its move (off the strand).
     void maybe_bot();
     void watch_now(const Player& p, const Who& who, std::optional<std::int64_t> since);
@@ -166,6 +166,8 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void reply(const Who& who, std::string text);
     void fail(const Who& who, proto::Err code, std::string message,
               std::optional<std::string> ref = {}, std::optional<std::string> rule = {});
+    // A decision of the record that refuses the request: told to `who`; true then.
+    bool refused(const Who& who, const Decision& d);
     // Checks that `p` holds a seat in a game being played; the seat.
     std::optional<Side> check_seated(const Player& p, const Who& who,
                                      const std::optional<std::string>& ref = {});
@@ -258,7 +260,6 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // Its parts (room_parts.h).
     RoomLimits limits_;
     RoomChat chat_;
-    RoomOffers offers_;
     SeatRatings ratings_;
     RoomDeadlines due_;
     Suspension fault_;      // see suspend()
@@ -270,7 +271,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     std::optional<Clock> clock_;   // nullopt: untimed
     std::optional<LagQuota> lag_;  // with the clock; starts afresh on a restore
     // room_takeback.cpp
-    void take_back(Side side);
+    void take_back(const proto::TakebackEv& ev);
     // room_stalling.cpp
     SteadyClock::duration stall_limit() const;
     void arm_stall();    // after every change of the side to move
@@ -281,9 +282,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     boost::asio::steady_timer timer_;
 
     RoomOps ops_;
-    BotSeat bot_;
-    // How long the bot takes over a move at least, as a person would (room_bot.cpp).
-    SteadyClock::duration bot_moment(Side side) const;
+    RoomBot bot_;
 };
 
 template <class F>

@@ -16,66 +16,58 @@
 
 namespace tf::server {
 
-std::optional<Side> Room::bot_side() const {
-    if (!params_.bot_level) return std::nullopt;
-    return ~params_.creator_side;
+SteadyClock::duration RoomBot::moment(const Game& g, std::optional<SteadyClock::duration> left,
+                                      double pace) const {
+    using std::chrono::milliseconds;
+    const bool setup = g.phase() == Phase::SetupSilver || g.phase() == Phase::SetupBronze;
+    SteadyClock::duration d = setup ? milliseconds(800) : milliseconds(350 + 100 * level());
+    if (left) d = std::min(d, *left / 60);
+    return std::chrono::duration_cast<SteadyClock::duration>(d * pace);
 }
 
-SteadyClock::duration Room::bot_moment(Side side) const {
-    using std::chrono::milliseconds;
-    const bool setup =
-        rec_.game->phase() == Phase::SetupSilver || rec_.game->phase() == Phase::SetupBronze;
-    SteadyClock::duration d =
-        setup ? milliseconds(800) : milliseconds(350 + 100 * params_.bot_level.value_or(1));
-    if (clock_ && clock_->running() == side)
-        d = std::min(d, clock_->left(side, SteadyClock::now()) / 60);
-    return std::chrono::duration_cast<SteadyClock::duration>(d * env_.cfg.bot_pace);
+RoomBot::Move RoomBot::search(const Game& g, const BotOptions& opt) {
+    if (g.phase() == Phase::SetupSilver || g.phase() == Phase::SetupBronze) {
+        auto r = bot_setup(g, opt);
+        if (r) return *r;
+        return r.error().message;
+    }
+    auto r = bot_turn(g, opt);
+    if (r) return *r;
+    return r.error().message;
 }
 
 void Room::maybe_bot() {
-    auto side = bot_side();
+    auto side = bot_.side();
     if (!side || bot_.busy || rec_.status != Status::Playing || ops_.busy() || rec_.game->over() ||
         rec_.game->to_move() != *side || !rec_.seats[idx(*side)])
         return;
     bot_.busy = true;
     BotOptions opt;
-    opt.level = *params_.bot_level;
+    opt.level = bot_.level();
     opt.seed =
         std::hash<std::string>{}(code_) ^ std::uint64_t(rec_.version) * 0x9e3779b97f4a7c15ULL;
     const std::int64_t at = rec_.state_version;
-    const TimePoint show_at = SteadyClock::now() + bot_moment(*side);
+    const auto now = SteadyClock::now();
+    std::optional<SteadyClock::duration> left;
+    if (clock_ && clock_->running() == side) left = clock_->left(*side, now);
+    const TimePoint show_at = now + bot_.moment(*rec_.game, left, env_.cfg.bot_pace);
     auto think = [self = shared_from_this(), g = *rec_.game, opt, at, side = *side, show_at] {
-        bool setup = g.phase() == Phase::SetupSilver || g.phase() == Phase::SetupBronze;
-        std::optional<Setup> s;
-        std::optional<Turn> t;
-        std::string error;
-        if (setup) {
-            auto r = bot_setup(g, opt);
-            if (r)
-                s = *r;
-            else
-                error = r.error().message;
-        } else {
-            auto r = bot_turn(g, opt);
-            if (r)
-                t = *r;
-            else
-                error = r.error().message;
-        }
-        auto play = [self, s = std::move(s), t = std::move(t), error, at, side] {
-            self->bot_.busy = false;
-            if (!error.empty())
-                return spdlog::error("room {}: the bot found no move: {}", self->code_, error);
+        auto play = [self, move = RoomBot::search(g, opt), at, side] {
+            Room& r = *self;
+            r.bot_.busy = false;
+            if (auto* error = std::get_if<std::string>(&move))
+                return spdlog::error("room {}: the bot found no move: {}", r.code_, *error);
             // The position moved on while it thought (a setup from the human, who may set up
             // at the same time): think again about the new one, or the game would wait forever.
-            if (self->rec_.state_version != at || self->rec_.status != Status::Playing)
-                return self->maybe_bot();
-            const Player bot = *self->rec_.seats[idx(side)];
-            if (s)
-                self->setup_now(bot, {}, proto::SetupMsg{self->code_, *s, at, std::nullopt});
+            if (r.rec_.state_version != at || r.rec_.status != Status::Playing)
+                return r.maybe_bot();
+            const Player bot = *r.rec_.seats[idx(side)];
+            if (auto* s = std::get_if<Setup>(&move))
+                r.setup_now(bot, {}, proto::SetupMsg{r.code_, *s, at, std::nullopt});
             else
-                self->turn_now(bot, {},
-                               proto::TurnMsg{self->code_, *t, at, std::nullopt, std::nullopt});
+                r.turn_now(
+                    bot, {},
+                    proto::TurnMsg{r.code_, std::get<Turn>(move), at, std::nullopt, std::nullopt});
         };
         self->on_strand([self, play = std::move(play), show_at]() mutable {
             if (SteadyClock::now() >= show_at) return play();

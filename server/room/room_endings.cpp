@@ -17,21 +17,15 @@ void Room::resign(Player p, Who who) {
     });
 }
 
-// Offer: stands until the opponent answers or the offerer plays a turn; one offer per own
-// turn. An offer while the opponent's offer stands accepts it.
+// The offers' rules are the record's (GameRecord::draw).
 void Room::draw(Player p, Who who, DrawAct act) {
     on_strand([this, p = std::move(p), who = std::move(who), act] {
         auto side = check_seated(p, who);
         if (!side) return;
-        if (act == DrawAct::Offer && rec_.offers.draw != ~*side) {
-            if (rec_.offers.draw == *side || rec_.offers.draw_offered[idx(*side)])
-                return fail(who, Err::DrawPending, "you offered a draw since your last turn");
-            return record(proto::DrawOfferEv{*side});
-        }
-        if (rec_.offers.draw != ~*side)
-            return fail(who, Err::NoDrawOffer, "your opponent has not offered a draw");
-        if (act == DrawAct::Decline) return record(proto::DrawDeclineEv{*side});
-        end(proto::DrawAcceptEv{*side});
+        auto d = rec_.draw(*side, act);
+        if (refused(who, d)) return;
+        if (std::holds_alternative<proto::DrawAcceptEv>(*d.event)) return end(std::move(*d.event));
+        record(std::move(*d.event));
     });
 }
 
@@ -72,32 +66,19 @@ namespace tf::server {
 
 using proto::Err;
 
-// After the game, like a draw offer: an offer stands until the opponent answers; offering while
-// the opponent's offer stands accepts it (the computer accepts at once). The rematch is a new
-// game of the same settings with the colours swapped, made by the directory; both players get
-// `matched` and its snapshot, as in a quick match, and everyone watching this one the
-// `rematch` event with its code.
+// After the game, like a draw offer (GameRecord::rematch); the computer accepts at once. The
+// rematch is a new game of the same settings with the colours swapped, made by the directory;
+// both players get `matched` and its snapshot, as in a quick match, and everyone watching this
+// one the `rematch` event with its code.
 void Room::rematch(Player p, Who who, bool decline) {
     on_strand([this, p = std::move(p), who = std::move(who), decline] {
         auto side = rec_.seat_of(p.id);
         if (!side) return fail(who, Err::NotSeated, "only the players can ask for a rematch");
         if (refuse_unsaved(who)) return;
-        if (!proto::finished(rec_.status))
-            return fail(who, Err::GameNotOver, "the game is still going on");
-        if (rec_.offers.rematch_code || rec_.offers.rematch_starting)
-            return fail(who, Err::AlreadyStarted,
-                        "the rematch is already being played" +
-                            (rec_.offers.rematch_code ? ": game " + *rec_.offers.rematch_code
-                                                      : std::string()));
-        if (decline) {
-            if (rec_.offers.rematch != ~*side)
-                return fail(who, Err::NoRematchOffer, "your opponent has not offered a rematch");
-            return record(proto::RematchDeclineEv{*side});
-        }
-        if (rec_.offers.rematch == *side)
-            return fail(who, Err::RematchPending, "your rematch offer stands");
-        if (rec_.offers.rematch == ~*side || bot_side() == ~*side) return start_rematch();
-        record(proto::RematchOfferEv{*side});
+        auto d = rec_.rematch(*side, decline, bot_side() == ~*side);
+        if (refused(who, d)) return;
+        if (!d.event) return start_rematch();
+        record(std::move(*d.event));
     });
 }
 

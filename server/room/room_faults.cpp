@@ -9,7 +9,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <set>
 
 #include "server/base/metrics.h"
 #include "server/room/directory.h"
@@ -67,47 +66,16 @@ void Room::settle_doubt(std::optional<bool> saved) {
     if (!fault_.doubt) return;
     Suspension::Doubt d = std::move(*fault_.doubt);
     fault_.doubt.reset();
-    std::set<const Participant*> told;
+    std::vector<Out> watching;
+    for (auto& [p, sub] : watchers_.subs())
+        watching.push_back({sub.who, nullptr, watchers_.spectator(sub)});
+    auto notices = fault_.notices(saved, d.out, watching, code_);
     if (saved == true) {
         spdlog::warn("room {}: the commit reported failed was saved (version {})", code_,
                      d.version);
         for (auto& f : d.after) f();
         ops_.deliver(std::move(d.out));
     }
-    const std::string text =
-        saved ? "the game could not be saved; it is paused at its last saved position (version " +
-                    std::to_string(fault_.saved_version) +
-                    ") and resumes by itself as soon as the server can save again"
-              : std::string(
-                    "the game could not be saved; it is paused and resumes by itself as "
-                    "soon as the server can save again (its snapshot then shows what was "
-                    "saved)");
-    std::vector<Out> notices;
-    if (saved != true)
-        for (const auto& o : d.out) {
-            if (!o.ack) continue;
-            auto p = o.to.lock();
-            if (!p || !told.insert(p.get()).second) continue;
-            auto e = saved == false
-                         ? proto::ErrorMsg{Err::StoreFailed,     text,         *o.ack,
-                                           fault_.saved_version, std::nullopt, code_}
-                         : proto::ErrorMsg{Err::InDoubt,
-                                           "the server cannot tell whether this was saved: the "
-                                           "game is paused and cannot be read right now; once it "
-                                           "resumes (a snapshot), it shows what was saved",
-                                           *o.ack,
-                                           std::nullopt,
-                                           std::nullopt,
-                                           code_};
-            notices.push_back(
-                {o.to, std::make_shared<const std::string>(proto::to_text(e)), o.crowd});
-        }
-    auto generic = std::make_shared<const std::string>(proto::to_text(
-        proto::ErrorMsg{Err::StoreFailed, text, std::nullopt,
-                        saved ? std::optional<std::int64_t>(fault_.saved_version) : std::nullopt,
-                        std::nullopt, code_}));
-    for (auto& [p, sub] : watchers_.subs())
-        if (told.insert(p).second) notices.push_back({sub.who, generic, watchers_.spectator(sub)});
     ops_.deliver(std::move(notices));
 }
 

@@ -3,6 +3,7 @@
 #include "server/base/time.h"
 
 #include <algorithm>
+#include <set>
 
 namespace tf::server {
 
@@ -85,6 +86,49 @@ std::optional<std::int64_t> EventHistory::applied_after(
 
 void EventHistory::trim() {
     while (events_.size() > limit_) events_.pop_front();
+}
+
+std::vector<RoomOps::Out> Suspension::notices(std::optional<bool> saved,
+                                              const std::vector<RoomOps::Out>& held,
+                                              const std::vector<RoomOps::Out>& watching,
+                                              const std::string& code) const {
+    using proto::Err;
+    std::set<const Participant*> told;
+    const std::string text =
+        saved ? "the game could not be saved; it is paused at its last saved position (version " +
+                    std::to_string(saved_version) +
+                    ") and resumes by itself as soon as the server can save again"
+              : std::string(
+                    "the game could not be saved; it is paused and resumes by itself as "
+                    "soon as the server can save again (its snapshot then shows what was "
+                    "saved)");
+    std::vector<RoomOps::Out> out;
+    if (saved != true)
+        for (const auto& o : held) {
+            if (!o.ack) continue;
+            auto p = o.to.lock();
+            if (!p || !told.insert(p.get()).second) continue;
+            auto e = saved == false
+                         ? proto::ErrorMsg{Err::StoreFailed, text,         *o.ack,
+                                           saved_version,    std::nullopt, code}
+                         : proto::ErrorMsg{Err::InDoubt,
+                                           "the server cannot tell whether this was saved: the "
+                                           "game is paused and cannot be read right now; once it "
+                                           "resumes (a snapshot), it shows what was saved",
+                                           *o.ack,
+                                           std::nullopt,
+                                           std::nullopt,
+                                           code};
+            out.push_back({o.to, std::make_shared<const std::string>(proto::to_text(e)), o.crowd});
+        }
+    auto generic = std::make_shared<const std::string>(proto::to_text(proto::ErrorMsg{
+        Err::StoreFailed, text, std::nullopt,
+        saved ? std::optional<std::int64_t>(saved_version) : std::nullopt, std::nullopt, code}));
+    for (const auto& w : watching) {
+        auto p = w.to.lock();
+        if (p && told.insert(p.get()).second) out.push_back({w.to, generic, w.crowd});
+    }
+    return out;
 }
 
 }  // namespace tf::server

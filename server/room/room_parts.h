@@ -12,8 +12,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "common/bot.h"
+#include "common/game.h"
 #include "common/types.h"
 #include "proto/messages.h"
 #include "proto/status.h"
@@ -162,14 +165,43 @@ struct Suspension {
         std::int64_t version = 0;                  // the version it reached
     };
     std::optional<Doubt> doubt;
+
+    // What everyone is told of a failed commit's fate (Room::settle_doubt): once the store
+    // held it (`saved`), its messages go out as they were and each of `watching` (their `msg`
+    // unused) gets one notice that the game is paused at saved_version; not held, each requester
+    // among `held` gets store_failed with its ref; unknown (nullopt), in_doubt with its ref;
+    // every other watcher the notice. One message per connection.
+    std::vector<RoomOps::Out> notices(std::optional<bool> saved,
+                                      const std::vector<RoomOps::Out>& held,
+                                      const std::vector<RoomOps::Out>& watching,
+                                      const std::string& code) const;
 };
 
-// The server's computer opponent (room_bot.cpp): whether a search runs for its move or the move
-// waits, and the timer of its human-like moment.
-struct BotSeat {
-    explicit BotSeat(const RoomExecutor& ex) : timer(ex) {}
-    bool busy = false;
+// The server's computer opponent (room_bot.cpp) in the seat opposite the creator: whether a
+// search runs for its move, the human-like moment it takes over one, the search itself (run off
+// the room's strand), and the timer that shows the move at its moment.
+class RoomBot {
+  public:
+    using Move = std::variant<Setup, Turn, std::string>;  // a setup, a turn, or why there is none
+    RoomBot(const RoomExecutor& ex, std::optional<int> level, Side creator_side)
+        : timer(ex), level_(level), side_(level ? std::optional(~creator_side) : std::nullopt) {}
+
+    std::optional<Side> side() const { return side_; }
+    int level() const { return level_.value_or(0); }
+    // How long the bot takes over a move in `g` at least, as a person would: a setup 0.8 s, a
+    // turn 0.35 s + 0.1 s per level, at most a sixtieth of `left` (its time, when its clock
+    // runs), times `pace` (0: at once).
+    SteadyClock::duration moment(const Game& g, std::optional<SteadyClock::duration> left,
+                                 double pace) const;
+    // The bot's move in `g` (common/bot.h): slow, never on a network thread or the strand.
+    static Move search(const Game& g, const BotOptions& opt);
+
+    bool busy = false;  // a search runs, or its move waits for its moment
     boost::asio::steady_timer timer;
+
+  private:
+    std::optional<int> level_;
+    std::optional<Side> side_;
 };
 
 }  // namespace tf::server

@@ -11,13 +11,14 @@ namespace tf::server {
 
 using proto::Err;
 
-void Room::take_back(Side side) {
-    const proto::TakebackEv ev{side, rec_.takeback_turns(side)};
+// Accepted: the record drops the turns; the requester's time runs again, nobody's time is given
+// back.
+void Room::take_back(const proto::TakebackEv& ev) {
     apply(ev);
-    if (clock_) {  // the requester's time runs again; nobody's time is given back
+    if (clock_) {
         const auto now = SteadyClock::now();
         const auto r = clock_->reading(now);
-        clock_->restore(r.silver_ms, r.bronze_ms, side, now);
+        clock_->restore(r.silver_ms, r.bronze_ms, ev.side, now);
     }
     emit(ev);
     arm_stall();
@@ -28,25 +29,10 @@ void Room::takeback(Player p, Who who, DrawAct act) {
     on_strand([this, p = std::move(p), who = std::move(who), act] {
         auto side = check_seated(p, who);
         if (!side) return;
-        if (act == DrawAct::Offer && rec_.offers.takeback != ~*side) {
-            if (!rec_.prefs[idx(*side)].takeback)
-                return fail(who, Err::TakebackOff, "you do not accept takebacks in this game");
-            if (!rec_.prefs[idx(~*side)].takeback)
-                return fail(who, Err::TakebackOff,
-                            "your opponent does not accept takebacks in this game");
-            if (rec_.offers.takeback == *side || rec_.offers.takeback_asked[idx(*side)])
-                return fail(who, Err::TakebackPending,
-                            "you asked for a takeback since your last turn");
-            if (rec_.takeback_turns(*side) == 0)
-                return fail(who, Err::NothingToTakeBack,
-                            "you have no turn to take back (the game's first turn stays)");
-            if (bot_side() == ~*side) return take_back(*side);
-            return record(proto::TakebackOfferEv{*side});
-        }
-        if (rec_.offers.takeback != ~*side)
-            return fail(who, Err::NoTakebackOffer, "your opponent has not asked for a takeback");
-        if (act == DrawAct::Decline) return record(proto::TakebackDeclineEv{*side});
-        take_back(~*side);
+        auto d = rec_.takeback(*side, act, bot_side() == ~*side);
+        if (refused(who, d)) return;
+        if (auto* ev = std::get_if<proto::TakebackEv>(&*d.event)) return take_back(*ev);
+        record(std::move(*d.event));
     });
 }
 
@@ -55,10 +41,10 @@ void Room::give_time(Player p, Who who) {
         auto side = check_seated(p, who);
         if (!side) return;
         if (!clock_) return fail(who, Err::MoreTimeOff, "the game is untimed");
-        if (!rec_.prefs[idx(~*side)].more_time)
-            return fail(who, Err::MoreTimeOff, "your opponent does not accept more time");
+        auto d = rec_.give_time(*side);
+        if (refused(who, d)) return;
         clock_->give(~*side, std::chrono::milliseconds(proto::kGiveTimeMs));
-        emit(proto::TimeGivenEv{*side, proto::kGiveTimeMs});
+        record(std::move(*d.event));
         schedule();
     });
 }
@@ -68,13 +54,9 @@ void Room::preferences(Player p, Who who, proto::Preferences m) {
         auto side = rec_.seat_of(p.id);
         if (!side) return fail(who, Err::NotSeated, "you hold no seat in this game");
         if (refuse_unsaved(who)) return;
-        if (rec_.status != Status::Open && rec_.status != Status::Playing)
-            return fail(who, Err::GameOver, "the game is over");
-        proto::SeatPrefs next = rec_.prefs[idx(*side)];
-        if (m.takeback) next.takeback = *m.takeback;
-        if (m.more_time) next.more_time = *m.more_time;
-        if (next == rec_.prefs[idx(*side)]) return;  // nothing changes: nothing to say
-        record(proto::PreferencesEv{*side, next});
+        auto d = rec_.preferences(*side, m);
+        if (refused(who, d)) return;
+        if (d.event) record(std::move(*d.event));
     });
 }
 

@@ -222,4 +222,75 @@ TEST_CASE("game record: a finished game as a summary answers without its state, 
     CHECK(w.rec.row("abc234", RoomParams{}).version == before.version);
 }
 
+TEST_CASE("game record: draw offers, as lichess: once per own turn, an offer back accepts") {
+    Writer w;
+    w.start();
+    w.turn();
+    const Side me = w.rec.game->to_move(), them = ~me;
+    auto d = w.rec.draw(me, OfferAct::Accept);
+    CHECK(d.refused == proto::Err::NoDrawOffer);
+    d = w.rec.draw(me, OfferAct::Offer);
+    REQUIRE(d.event);
+    w.event(*d.event);
+    CHECK(w.rec.draw(me, OfferAct::Offer).refused == proto::Err::DrawPending);
+    w.event(*w.rec.draw(them, OfferAct::Decline).event);
+    CHECK_FALSE(w.rec.offers.draw);
+    // Declined, the offerer may not offer again before its next turn.
+    CHECK(w.rec.draw(me, OfferAct::Offer).refused == proto::Err::DrawPending);
+    w.event(*w.rec.draw(them, OfferAct::Offer).event);
+    d = w.rec.draw(me, OfferAct::Offer);  // an offer while the opponent's stands accepts it
+    REQUIRE(d.event);
+    CHECK(std::holds_alternative<proto::DrawAcceptEv>(*d.event));
+}
+
+TEST_CASE("game record: takebacks follow each seat's preferences; the computer accepts at once") {
+    Writer w;
+    w.start();
+    w.turn(1);
+    w.turn(2);
+    const Side me = w.rec.game->to_move() == Side::Silver ? Side::Bronze : Side::Silver;
+    CHECK(w.rec.takeback(me, OfferAct::Accept, false).refused == proto::Err::NoTakebackOffer);
+    auto d = w.rec.takeback(me, OfferAct::Offer, true);
+    REQUIRE(d.event);
+    CHECK(*d.event == proto::EventBody{proto::TakebackEv{me, 1}});
+    w.event(*w.rec.takeback(me, OfferAct::Offer, false).event);
+    CHECK(w.rec.takeback(me, OfferAct::Offer, false).refused == proto::Err::TakebackPending);
+    d = w.rec.takeback(~me, OfferAct::Accept, false);
+    REQUIRE(d.event);
+    CHECK(*d.event == proto::EventBody{proto::TakebackEv{me, 1}});
+    // A seat that turns takebacks off withdraws the standing request and refuses new ones.
+    d = w.rec.preferences(~me, proto::Preferences{"abc234", false, std::nullopt});
+    REQUIRE(d.event);
+    w.event(*d.event);
+    CHECK_FALSE(w.rec.offers.takeback);
+    CHECK(w.rec.takeback(~me, OfferAct::Offer, false).refused == proto::Err::TakebackOff);
+    CHECK_FALSE(w.rec.preferences(~me, proto::Preferences{"abc234", false, std::nullopt}).event);
+    CHECK_FALSE(w.rec.preferences(~me, proto::Preferences{"abc234", false, std::nullopt}).refused);
+    d = w.rec.preferences(~me, proto::Preferences{"abc234", std::nullopt, false});
+    w.event(*d.event);
+    CHECK(w.rec.give_time(me).refused == proto::Err::MoreTimeOff);
+    CHECK(w.rec.give_time(~me).event);
+}
+
+TEST_CASE("game record: a rematch is offered after the game, once; an offer back starts it") {
+    Writer w;
+    w.start();
+    CHECK(w.rec.rematch(Side::Silver, false, false).refused == proto::Err::GameNotOver);
+    w.event(proto::ResignEv{Side::Silver});
+    w.event(proto::GameOverEv{w.rec.result()});
+    CHECK(w.rec.preferences(Side::Silver, proto::Preferences{"abc234", false, std::nullopt})
+              .refused == proto::Err::GameOver);
+    CHECK(w.rec.rematch(Side::Silver, true, false).refused == proto::Err::NoRematchOffer);
+    auto d = w.rec.rematch(Side::Silver, false, true);  // the computer: made at once
+    CHECK_FALSE(d.event);
+    CHECK_FALSE(d.refused);
+    w.event(*w.rec.rematch(Side::Silver, false, false).event);
+    CHECK(w.rec.rematch(Side::Silver, false, false).refused == proto::Err::RematchPending);
+    d = w.rec.rematch(Side::Bronze, false, false);
+    CHECK_FALSE(d.event);
+    CHECK_FALSE(d.refused);
+    w.event(proto::RematchEv{"def567"});
+    CHECK(w.rec.rematch(Side::Bronze, false, false).refused == proto::Err::AlreadyStarted);
+}
+
 }  // namespace tf::server

@@ -135,3 +135,87 @@ TEST_CASE("room parts: a move sent again is found as the first change after its 
 }
 
 }  // namespace tf::server
+
+namespace tf::server {
+
+namespace {
+
+struct Quiet : Participant {
+    void deliver(Msg) override {}
+};
+
+std::string text_of(const RoomOps::Out& o) {
+    return o.msg ? *o.msg : std::string();
+}
+
+}  // namespace
+
+TEST_CASE(
+    "room parts: a failed commit's fate is told once per connection, to each as it concerns") {
+    auto ann = std::make_shared<Quiet>(), bob = std::make_shared<Quiet>(),
+         eve = std::make_shared<Quiet>();
+    Suspension s;
+    s.saved_version = 7;
+    auto msg = std::make_shared<const std::string>("{}");
+    // Ann's turn was the failed operation's (an ack among its messages), and she watches too.
+    const std::vector<RoomOps::Out> held = {{ann, msg, false, std::optional<std::string>("t1")},
+                                            {bob, msg, false}};
+    const std::vector<RoomOps::Out> watching = {
+        {ann, nullptr, false}, {bob, nullptr, false}, {eve, nullptr, true}};
+    SUBCASE("not saved: the requester's store_failed carries its ref and the saved version") {
+        auto out = s.notices(false, held, watching, "abc234");
+        REQUIRE(out.size() == 3);
+        CHECK(out[0].to.lock() == ann);
+        CHECK(text_of(out[0]).find("\"store_failed\"") != std::string::npos);
+        CHECK(text_of(out[0]).find("\"t1\"") != std::string::npos);
+        CHECK(text_of(out[0]).find("\"version\":7") != std::string::npos);
+        CHECK(out[1].to.lock() == bob);
+        CHECK(text_of(out[1]).find("\"t1\"") == std::string::npos);
+        CHECK(out[2].to.lock() == eve);
+        CHECK(out[2].crowd);
+    }
+    SUBCASE("unknown: the requester is told in_doubt, without a version") {
+        auto out = s.notices(std::nullopt, held, watching, "abc234");
+        REQUIRE(out.size() == 3);
+        CHECK(text_of(out[0]).find("\"in_doubt\"") != std::string::npos);
+        CHECK(text_of(out[1]).find("\"store_failed\"") != std::string::npos);
+        CHECK(text_of(out[1]).find("\"version\"") == std::string::npos);
+    }
+    SUBCASE("saved: no error for the request; everyone learns the game is paused") {
+        auto out = s.notices(true, held, watching, "abc234");
+        REQUIRE(out.size() == 3);
+        for (const auto& o : out) CHECK(text_of(o).find("\"ref\"") == std::string::npos);
+        CHECK(text_of(out[0]).find("version 7") != std::string::npos);
+    }
+}
+
+}  // namespace tf::server
+
+namespace tf::server {
+
+TEST_CASE("room parts: the computer takes a person's moment over a move, less when short of time") {
+    boost::asio::io_context io;
+    RoomExecutor ex = boost::asio::make_strand(io);
+    RoomBot none(ex, std::nullopt, Side::Silver);
+    CHECK_FALSE(none.side());
+    RoomBot bot(ex, 3, Side::Silver);
+    REQUIRE(bot.side() == Side::Bronze);
+    using std::chrono::milliseconds;
+    Game g{Variant{}};
+    CHECK(bot.moment(g, std::nullopt, 1.0) == milliseconds(800));  // a setup
+    CHECK(bot.moment(g, std::nullopt, 0.0) == SteadyClock::duration::zero());
+    auto setup = RoomBot::search(g, BotOptions{1, 1});
+    REQUIRE(std::holds_alternative<Setup>(setup));
+    REQUIRE_FALSE(g.apply_setup(Side::Silver, std::get<Setup>(setup)));
+    REQUIRE_FALSE(
+        g.apply_setup(Side::Bronze, std::get<Setup>(RoomBot::search(g, BotOptions{1, 2}))));
+    CHECK(bot.moment(g, std::nullopt, 1.0) == milliseconds(650));             // a turn at level 3
+    CHECK(bot.moment(g, std::chrono::seconds(6), 1.0) == milliseconds(100));  // a sixtieth
+    auto turn = RoomBot::search(g, BotOptions{1, 3});
+    REQUIRE(std::holds_alternative<Turn>(turn));
+    CHECK_FALSE(g.apply_turn(std::get<Turn>(turn)));
+    g.resign(Side::Silver);
+    CHECK(std::holds_alternative<std::string>(RoomBot::search(g, BotOptions{1, 4})));
+}
+
+}  // namespace tf::server
