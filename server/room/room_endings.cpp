@@ -131,12 +131,8 @@ void Room::rematch_made(const std::shared_ptr<Room>& next, const Player& creator
     if (joiner) next->join(*joiner, conn(*joiner), matched(~creator_side));
 }
 
-// The seat's rating in the game's category as the book has it (a player new to the category:
-// 1500?). Only rated games show one.
 void Room::note_rating(Side s) {
-    const auto& seat = rec_.seats[idx(s)];
-    if (!params_.rated || !ratings_.category || !seat) return;
-    ratings_.seat[idx(s)] = env_.ratings.view(seat->id, *ratings_.category);
+    if (params_.rated) ratings_.note(s, rec_.seats[idx(s)], env_.ratings);
 }
 
 // A game restored at start: the book is empty, the store knows the ratings.
@@ -156,18 +152,10 @@ void Room::read_seat_ratings() {
 // (an unversioned event; the snapshot of the finished game carries them too).
 void Room::rated(const RateGame::Outcome& outcome) {
     if (!ratings_.category) return;
-    proto::RatingsEv ev{*ratings_.category, {}};
-    const auto now = epoch_ms(SteadyClock::now(), SteadyClock::now());
-    for (Side s : {Side::Silver, Side::Bronze}) {
-        const int i = idx(s);
-        if (!rec_.seats[i]) continue;
-        env_.ratings.set(rec_.seats[i]->id, outcome.after[i]);
-        ev.change[i] = proto::RatingChange{rating_view(outcome.before[i], now).rating,
-                                           rating_view(outcome.after[i], now)};
-    }
-    ratings_.changes = ev;
-    auto msg = std::make_shared<const std::string>(proto::to_text(
-        proto::Event{code_, rec_.version, std::move(ev), clocks(SteadyClock::now())}));
+    const auto& ev = ratings_.applied(outcome, rec_.seats, env_.ratings,
+                                      epoch_ms(SteadyClock::now(), SteadyClock::now()));
+    auto msg = std::make_shared<const std::string>(
+        proto::to_text(proto::Event{code_, rec_.version, ev, clocks(SteadyClock::now())}));
     std::vector<Out> out;
     for (auto& [p, sub] : watchers_.subs())
         if (!sub.who.expired()) out.push_back({sub.who, msg, watchers_.spectator(sub)});

@@ -115,34 +115,7 @@ void Room::cancel_in_doubt() {
     StoredGame row = stored_row();
     row.status = "cancelled";
     row.finished_ms = epoch_ms(SteadyClock::now(), SteadyClock::now());
-    struct Retry : std::enable_shared_from_this<Retry> {
-        Retry(RoomExecutor ex, Store& s, StoredGame r, GameWrite w0)
-            : timer(ex), store(s), row(std::move(r)), w(std::move(w0)) {}
-        boost::asio::steady_timer timer;
-        Store& store;
-        StoredGame row;
-        GameWrite w;
-        int left = 120;  // a minute at most
-        void again() {
-            timer.expires_after(std::chrono::milliseconds(500));
-            timer.async_wait([self = shared_from_this()](boost::system::error_code ec) {
-                if (ec || --self->left <= 0) return;
-                if (!self->store.healthy()) return self->again();
-                GameWrite w = self->w;
-                self->store.commit(std::move(w), [self](std::optional<std::string> err) {
-                    // Done when written, or when there is no such row (or none of ours).
-                    if (err && err->find("no game") == std::string::npos &&
-                        err->rfind(kFenced, 0) != 0)
-                        self->again();
-                });
-            });
-        }
-    };
-    GameWrite w{code_, std::nullopt, {}, row};
-    w.owner = env_.node;
-    auto retry = std::make_shared<Retry>(ex_, store_, row, w);
-    retry->w.epoch = ops_.epoch();
-    retry->again();
+    ops_.write_when_healthy(std::move(row));
 }
 
 // Reads the game back from the store (off the strand); requests wait until it is back.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "server/room/delivery_batch.h"
 
@@ -152,6 +153,34 @@ void RoomOps::deliver(std::vector<Out> out) {
     send(out, false);
     if (crowd >= kCrowd) return defer(std::move(out), false);
     send(out, true);
+}
+
+void RoomOps::write_when_healthy(StoredGame row) {
+    struct Retry : std::enable_shared_from_this<Retry> {
+        Retry(RoomExecutor ex, Store& s, GameWrite w0) : timer(ex), store(s), w(std::move(w0)) {}
+        boost::asio::steady_timer timer;
+        Store& store;
+        GameWrite w;
+        int left = 120;  // a minute at most
+        void again() {
+            timer.expires_after(std::chrono::milliseconds(500));
+            timer.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+                if (ec || --self->left <= 0) return;
+                if (!self->store.healthy()) return self->again();
+                GameWrite w = self->w;
+                self->store.commit(std::move(w), [self](std::optional<std::string> err) {
+                    // Done when written, or when there is no such row (or none of ours).
+                    if (err && err->find("no game") == std::string::npos &&
+                        err->rfind(kFenced, 0) != 0)
+                        self->again();
+                });
+            });
+        }
+    };
+    GameWrite w{code_, std::nullopt, {}, std::move(row)};
+    w.owner = owner_;
+    w.epoch = epoch_;
+    std::make_shared<Retry>(ex_, store_, std::move(w))->again();
 }
 
 }  // namespace tf::server

@@ -79,6 +79,10 @@ class RoomOps {
     void hold() { busy_ = true; }
     // Ends the hold; `first` (if any) runs as the next operation, before those that waited.
     void release(std::function<void()> first = {});
+    // Outside any operation: `row` written once the store is healthy again, retried every half
+    // second for a minute; done once written, or when the store has no such row (or it is
+    // another node's now). For a game whose creation failed in doubt (Room::cancel_in_doubt).
+    void write_when_healthy(StoredGame row);
     // Messages that were never part of an operation's commit (an error to every watcher):
     // delivered now, in order with what is still pending for a crowd.
     void deliver(std::vector<Out> out);

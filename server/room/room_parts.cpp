@@ -131,4 +131,46 @@ std::vector<RoomOps::Out> Suspension::notices(std::optional<bool> saved,
     return out;
 }
 
+void SeatRatings::note(Side s, const std::optional<Player>& player, RatingBook& book) {
+    if (category && player) seat[idx(s)] = book.view(player->id, *category);
+}
+
+const proto::RatingsEv& SeatRatings::applied(const RateGame::Outcome& outcome,
+                                             const std::optional<Player> (&players)[2],
+                                             RatingBook& book, std::int64_t now_ms) {
+    proto::RatingsEv ev{category.value_or(""), {}};
+    for (Side s : {Side::Silver, Side::Bronze}) {
+        const int i = idx(s);
+        if (!players[i]) continue;
+        book.set(players[i]->id, outcome.after[i]);
+        ev.change[i] = proto::RatingChange{rating_view(outcome.before[i], now_ms).rating,
+                                           rating_view(outcome.after[i], now_ms)};
+    }
+    return *(changes = std::move(ev));
+}
+
+std::optional<TimePoint> RoomDeadlines::next(const RoomLimits& l, const View& v) const {
+    using Status = proto::GameStatus;
+    std::optional<TimePoint> earliest;
+    auto consider = [&](std::optional<TimePoint> t) {
+        if (t && (!earliest || *t < *earliest)) earliest = t;
+    };
+    if (v.status == Status::Playing) {
+        consider(v.flag);
+        consider(start);
+        consider(stall);
+        for (Side s : {Side::Silver, Side::Bronze})
+            if (v.started && (v.present[idx(~s)] || !v.timed)) consider(award_at(s, l));
+    }
+    if (v.status == Status::Open && creator_away) {
+        if (!delisted) consider(*creator_away + l.open_away);
+        consider(*creator_away + l.open_cancel);
+    }
+    consider(remove);
+    consider(v.spectators);
+    consider(live_flush);
+    if (v.status == Status::Suspended) consider(v.retry);
+    return earliest;
+}
+
 }  // namespace tf::server

@@ -1,7 +1,8 @@
 // The parts a Room (room.h) is made of, each owning one concern's state, with its logic where
 // it needs nothing of the room: the limits from the server's settings, the chat, the offers
-// that stand between the players, the seats' ratings, the deadlines of time and presence, and
-// the events kept for reconnection, the state of a suspension after a store fault. Unit tests:
+// that stand between the players (their rules are GameRecord's, game_record.h), the seats'
+// ratings, the deadlines of time and presence, the events kept for reconnection, the state of
+// a suspension after a store fault, the computer opponent. Unit tests:
 // tests/server/room_parts_test.cpp.
 #pragma once
 
@@ -20,6 +21,7 @@
 #include "common/types.h"
 #include "proto/messages.h"
 #include "proto/status.h"
+#include "server/accounts/ratings.h"
 #include "server/base/config.h"
 #include "server/base/participant.h"
 #include "server/room/clock.h"
@@ -86,9 +88,17 @@ struct RoomOffers {
 // from the store for a game restored at start), and the changes once the store applied them
 // with the game's end (room_endings.cpp).
 struct SeatRatings {
-    std::optional<std::string> category;
+    std::optional<std::string> category;  // a rated game's only
     std::optional<proto::RatingView> seat[2];
     std::optional<proto::RatingsEv> changes;
+
+    // The seat's rating in the category as `book` has it (a player new to it: 1500?).
+    void note(Side s, const std::optional<Player>& player, RatingBook& book);
+    // The store applied the game's result (`outcome`): `book` learns the seats' new ratings,
+    // and `changes` says what each gained or lost (rated at `now_ms`).
+    const proto::RatingsEv& applied(const RateGame::Outcome& outcome,
+                                    const std::optional<Player> (&players)[2], RatingBook& book,
+                                    std::int64_t now_ms);
 };
 
 // The moments a room waits for (room_timers.cpp, room_stalling.cpp, room_live.cpp): each one
@@ -102,6 +112,26 @@ struct RoomDeadlines {
     bool delisted = false;                   // off the lobby for the creator's absence
     std::optional<TimePoint> live_flush;     // the lobby holds a change of ours back until then
     std::optional<TimePoint> stall;          // the side to move sits past the limit then
+
+    // What the deadlines depend on besides themselves (Room::schedule fills it in).
+    struct View {
+        proto::GameStatus status = proto::GameStatus::Open;
+        bool started = false;                 // a turn of play was made
+        bool timed = false;                   // the game has a clock
+        std::optional<TimePoint> flag;        // the clock's: the side to move runs out then
+        bool present[2] = {false, false};     // each seat has a connection (or is the computer)
+        std::optional<TimePoint> spectators;  // the next `spectators` event (Watchers::due)
+        std::optional<TimePoint> retry;       // suspended: the next recovery attempt
+    };
+    // When seat `s`, away, is awarded to its opponent (after the grace and award periods).
+    std::optional<TimePoint> award_at(Side s, const RoomLimits& l) const {
+        if (!away_since[idx(s)]) return std::nullopt;
+        return *away_since[idx(s)] + l.grace + l.award;
+    }
+    // The earliest moment that can act in the room's state (Room::check_deadlines acts on
+    // each); nullopt when none can. An away seat's award acts only when its opponent is there
+    // or the game is untimed (both away in an untimed game: aborted).
+    std::optional<TimePoint> next(const RoomLimits& l, const View& v) const;
 };
 
 // The serialized events a room keeps for reconnection (room.cpp: emit, watch): the last `limit`

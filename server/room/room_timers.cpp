@@ -33,8 +33,8 @@ void Room::check_deadlines(TimePoint now) {
         end(proto::AbortEv{proto::AbortReason::NoStart, std::nullopt});
     if (rec_.status == Status::Playing && due_.stall && now >= *due_.stall) judge_stall();
     for (Side s : {Side::Silver, Side::Bronze}) {
-        if (rec_.status != Status::Playing || !rec_.started() || !due_.away_since[idx(s)]) continue;
-        if (now < *due_.away_since[idx(s)] + limits_.grace + limits_.award) continue;
+        const auto award = due_.award_at(s, limits_);
+        if (rec_.status != Status::Playing || !rec_.started() || !award || now < *award) continue;
         if (present(~s))
             end(proto::AbandonEv{s, false});
         else if (!clock_)
@@ -67,26 +67,15 @@ void Room::check_deadlines(TimePoint now) {
 
 // Arms the timer for the earliest deadline that can act; cancels it when there is none.
 void Room::schedule() {
-    std::optional<TimePoint> next;
-    auto consider = [&](std::optional<TimePoint> t) {
-        if (t && (!next || *t < *next)) next = t;
-    };
-    if (rec_.status == Status::Playing) {
-        if (clock_) consider(clock_->deadline());
-        consider(due_.start);
-        consider(due_.stall);
-        for (Side s : {Side::Silver, Side::Bronze})
-            if (rec_.started() && due_.away_since[idx(s)] && (present(~s) || !clock_))
-                consider(*due_.away_since[idx(s)] + limits_.grace + limits_.award);
-    }
-    if (rec_.status == Status::Open && due_.creator_away) {
-        if (!due_.delisted) consider(*due_.creator_away + limits_.open_away);
-        consider(*due_.creator_away + limits_.open_cancel);
-    }
-    consider(due_.remove);
-    consider(watchers_.due());
-    consider(due_.live_flush);
-    if (rec_.status == Status::Suspended) consider(fault_.retry_at);
+    RoomDeadlines::View v;
+    v.status = rec_.status;
+    v.started = rec_.started();
+    v.timed = clock_.has_value();
+    if (clock_) v.flag = clock_->deadline();
+    for (Side s : {Side::Silver, Side::Bronze}) v.present[idx(s)] = present(s);
+    v.spectators = watchers_.due();
+    v.retry = fault_.retry_at;
+    const auto next = due_.next(limits_, v);
     if (!next) {
         timer_.cancel();
         return;

@@ -219,3 +219,75 @@ TEST_CASE("room parts: the computer takes a person's moment over a move, less wh
 }
 
 }  // namespace tf::server
+
+namespace tf::server {
+
+TEST_CASE("room parts: seat ratings show the book's, and the changes once the store applied them") {
+    RatingBook book;
+    SeatRatings r;
+    const std::optional<Player> players[2] = {Player{"ann", "Ann", true},
+                                              Player{"bob", "Bob", true}};
+    r.note(Side::Silver, players[0], book);
+    CHECK_FALSE(r.seat[0]);  // an unrated game shows none
+    r.category = "blitz";
+    book.set("ann", StoredRating{"blitz", 1620, 80, 0.06, 30, 1000});
+    r.note(Side::Silver, players[0], book);
+    r.note(Side::Bronze, players[1], book);
+    REQUIRE(r.seat[0]);
+    CHECK(r.seat[0]->rating == 1620);
+    REQUIRE(r.seat[1]);
+    CHECK(r.seat[1]->rating == 1500);  // new to the category
+    RateGame::Outcome o;
+    o.before[0] = StoredRating{"blitz", 1620, 80, 0.06, 30, 1000};
+    o.after[0] = StoredRating{"blitz", 1610, 78, 0.06, 31, 2000};
+    o.before[1] = StoredRating{"blitz"};
+    o.after[1] = StoredRating{"blitz", 1700, 300, 0.09, 1, 2000};
+    const auto& ev = r.applied(o, players, book, 2000);
+    CHECK(ev.category == "blitz");
+    REQUIRE(ev.change[0]);
+    CHECK(ev.change[0]->before == 1620);
+    CHECK(ev.change[0]->after.rating == 1610);
+    CHECK(book.get("bob", "blitz")->rating == 1700);  // the book learnt them
+    CHECK(r.changes);
+}
+
+}  // namespace tf::server
+
+namespace tf::server {
+
+TEST_CASE("room parts: the next deadline is the earliest that can act in the room's state") {
+    Config cfg;
+    cfg.grace_seconds = 10;
+    cfg.award_seconds = 20;
+    const auto l = RoomLimits::from(cfg);
+    const TimePoint t0 = SteadyClock::now();
+    using std::chrono::seconds;
+    RoomDeadlines d;
+    RoomDeadlines::View v;
+    v.status = proto::GameStatus::Playing;
+    CHECK_FALSE(d.next(l, v));
+    d.remove = t0 + seconds(100);
+    v.spectators = t0 + seconds(90);
+    CHECK(d.next(l, v) == t0 + seconds(90));
+    d.stall = t0 + seconds(80);
+    v.flag = t0 + seconds(70);
+    CHECK(d.next(l, v) == t0 + seconds(70));
+    // Bronze away since t0: awarded at t0 + 30 s, once a turn was played, while silver is
+    // there (or, both away, when the game is untimed: then it is aborted).
+    d.away_since[idx(Side::Bronze)] = t0;
+    CHECK(d.award_at(Side::Bronze, l) == t0 + seconds(30));
+    CHECK(d.next(l, v) == t0 + seconds(70));  // not started: the no-start limit acts instead
+    v.started = true;
+    v.timed = true;
+    CHECK(d.next(l, v) == t0 + seconds(70));  // silver is away too: the clock decides
+    v.present[idx(Side::Silver)] = true;
+    CHECK(d.next(l, v) == t0 + seconds(30));
+    // Over: only what a finished game waits for (its removal, the spectators' count).
+    v.status = proto::GameStatus::Over;
+    CHECK(d.next(l, v) == t0 + seconds(90));
+    v.status = proto::GameStatus::Suspended;
+    v.retry = t0 + seconds(1);
+    CHECK(d.next(l, v) == t0 + seconds(1));
+}
+
+}  // namespace tf::server
