@@ -270,6 +270,12 @@ test("a rematch offered by one player and accepted by the other starts a new gam
     await bob.click("#rematch-accept");
     for (const p of [ann, bob]) await p.waitForURL((u) => !u.pathname.endsWith(code));
     assert.equal(new URL(ann.url()).pathname, new URL(bob.url()).pathname);
+    // `matched` moves the page to the new game; its snapshot follows (PROTOCOL.md "Rematch").
+    for (const p of [ann, bob])
+      await p.waitForFunction(() => {
+        const S = window.trunkfield.S;
+        return !!S.games.get(S.route.code)?.state;
+      });
     assert.equal((await gameOf(ann)).side, "bronze");
     assert.equal((await gameOf(bob)).side, "silver");
     await sam.waitForSelector("#rematch-next:not([hidden])");
