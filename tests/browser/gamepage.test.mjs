@@ -58,8 +58,22 @@ test("issue 32.1: the players' names are whole on the cards on a desktop, during
   bob.send({ type: "join_game", code });
   await bob.next((m) => m.type === "snapshot" && m.game === code);
   await ann.waitForSelector("#send-btn:not([hidden])");
-  for (const c of [...EXAMPLE.silver.elephants, ...EXAMPLE.silver.guardians]) await cell(ann, cellName(c, 9)).click();
+  const placing = [...EXAMPLE.silver.elephants, ...EXAMPLE.silver.guardians];
+  for (const c of placing.slice(0, 2)) await cell(ann, cellName(c, 9)).click();
+  // A snapshot of the same position (as the one a rated game asks for after a join, to learn the
+  // newcomer's rating) keeps the cells placed so far.
+  await ann.evaluate((c) => {
+    const G = window.trunkfield.S.games.get(c);
+    G.rewatch = { version: G.version, fresh: true };
+    window.trunkfield.conn.send({ type: "watch", code: c });
+  }, code);
+  await ann.waitForFunction((c) => window.trunkfield.S.games.get(c).rewatch === null, code);
+  assert.equal(await ann.evaluate((c) => window.trunkfield.S.games.get(c).draft.setupE.length, code), 2,
+    "the elephants placed before the snapshot are still placed");
+  for (const c of placing.slice(2)) await cell(ann, cellName(c, 9)).click();
   await ann.click("#send-btn");
+  // bronze sets up once silver's setup is in (sent before, it would be refused as out of turn)
+  await bob.next((m) => m.type === "event" && m.kind === "setup" && m.payload.side === "silver");
   bob.send({ type: "setup", game: code, setup: EXAMPLE.bronze });
   await waitMyTurn(ann);
   await ann.waitForSelector("#card-top .rating");

@@ -192,6 +192,9 @@ export function onSnapshot(m, raw = null) {
     return G;
   }
   const v = G.mirror.view();
+  // The position the player may be drafting on (a setup being placed, a turn being built): a
+  // snapshot that leaves it as it was (a rated game's rating after a join) keeps the draft.
+  const drafted = G.state ? { version: G.version, state: JSON.stringify(G.state) } : null;
   G.missing = null;
   G.mirrorStatus = null;
   G.rewatch = null; // what a watch asked for has come
@@ -221,7 +224,8 @@ export function onSnapshot(m, raw = null) {
   G.last = lastTurn ? { side: lastTurn.side, turn: lastTurn.turn, captures: lastTurn.captures } : null;
   if (G.browse !== null && G.browse > G.turns.length) G.browse = null;
   if (G.result) G.premove = null;
-  resetDraft(G);
+  const same = drafted && drafted.version === G.version && drafted.state === JSON.stringify(G.state);
+  if (!same || G.result) resetDraft(G);
   return G;
 }
 
