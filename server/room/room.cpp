@@ -53,7 +53,7 @@ Room::~Room() {
 void Room::list_open() {
     const bool listed = rec_.status == Status::Open && params_.is_public && !params_.quick_match &&
                         !due_.delisted && !fault_.lost;
-    env_.listings.set_open(code_, listed ? std::optional(lobby_entry()) : std::nullopt);
+    env_.listings.set_open(code_, listed ? std::optional(view().lobby_entry()) : std::nullopt);
 }
 
 void Room::left_open() {
@@ -102,7 +102,7 @@ void Room::open(Who who, Msg created) {
         ops_.create(stored_row());
         if (created) ops_.send({who, created});
         if (auto s = bot_side()) {
-            emit(proto::JoinEv{*s, ref(*rec_.seats[idx(*s)])});
+            emit(proto::JoinEv{*s, RoomView::ref(*rec_.seats[idx(*s)])});
         }
         if (rec_.status != Status::Open) left_open();  // a game against the computer
         later([this] {
@@ -188,9 +188,9 @@ void Room::join(Player p, Who who, Msg joined) {
             list_open();  // off the lobby
         });
         if (joined) ops_.send({who, joined});
-        emit(proto::JoinEv{s, ref(p)});
+        emit(proto::JoinEv{s, RoomView::ref(p)});
         watchers_.add(p, who);
-        reply(who, proto::to_text(snapshot(false)));
+        reply(who, snapshot_text(false));
         update_presence();   // the creator may have left while the game was open
         count_spectators();  // one fewer if p was watching the open game
     });
@@ -217,7 +217,7 @@ void Room::watch_now(const Player& p, const Who& who, std::optional<std::int64_t
     bool can_replay =
         since && *since <= rec_.version && (*since == rec_.version || history_.reaches(*since));
     if (!can_replay) {
-        reply(who, proto::to_text(snapshot(!rec_.seat_of(p.id))));
+        reply(who, snapshot_text(!rec_.seat_of(p.id)));
     } else {
         for (auto& [v, msg] : history_.events())
             if (v > *since) ops_.send({who, msg});
@@ -379,9 +379,10 @@ void Room::chat(Player p, Who who, std::string text) {
         auto now = SteadyClock::now();
         if (!chat_.allow(p.id, now))
             return fail(who, Err::ChatRate, "too many chat lines; wait a few seconds");
-        if (rec_.seat_of(p.id)) return emit(proto::ChatEv{ref(p), text, proto::ChatRoom::Players});
+        if (rec_.seat_of(p.id))
+            return emit(proto::ChatEv{RoomView::ref(p), text, proto::ChatRoom::Players});
         // A spectator talks to the spectators: not versioned, not stored, kept for snapshots.
-        proto::ChatEv line{ref(p), text, proto::ChatRoom::Spectators};
+        proto::ChatEv line{RoomView::ref(p), text, proto::ChatRoom::Spectators};
         chat_.remember(line);
         auto msg = std::make_shared<const std::string>(
             proto::to_text(proto::Event{code_, rec_.version, line, clocks(now)}));

@@ -10,7 +10,8 @@
 //   room_stalling.cpp: a player sitting in a lost position, and the claims against it;
 //   room_timers.cpp: time and presence (clock flag, no-start abort, disconnect grace and
 //     abandonment, retention of finished games) and the ends of a game;
-//   room_snapshot.cpp, room_live.cpp: its views (snapshot, lobby and live entries, clocks);
+//   room_view.*: its views (snapshot, lobby and live entries, seats, clocks); room_live.cpp:
+//     its place in the lobby's live list;
 //   game_record.*: the game as its journal records it (seats, status, rules state, versions,
 //     offers, preferences), every event's change in one apply() that play and replay share;
 //   room_record.cpp: a room rebuilt from its stored row and journal (restore, load);
@@ -45,6 +46,7 @@
 #include "server/room/room_ops.h"
 #include "server/room/room_parts.h"
 #include "server/room/room_services.h"
+#include "server/room/room_view.h"
 #include "server/room/room_watchers.h"
 #include "server/store/store.h"
 
@@ -232,7 +234,6 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // room_live.cpp: the entry of a public game in the lobby's live list, sent after `what`
     // (an event kind, "watch" or "leave") changed the room; turns are coalesced.
     void update_live(std::string_view what);
-    proto::LiveGame live_entry() const;
 
     // Ratings (room_endings.cpp): the category of a rated game, each seat's rating as the game
     // began (from the process's book; read from the store for a game restored at start), and
@@ -240,13 +241,14 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void note_rating(Side s);  // ratings_.seat from the book
     void read_seat_ratings();  // after a restore
 
-    // room_snapshot.cpp
-    proto::OpenGame lobby_entry() const;
-    std::optional<proto::Seat> seat_view(Side s, TimePoint now) const;
-    std::optional<proto::ClockReading> clocks(TimePoint now) const;
-    static proto::PlayerRef ref(const Player& p) { return {p.id, p.name}; }
-    // What a (re)joining client gets; a spectator's includes the spectators' chat room.
-    proto::SnapshotMsg snapshot(bool for_spectator) const;
+    // What the room shows of itself (room_view.h): snapshots, lobby and live entries, clocks.
+    RoomView view() const {
+        return {code_, params_, rec_, limits_, due_, ratings_, chat_, clock_, spectators()};
+    }
+    std::optional<proto::ClockReading> clocks(TimePoint now) const { return view().clocks(now); }
+    std::string snapshot_text(bool for_spectator) const {
+        return proto::to_text(view().snapshot(for_spectator, SteadyClock::now()));
+    }
     // The players' `spectators` event when the count changed (server/room/room_watchers.h).
     void count_spectators();
     int spectators() const { return watchers_.spectators(); }

@@ -192,8 +192,8 @@ void Room::try_resume() {
         forget_history();
         due_.remove = now + limits_.retention;
     }
-    const std::string for_players = proto::to_text(snapshot(false));
-    const std::string for_spectators = proto::to_text(snapshot(true));
+    const std::string for_players = snapshot_text(false);
+    const std::string for_spectators = snapshot_text(true);
     for (auto& [p, sub] : watchers_.subs())
         reply(sub.who, watchers_.spectator(sub) ? for_spectators : for_players);
     update_live("resume");

@@ -4,27 +4,6 @@
 
 namespace tf::server {
 
-proto::LiveGame Room::live_entry() const {
-    proto::LiveGame e;
-    e.code = code_;
-    e.variant = params_.variant;
-    e.time_control = params_.time_control;
-    for (Side s : {Side::Silver, Side::Bronze}) {
-        if (rec_.seats[idx(s)]) e.players[idx(s)] = ref(*rec_.seats[idx(s)]);
-        e.score[idx(s)] = rec_.game->score(s);
-    }
-    e.turns = rec_.game->turns_played();
-    e.to_move = rec_.game->to_move();
-    e.spectators = spectators();
-    e.status = rec_.status;
-    for (Side s : {Side::Silver, Side::Bronze})
-        e.away[idx(s)] = due_.away_since[idx(s)].has_value();
-    e.rated = params_.rated;
-    if (params_.rated)
-        for (Side s : {Side::Silver, Side::Bronze}) e.ratings[idx(s)] = ratings_.seat[idx(s)];
-    return e;
-}
-
 void Room::update_live(std::string_view what) {
     if (!fault_.loaded) return;  // suspended and not read back yet: the listing stays as it was
     bool listed = rec_.status == Status::Playing ||
@@ -46,7 +25,7 @@ void Room::update_live(std::string_view what) {
         due = env_.listings.set_live_progress(code_, rec_.game->turns_played(),
                                               rec_.game->to_move(), score);
     } else {
-        due = env_.listings.set_live(code_, live_entry(), true);
+        due = env_.listings.set_live(code_, view().live_entry(), true);
     }
     if (due) {
         due_.live_flush = *due;  // check_deadlines flushes the held change
