@@ -5,8 +5,9 @@ started from docker/compose.yaml and checked as a user would.
   base images  debian:12 and debian:12-slim are not in any registry we reach: both are made from
                a debootstrap minbase of bookworm (the package test's cached tarball), imported
                once per machine;
-  images       trunkfield (docker/Dockerfile: the README's setup and build inside the image),
-               trunkfield-postgres, trunkfield-redis, trunkfield-haproxy, each built once;
+  images       trunkfield (docker/Dockerfile: its runtime stage on the host's build, or with
+               --build-inside the README's setup and build inside the image), trunkfield-postgres,
+               trunkfield-redis, trunkfield-haproxy, each built once;
   default      the server alone: healthcheck healthy, the lobby served, a game over WebSocket
                (silver) and TCP (bronze) played out, a second one left half-way, `down` + `up`,
                and the half game goes on from where it was (the volume);
@@ -23,7 +24,7 @@ profiles). podman needs runc (crun fails here: cgroups in hybrid mode) and no de
 Prints image sizes and the time from `up` to a served lobby (docs/BENCHMARKS.md).
 Exit 77 (skipped) when podman cannot run containers here, saying why.
 
-usage: compose_test.py CLI_BIN [--profiles default,postgres,cluster] [--no-build]
+usage: compose_test.py CLI_BIN [--profiles default,postgres,cluster] [--no-build] [--build-inside]
 (the images stay in podman's store; containers, the network and volumes are removed)
 """
 import argparse
@@ -138,6 +139,51 @@ def base_images(podman):
         podman.run("import", "-", "debian:12-slim", input_bytes=tar_in.stdout, timeout=600)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def host_build_context(work, cli, dockerfile):
+    """A build context for docker/Dockerfile whose build stage is the host's own build (the
+    release tree the suite just built: the server, the web client) instead of the README's setup
+    and build run inside the image; the runtime stage is the Dockerfile's, verbatim, and the
+    packages it installs are what docker/runtime-packages.sh finds for the host's server (the
+    host is Debian 12 as the image is). The build stage's commands are the quick start's, which
+    tests/docker/dockerfile_test.py holds to README.md and ../shared/tools/fresh-debian runs on a
+    fresh Debian 12; compiling them again inside the image took 9 to 15 minutes of the suite's 2
+    cores. None (the Dockerfile as it is) when the host's build is not there."""
+    bin_dir = os.path.dirname(os.path.abspath(cli))
+    server = os.path.join(bin_dir, "trunkfield-server")
+    web = os.path.join(os.path.dirname(bin_dir), "web")
+    if not (os.path.isfile(server) and os.path.isfile(os.path.join(web, "index.html"))):
+        return None
+    with open(dockerfile) as f:
+        lines = f.read().splitlines(keepends=True)
+    froms = [i for i, line in enumerate(lines) if line.startswith("FROM ")]
+    if len(froms) != 2 or not lines[froms[0]].startswith("FROM debian:12 AS build"):
+        check(False, "docker/Dockerfile has one build stage `FROM debian:12 AS build`, then the "
+              "runtime stage")
+        return None
+    ctx = os.path.join(work, "server-image")
+    os.makedirs(os.path.join(ctx, "src", "build", "bin"))
+    shutil.copy2(server, os.path.join(ctx, "src", "build", "bin"))
+    shutil.copytree(web, os.path.join(ctx, "src", "build", "web"))
+    pkgs = subprocess.run(["bash", os.path.join(ROOT, "docker", "runtime-packages.sh"), server],
+                          capture_output=True, text=True)
+    if not check(pkgs.returncode == 0 and pkgs.stdout.strip(),
+                 f"runtime-packages.sh names the host server's libraries' packages "
+                 f"({pkgs.stderr.strip()[-300:]})"):
+        return None
+    with open(os.path.join(ctx, "runtime-packages.txt"), "w") as f:
+        f.write(pkgs.stdout)
+    stage = ("FROM debian:12 AS build\n"
+             "# (tests/docker/compose_test.py) the host's build in place of the README's inside\n"
+             "COPY src /src\n"
+             "COPY runtime-packages.txt /runtime-packages.txt\n\n")
+    out = os.path.join(ctx, "Dockerfile")
+    with open(out, "w") as f:
+        f.write("".join(lines[:froms[0]]) + stage + "".join(lines[froms[1]:]))
+    log(f"     the server image's build stage: the host's build ({len(pkgs.stdout.split())} "
+        f"runtime packages); --build-inside compiles it inside as docker/Dockerfile says")
+    return ctx, out
 
 
 def build(podman, image, context, dockerfile):
@@ -343,6 +389,11 @@ def main():
     ap.add_argument("--profiles", default="default,postgres,cluster")
     ap.add_argument("--no-build", action="store_true",
                     help="use the images already built (by hand, after a first run)")
+    ap.add_argument("--build-inside", action="store_true",
+                    default=os.environ.get("TF_DOCKER_BUILD_INSIDE") == "1",
+                    help="build the server image as docker/Dockerfile says, compiling inside "
+                    "(9 to 15 minutes here; also TF_DOCKER_BUILD_INSIDE=1); by default its "
+                    "build stage is the host's build")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="tf-docker.")
     conf = os.path.join(work, "containers.conf")
@@ -371,7 +422,11 @@ def main():
         wanted += compose.selected([] if p == "default" else [p], names[p] or ["trunkfield"])
     sizes = {}
     try:
+        server_dockerfile = os.path.join(ROOT, "docker", "Dockerfile")
         for image, (ctx, dockerfile) in compose.images(dict.fromkeys(wanted)).items():
+            if (not a.no_build and not a.build_inside
+                    and os.path.realpath(dockerfile) == os.path.realpath(server_dockerfile)):
+                ctx, dockerfile = host_build_context(work, a.cli, dockerfile) or (ctx, dockerfile)
             if not a.no_build:
                 sizes[image] = build(podman, image, ctx, dockerfile)
         times = {}
