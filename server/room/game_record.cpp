@@ -36,14 +36,37 @@ void GameRecord::drop_turns(int n) {
     assert(game->is_ok());
 }
 
-std::optional<RuleError> GameRecord::setup(Side side, const Setup& s) {
+std::optional<Decision> GameRecord::not_movable(Side side,
+                                                std::optional<std::int64_t> version) const {
+    using proto::Err;
+    if (game->to_move() != side)
+        return Decision::refuse(Err::NotYourTurn, "it is the opponent's turn");
+    if (version && *version < state_version)
+        return Decision::refuse(Err::StaleVersion, "the game has moved on since that version");
+    if (version && *version > this->version)
+        return Decision::refuse(Err::StaleVersion, "version " + std::to_string(*version) +
+                                                       " is newer than the game's (" +
+                                                       std::to_string(this->version) +
+                                                       "): resynchronise with watch");
+    return std::nullopt;
+}
+
+namespace {
+Decision rules_refuse(proto::Err code, const RuleError& e) {
+    Decision d = Decision::refuse(code, e.message);
+    d.rule = std::string(error_code_name(e.code));
+    return d;
+}
+}  // namespace
+
+std::optional<RuleError> GameRecord::make_setup(Side side, const Setup& s) {
     if (auto e = game->apply_setup(side, s)) return e;
     assert(game->is_ok());
     setups[idx(side)] = s;
     return std::nullopt;
 }
 
-std::optional<RuleError> GameRecord::turn(Side side, const Turn& t) {
+std::optional<RuleError> GameRecord::make_turn(Side side, const Turn& t) {
     if (auto e = game->apply_turn(t)) return e;
     assert(game->is_ok());
     turns.push_back(t);
@@ -51,6 +74,23 @@ std::optional<RuleError> GameRecord::turn(Side side, const Turn& t) {
     stalling.reset();
     if (game->over()) offers.draw.reset();  // the last turn: no offer stands past the end
     return std::nullopt;
+}
+
+Decision GameRecord::setup(Side side, const Setup& s, std::optional<std::int64_t> version) {
+    if (auto no = not_movable(side, version)) return *no;
+    if (game->phase() != Phase::SetupSilver && game->phase() != Phase::SetupBronze)
+        return Decision::refuse(proto::Err::WrongPhase, "the setup phase is over");
+    if (auto e = make_setup(side, s)) return rules_refuse(proto::Err::IllegalSetup, *e);
+    return {proto::SetupEv{side, s}};
+}
+
+Decision GameRecord::turn(Side side, const Turn& t, std::optional<std::int64_t> version) {
+    if (auto no = not_movable(side, version)) return *no;
+    if (game->phase() != Phase::Play)
+        return Decision::refuse(proto::Err::WrongPhase, "setups are not complete");
+    const Game before = *game;
+    if (auto e = make_turn(side, t)) return rules_refuse(proto::Err::IllegalTurn, *e);
+    return {proto::TurnEv{side, t, proto::captures_of(before, *game, t)}};
 }
 
 Decision GameRecord::draw(Side side, OfferAct act) const {
@@ -146,12 +186,12 @@ struct GameRecord::Replayer {
     }
     std::string operator()(const proto::SetupEv& e) {
         if (r.game->to_move() != e.side) return "out of turn";
-        if (auto err = r.setup(e.side, e.setup)) return err->message;
+        if (auto err = r.make_setup(e.side, e.setup)) return err->message;
         return {};
     }
     std::string operator()(const proto::TurnEv& e) {
         if (r.game->phase() != Phase::Play || r.game->to_move() != e.side) return "out of turn";
-        if (auto err = r.turn(e.side, e.turn)) return err->message;
+        if (auto err = r.make_turn(e.side, e.turn)) return err->message;
         return {};
     }
     std::string operator()(const proto::StallingEv& e) {

@@ -55,6 +55,7 @@ struct Decision {
     std::optional<proto::EventBody> event;
     std::optional<proto::Err> refused;
     std::string why;
+    std::optional<std::string> rule;  // a setup or turn the rules refused: their error's code
 
     Decision() = default;
     Decision(proto::EventBody e) : event(std::move(e)) {}  // NOLINT: an event is a decision
@@ -112,9 +113,12 @@ class GameRecord {
     // else why it cannot be (nothing changed). The setup and turn are validated by the rules
     // here: a live request is refused with the rules' error instead (setup(), turn()).
     std::string apply(const proto::EventBody& body);
-    // A setup or turn of `side`; the rules' error (nothing changed) or nullopt once applied.
-    std::optional<RuleError> setup(Side side, const Setup& s);
-    std::optional<RuleError> turn(Side side, const Turn& t);
+    // A setup or turn of the seat `side` of a game being played, sent at `version` (nullopt:
+    // unversioned): the event to emit, the record changed already (the rules check a move by
+    // making it), or the refusal, nothing changed: not its move, a version the game moved on
+    // from or never reached, the wrong phase, the rules' error (its code as `rule`).
+    Decision setup(Side side, const Setup& s, std::optional<std::int64_t> version = {});
+    Decision turn(Side side, const Turn& t, std::optional<std::int64_t> version = {});
     // The version an event of this kind takes: counted once it is applied (and emitted).
     void count(const proto::EventBody& body);
 
@@ -137,6 +141,12 @@ class GameRecord {
     struct Replayer;
     Variant variant_;
     bool rated_;
+    // Whether `side` may move now with a request sent at `version` (a refusal, or nothing).
+    std::optional<Decision> not_movable(Side side, std::optional<std::int64_t> version) const;
+    // A setup or turn the rules accept, made (a live request's checks are setup() and turn()'s;
+    // a replay's the Replayer's); the rules' error otherwise, nothing changed.
+    std::optional<RuleError> make_setup(Side side, const Setup& s);
+    std::optional<RuleError> make_turn(Side side, const Turn& t);
     // Removes the last `n` turns and replays the rest into the rules state.
     void drop_turns(int n);
     std::string end(Side loser, EndReason why);

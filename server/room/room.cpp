@@ -146,10 +146,23 @@ void Room::apply(const proto::EventBody& body) {
     assert(!"a request checks what the record's apply() checks");
 }
 
-bool Room::refused(const Who& who, const Decision& d) {
+bool Room::refused(const Who& who, const Decision& d, const std::optional<std::string>& ref) {
     if (!d.refused) return false;
-    fail(who, *d.refused, d.why);
+    fail(who, *d.refused, d.why, ref, d.rule);
     return true;
+}
+
+// A setup or turn sent again (its ack was lost: a reconnection resends it, PROTOCOL.md
+// "Reconnecting") that the game has applied since `version`: acknowledged with the version
+// that applied it, and nothing else happens.
+bool Room::repeated(const Player& p, const Who& who, std::optional<std::int64_t> version,
+                    const std::optional<std::string>& ref,
+                    const std::function<bool(const proto::EventBody&)>& same) {
+    auto seat = rec_.seat_of(p.id);
+    if (!seat || !version || *version >= rec_.state_version) return false;
+    auto v = history_.applied_after(*seat, *version, same);
+    if (v) reply(who, proto::to_text(proto::Ack{ref, *v}));
+    return v.has_value();
 }
 
 // Serializes the event once, journals it, keeps it in the bounded history and addresses it to
@@ -276,52 +289,29 @@ std::optional<Side> Room::check_seated(const Player& p, const Who& who,
     return side;
 }
 
-std::optional<Side> Room::check_mover(const Player& p, const Who& who,
-                                      const std::optional<std::string>& ref,
-                                      std::optional<std::int64_t> version) {
-    auto side = check_seated(p, who, ref);
-    if (!side) return std::nullopt;
-    if (rec_.game->to_move() != *side)
-        return fail(who, Err::NotYourTurn, "it is the opponent's turn", ref), std::nullopt;
-    if (version && *version < rec_.state_version)
-        return fail(who, Err::StaleVersion, "the game has moved on since that version", ref),
-               std::nullopt;
-    if (version && *version > rec_.version)
-        return fail(who, Err::StaleVersion,
-                    "version " + std::to_string(*version) + " is newer than the game's (" +
-                        std::to_string(rec_.version) + "): resynchronise with watch",
-                    ref),
-               std::nullopt;
-    return side;
-}
-
 void Room::setup(Player p, Who who, proto::SetupMsg m) {
     on_strand_now(
         [this, p = std::move(p), who = std::move(who), m = std::move(m)] { setup_now(p, who, m); });
 }
 
 void Room::setup_now(const Player& p, const Who& who, const proto::SetupMsg& m) {
-    if (auto seat = rec_.seat_of(p.id); seat && m.version && *m.version < rec_.state_version)
-        if (auto v = history_.applied_after(*seat, *m.version, [&](const proto::EventBody& b) {
-                auto* e = std::get_if<proto::SetupEv>(&b);
-                return e && e->setup == m.setup;
-            }))
-            return reply(who, proto::to_text(proto::Ack{m.ref, *v}));
-    auto side = check_mover(p, who, m.ref, m.version);
+    if (repeated(p, who, m.version, m.ref, [&](const proto::EventBody& b) {
+            auto* e = std::get_if<proto::SetupEv>(&b);
+            return e && e->setup == m.setup;
+        }))
+        return;
+    auto side = check_seated(p, who, m.ref);
     if (!side) return;
-    if (rec_.game->phase() != Phase::SetupSilver && rec_.game->phase() != Phase::SetupBronze)
-        return fail(who, Err::WrongPhase, "the setup phase is over", m.ref);
-    if (auto e = rec_.setup(*side, m.setup))
-        return fail(who, Err::IllegalSetup, e->message, m.ref,
-                    std::string(error_code_name(e->code)));
+    Decision d = rec_.setup(*side, m.setup, m.version);
+    if (refused(who, d, m.ref)) return;
     ++metrics().setups_accepted;
     ack(who, m.ref);
-    emit(proto::SetupEv{*side, m.setup});
+    emit(std::move(*d.event));
 }
 
 // Silver's first turn ends the no-start period and starts bronze's time; every later turn
 // presses the clock (the mover's time is deducted and the increment added). A turn that
-// arrives after the mover's time ran out is refused by check_mover's tick().
+// arrives after the mover's time ran out is refused by check_seated's tick().
 void Room::turn(Player p, Who who, proto::TurnMsg m) {
     on_strand_now(
         [this, p = std::move(p), who = std::move(who), m = std::move(m)] { turn_now(p, who, m); });
@@ -329,21 +319,16 @@ void Room::turn(Player p, Who who, proto::TurnMsg m) {
 
 void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
     const auto received = SteadyClock::now();
-    if (auto seat = rec_.seat_of(p.id); seat && m.version && *m.version < rec_.state_version)
-        if (auto v = history_.applied_after(*seat, *m.version, [&](const proto::EventBody& b) {
-                auto* e = std::get_if<proto::TurnEv>(&b);
-                return e && e->turn == m.turn;
-            }))
-            return reply(who, proto::to_text(proto::Ack{m.ref, *v}));
-    auto side = check_mover(p, who, m.ref, m.version);
+    if (repeated(p, who, m.version, m.ref, [&](const proto::EventBody& b) {
+            auto* e = std::get_if<proto::TurnEv>(&b);
+            return e && e->turn == m.turn;
+        }))
+        return;
+    auto side = check_seated(p, who, m.ref);
     if (!side) return;
-    if (rec_.game->phase() != Phase::Play)
-        return fail(who, Err::WrongPhase, "setups are not complete", m.ref);
-    const Game before = *rec_.game;
     const bool first = !rec_.started();
-    if (auto e = rec_.turn(*side, m.turn))
-        return fail(who, Err::IllegalTurn, e->message, m.ref,
-                    std::string(error_code_name(e->code)));
+    Decision d = rec_.turn(*side, m.turn, m.version);
+    if (refused(who, d, m.ref)) return;
     auto now = SteadyClock::now();
     if (clock_) {
         if (!first) {
@@ -363,7 +348,7 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
     due_.start.reset();
     ack(who, m.ref);
     if (rec_.game->over()) conclude();
-    emit(proto::TurnEv{*side, m.turn, proto::captures_of(before, *rec_.game, m.turn)});
+    emit(std::move(*d.event));
     if (rec_.game->over()) return finish();
     arm_stall();
     schedule();

@@ -169,14 +169,15 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void fail(const Who& who, proto::Err code, std::string message,
               std::optional<std::string> ref = {}, std::optional<std::string> rule = {});
     // A decision of the record that refuses the request: told to `who`; true then.
-    bool refused(const Who& who, const Decision& d);
+    bool refused(const Who& who, const Decision& d, const std::optional<std::string>& ref = {});
     // Checks that `p` holds a seat in a game being played; the seat.
     std::optional<Side> check_seated(const Player& p, const Who& who,
                                      const std::optional<std::string>& ref = {});
-    // Also checks that it is `p`'s seat to move and that `version` is not stale.
-    std::optional<Side> check_mover(const Player& p, const Who& who,
-                                    const std::optional<std::string>& ref,
-                                    std::optional<std::int64_t> version);
+    // A move of `p`'s (`same` finds it among the events) sent at `version` and applied since:
+    // acknowledged again; true then.
+    bool repeated(const Player& p, const Who& who, std::optional<std::int64_t> version,
+                  const std::optional<std::string>& ref,
+                  const std::function<bool(const proto::EventBody&)>& same);
     // Versioned events: serialized once, journaled, kept in the history and addressed to every
     // watcher (room.cpp).
     void emit(proto::EventBody body);

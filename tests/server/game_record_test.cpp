@@ -33,16 +33,17 @@ struct Writer {
         const Side s = rec.game->to_move();
         auto su = bot_setup(*rec.game, BotOptions{1, 7});
         REQUIRE(su);
-        REQUIRE_FALSE(rec.setup(s, *su));
-        emit(proto::SetupEv{s, *su});
+        Decision d = rec.setup(s, *su, rec.version);
+        REQUIRE(d.event);
+        emit(std::move(*d.event));
     }
     void turn(std::uint64_t seed = 7) {
         const Side s = rec.game->to_move();
-        const Game before = *rec.game;
         auto t = bot_turn(*rec.game, BotOptions{1, seed});
         REQUIRE(t);
-        REQUIRE_FALSE(rec.turn(s, *t));
-        emit(proto::TurnEv{s, *t, proto::captures_of(before, *rec.game, *t)});
+        Decision d = rec.turn(s, *t, rec.version);
+        REQUIRE(d.event);
+        emit(std::move(*d.event));
     }
     // The row a room would store now.
     const StoredGame& stored() {
@@ -170,6 +171,42 @@ TEST_CASE("game record: offers stand until answered, lapse with turns and end wi
     CHECK_FALSE(r.offers.draw);
     CHECK(r.offers.rematch_code == "def567");
     CHECK(r.result().winner == w.rec.result().winner);
+}
+
+TEST_CASE(
+    "game record: a move is refused out of turn, at a version off the game's, in the wrong "
+    "phase and by the rules, changing nothing") {
+    using proto::Err;
+    Writer w;
+    w.event(proto::JoinEv{Side::Bronze, proto::PlayerRef{"bob", "Bob"}});
+    auto su = bot_setup(*w.rec.game, BotOptions{1, 7});
+    REQUIRE(su);
+    CHECK(w.rec.setup(Side::Bronze, *su).refused == Err::NotYourTurn);
+    CHECK(w.rec.setup(Side::Silver, *su, w.rec.version + 1).refused == Err::StaleVersion);
+    CHECK(w.rec.turn(Side::Silver, Turn{}).refused == Err::WrongPhase);
+    Setup bad = *su;
+    bad.elephants.pop_back();
+    Decision no = w.rec.setup(Side::Silver, bad);
+    CHECK(no.refused == Err::IllegalSetup);
+    CHECK(no.rule.has_value());
+    CHECK_FALSE(no.event);
+    CHECK_FALSE(w.rec.setups[0]);
+    CHECK(w.rec.game->phase() == Phase::SetupSilver);
+    w.setup();
+    const std::int64_t before = w.rec.version;
+    w.setup();
+    // Silver's setup was at `before - 1`: the game moved on (bronze's setup changed it).
+    CHECK(w.rec.setup(Side::Silver, *su, before - 1).refused == Err::StaleVersion);
+    CHECK(w.rec.setup(Side::Silver, *su).refused == Err::WrongPhase);
+    auto t = bot_turn(*w.rec.game, BotOptions{1, 3});
+    REQUIRE(t);
+    Decision ok = w.rec.turn(Side::Silver, *t, w.rec.version);
+    REQUIRE(ok.event);
+    const auto* ev = std::get_if<proto::TurnEv>(&*ok.event);
+    REQUIRE(ev);
+    CHECK(ev->side == Side::Silver);
+    CHECK(w.rec.turns.size() == 1);
+    CHECK(w.rec.turn(Side::Silver, *t).refused == Err::NotYourTurn);
 }
 
 TEST_CASE("game record: a takeback removes the requester's last turn and what followed") {

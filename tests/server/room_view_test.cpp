@@ -37,8 +37,9 @@ struct Parts {
             const Side s = rec.game->to_move();
             auto su = bot_setup(*rec.game, BotOptions{1, 7});
             REQUIRE(su);
-            REQUIRE_FALSE(rec.setup(s, *su));
-            rec.count(proto::SetupEv{s, *su});
+            Decision d = rec.setup(s, *su);
+            REQUIRE(d.event);
+            rec.count(*d.event);
         }
         REQUIRE(rec.apply(proto::DrawOfferEv{Side::Bronze}) == "");
         rec.count(proto::DrawOfferEv{Side::Bronze});
