@@ -149,6 +149,24 @@ const proto::RatingsEv& SeatRatings::applied(const RateGame::Outcome& outcome,
     return *(changes = std::move(ev));
 }
 
+std::optional<RateGame> SeatRatings::game(const proto::Result& result, bool started,
+                                          const std::optional<Player> (&players)[2],
+                                          std::int64_t at_ms) const {
+    using proto::Winner;
+    if (!category || !started || !players[0] || !players[1] || result.winner == Winner::None)
+        return std::nullopt;
+    RateGame g;
+    g.category = *category;
+    g.player[0] = players[0]->id;
+    g.player[1] = players[1]->id;
+    g.silver_score = result.winner == Winner::Silver   ? 1
+                     : result.winner == Winner::Bronze ? 0
+                                                       : 0.5;
+    g.at_ms = at_ms;
+    g.rate = rate_game;
+    return g;
+}
+
 std::optional<TimePoint> RoomDeadlines::next(const RoomLimits& l, const View& v) const {
     using Status = proto::GameStatus;
     std::optional<TimePoint> earliest;

@@ -99,6 +99,12 @@ struct SeatRatings {
     const proto::RatingsEv& applied(const RateGame::Outcome& outcome,
                                     const std::optional<Player> (&players)[2], RatingBook& book,
                                     std::int64_t now_ms);
+    // What the store rates with a rated game's end (finished at `at_ms` with `result`), in the
+    // same write: nothing for a casual game, one that never began (`started`: a turn was
+    // played), or one without a result (aborted).
+    std::optional<RateGame> game(const proto::Result& result, bool started,
+                                 const std::optional<Player> (&players)[2],
+                                 std::int64_t at_ms) const;
 };
 
 // The moments a room waits for (room_timers.cpp, room_stalling.cpp, room_live.cpp): each one

@@ -145,20 +145,9 @@ void Room::finish() {
     rec_.finished_ms = epoch_ms(SteadyClock::now(), SteadyClock::now());
     record(proto::GameOverEv{rec_.result()});
     // A rated game counts once it has begun (a turn was played): in the same write as its end.
-    const proto::Result r = rec_.result();
-    if (params_.rated && ratings_.category && rec_.status == Status::Over && rec_.started() &&
-        rec_.seats[0] && rec_.seats[1] && r.winner != proto::Winner::None) {
-        RateGame g;
-        g.category = *ratings_.category;
-        g.player[0] = rec_.seats[0]->id;
-        g.player[1] = rec_.seats[1]->id;
-        g.silver_score = r.winner == proto::Winner::Silver   ? 1
-                         : r.winner == proto::Winner::Bronze ? 0
-                                                             : 0.5;
-        g.at_ms = rec_.finished_ms;
-        g.rate = rate_game;
-        ops_.rate(std::move(g));
-    }
+    if (params_.rated && rec_.status == Status::Over)
+        if (auto g = ratings_.game(rec_.result(), rec_.started(), rec_.seats, rec_.finished_ms))
+            ops_.rate(std::move(*g));
     later([this] {
         for (auto& s : rec_.seats)
             if (s) env_.players.unseat(s->id, code_);

@@ -251,6 +251,32 @@ TEST_CASE("room parts: seat ratings show the book's, and the changes once the st
     CHECK(r.changes);
 }
 
+TEST_CASE("room parts: a rated game's end is rated once it began and has a result") {
+    SeatRatings r;
+    const std::optional<Player> both[2] = {Player{"ann", "Ann", true}, Player{"bob", "Bob", true}};
+    proto::Result won;
+    won.winner = proto::Winner::Bronze;
+    CHECK_FALSE(r.game(won, true, both, 5));  // no category: a casual game
+    r.category = "blitz";
+    auto g = r.game(won, true, both, 5);
+    REQUIRE(g);
+    CHECK(g->category == "blitz");
+    CHECK(g->player[0] == "ann");
+    CHECK(g->player[1] == "bob");
+    CHECK(g->silver_score == 0);
+    CHECK(g->at_ms == 5);
+    CHECK((g->rate == &rate_game));
+    proto::Result drawn;
+    drawn.winner = proto::Winner::Draw;
+    CHECK(r.game(drawn, true, both, 5)->silver_score == 0.5);
+    won.winner = proto::Winner::Silver;
+    CHECK(r.game(won, true, both, 5)->silver_score == 1);
+    CHECK_FALSE(r.game(won, false, both, 5));             // no turn was played
+    CHECK_FALSE(r.game(proto::Result{}, true, both, 5));  // aborted: no result
+    const std::optional<Player> one[2] = {Player{"ann", "Ann", true}, std::nullopt};
+    CHECK_FALSE(r.game(won, true, one, 5));
+}
+
 }  // namespace tf::server
 
 namespace tf::server {
