@@ -18,6 +18,7 @@ import { categoryName, categoryOf } from "./ratings.js";
 import { boardFlipped, renderFlipButtons } from "./flip.js";
 import { randomSetup, lastSetup, fillSetup } from "./setupfill.js";
 import { renderTakeback, setupTakeback } from "./takeback.js";
+import { renderTyped, setupTyped } from "./typed.js";
 
 const current = () => (S.route.view === "game" ? S.games.get(S.route.code) : null);
 const CHAT_KEY = "trunkfield.chat";
@@ -163,6 +164,7 @@ export function renderGame(G) {
   for (const b of $("facing").querySelectorAll("button")) b.hidden = !faces.includes(b.dataset.facing);
   renderDraft($("draft"), G, phase, dr);
   renderSetupFill(G, phase);
+  renderTyped(G, phase);
   const premove = phase === "premove";
   $("undo-btn").disabled = !(phase && G.history.length);
   $("send-btn").disabled = !canSend(G);
@@ -554,6 +556,7 @@ export function setupGameControls() {
     }
   };
   setupResult();
+  setupTyped({ current, render: () => app.render() });
   $("back-btn").addEventListener("click", () => app.navigate("/"));
   $("result-lobby").addEventListener("click", () => app.navigate("/"));
   $("result-replay").addEventListener("click", () => app.navigate(`/#replay/${S.route.code}`));

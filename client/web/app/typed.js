@@ -1,0 +1,171 @@
+// Typed moves: the player's setup or turn written down instead of clicked, usable for a whole
+// game without the board. A turn is the project's notation (docs/RULES.md "Writing turns down":
+// `c1-c2-c4:N *e5 Sc+2`); a setup is its cells by name, the field cells for the elephants and
+// the ring cells for the guardians (`b1 d1 f1 Sa SE`). What is typed is checked as it is typed
+// with the rules library the server judges with; the legal elephant moves that fit what is typed
+// are listed (a click, or Tab for the part they all share, writes them in); Enter plays it.
+import { $, h, errorText } from "./dom.js";
+import { t } from "./i18n.js";
+import { cellName, isField } from "./board.js";
+import { Rules } from "./trunkfield-rules.js";
+import { mySide } from "./state.js";
+import { turnPhase, legalMoves, sendTurn, sendDraft } from "./turn.js";
+
+const SHOWN = 12; // legal elephant moves listed at most
+
+// Every cell's name on a board of size n (field and ring), to read a setup back.
+const namesCache = new Map();
+function cellsByName(n) {
+  if (!namesCache.has(n)) {
+    const m = new Map();
+    for (let x = 0; x <= n + 1; x++)
+      for (let y = 0; y <= n + 1; y++) m.set(cellName([x, y], n).toLowerCase(), [x, y]);
+    namesCache.set(n, m);
+  }
+  return namesCache.get(n);
+}
+
+// The notation of each legal elephant move of the position ("pass" when there is none).
+function elephantNotations(G) {
+  if (G.typedFor?.version === G.version) return G.typedFor.list;
+  const n = G.state.variant.size;
+  const moves = legalMoves(G);
+  const list = moves.length
+    ? moves.map((m) => Rules.turnToNotation({ elephant: m }, n).notation).filter(Boolean)
+    : ["pass"];
+  G.typedFor = { version: G.version, list };
+  return list;
+}
+
+const common = (a, b) => {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return a.slice(0, i);
+};
+
+// What `text` is in G's position for the player: {ok, turn | setup, error, options, complete}.
+// `options`: the legal elephant moves that fit the first word (a turn only); `complete`: the
+// longer text they all share, when Tab can write more.
+export function judgeTyped(G, text) {
+  const phase = turnPhase(G);
+  const n = G.state.variant.size;
+  const words = text.trim().split(/\s+/).filter(Boolean);
+  if (phase === "setup") return judgeSetup(G, words, n);
+  const all = elephantNotations(G);
+  const first = words[0] ?? "";
+  const typingFirst = words.length <= 1 && !/\s$/.test(text);
+  const options = typingFirst ? all.filter((o) => o.toLowerCase().startsWith(first.toLowerCase())) : [];
+  let complete = null;
+  if (typingFirst && options.length && first) {
+    const shared = options.reduce(common);
+    if (shared.length > first.length) complete = shared;
+  }
+  if (!words.length) return { ok: false, options, complete };
+  const parsed = Rules.turnFromNotation(words.join(" "), n);
+  const checked = parsed.error ? null : G.rules.checkTurn(parsed.turn);
+  const error = parsed.error ?? checked.error;
+  if (!error) return { ok: true, turn: parsed.turn, options, complete };
+  // the start of legal moves: how many fit, rather than why the unfinished text is no turn
+  if (typingFirst && options.some((o) => o.length > first.length))
+    return { ok: false, progress: t("typed.fits", { n: options.length }), options, complete };
+  return { ok: false, error: { rule: error.code, message: error.message }, options, complete };
+}
+
+function judgeSetup(G, words, n) {
+  const names = cellsByName(n);
+  const elephants = [];
+  const guardians = [];
+  for (const w of words) {
+    const c = names.get(w.toLowerCase());
+    if (!c) return { ok: false, error: t("typed.notACell", { name: w }) };
+    (isField(c, n) ? elephants : guardians).push(c);
+  }
+  const need = G.state.variant.elephants;
+  if (elephants.length !== need || guardians.length !== 2)
+    return { ok: false, progress: t("typed.setupCount", { e: elephants.length, need, g: guardians.length }) };
+  const setup = { elephants, guardians };
+  const c = G.rules.clone();
+  try {
+    const r = c.applySetup(mySide(G), setup);
+    if (r.error) return { ok: false, error: { rule: r.error.code, message: r.error.message } };
+  } finally {
+    c.dispose();
+  }
+  return { ok: true, setup };
+}
+
+// Plays what is typed when it is legal; true when it was sent.
+function playTyped(G, text) {
+  const j = judgeTyped(G, text);
+  if (!j.ok) return false;
+  if (j.setup) {
+    G.draft.setupE = j.setup.elephants;
+    G.draft.setupG = j.setup.guardians;
+    sendDraft(G);
+    return !!G.pending;
+  }
+  return sendTurn(G, j.turn);
+}
+
+// Shows the box in the setup and the player's turn; keeps what is typed across renders.
+export function renderTyped(G, phase) {
+  const form = $("typed");
+  const on = (phase === "setup" || phase === "turn") && G.browse === null;
+  form.hidden = !on;
+  if (!on) return;
+  const setup = phase === "setup";
+  $("typed-help").textContent = setup ? t("typed.helpSetup", { e: G.state.variant.elephants }) : t("typed.helpTurn");
+  showJudgement(G);
+}
+
+function showJudgement(G) {
+  const input = $("typed-input");
+  const j = judgeTyped(G, input.value);
+  const check = $("typed-check");
+  check.dataset.ok = j.ok ? "yes" : "no";
+  if (j.ok) check.textContent = t("typed.legal");
+  else if (j.error) check.textContent = typeof j.error === "string" ? j.error : errorText(j.error);
+  else check.textContent = j.progress ?? "";
+  const list = $("typed-options");
+  list.replaceChildren();
+  const options = j.options ?? [];
+  list.hidden = !input.value.trim() || options.length === 0;
+  for (const o of options.slice(0, SHOWN)) {
+    const b = h("button", { type: "button", class: "small typed-option" }, o);
+    b.addEventListener("click", () => {
+      input.value = `${o} `;
+      input.focus();
+      showJudgement(G);
+    });
+    list.append(h("li", {}, b));
+  }
+  if (options.length > SHOWN) list.append(h("li", { class: "muted" }, t("typed.more", { n: options.length - SHOWN })));
+}
+
+export function setupTyped({ current, render }) {
+  const input = $("typed-input");
+  input.addEventListener("input", () => {
+    const G = current();
+    if (G?.state && G.rules) showJudgement(G);
+  });
+  input.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Tab" || ev.shiftKey) return;
+    const G = current();
+    if (!G?.state || !G.rules) return;
+    const j = judgeTyped(G, input.value);
+    const to = j.complete ?? (j.options?.length === 1 ? `${j.options[0]} ` : null);
+    if (!to || to === input.value) return;
+    ev.preventDefault(); // Tab completes; with nothing to complete it moves on as usual
+    input.value = to;
+    showJudgement(G);
+  });
+  $("typed").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const G = current();
+    if (!G?.state || !G.rules) return;
+    if (playTyped(G, input.value)) input.value = "";
+    else showJudgement(G);
+    render();
+    input.focus();
+  });
+}

@@ -1,0 +1,127 @@
+// Typed moves (issue 39): a whole game against the computer played from the move box alone, the
+// board never clicked: the setup by its cells' names, every turn in the rules' notation, what is
+// typed judged as it is typed (the legal elephant moves that fit listed, Tab completing what they
+// share, an illegal turn refused in place with the rules' reason and nothing sent); and the box
+// in French. The real trunkfield-server (the computer at once: --bot-pace 0), headless chromium.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import { ART, startServer, launchBrowser, PageProblems, newPlayer, waitMyTurn, gameOf } from "./lib.mjs";
+
+let server, browser;
+const problems = new PageProblems();
+
+before(async () => {
+  server = await startServer(["--bot-pace", "0"]);
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+  assert.deepEqual(problems.list, [], "no uncaught errors and no CSP violation in the pages");
+});
+
+const checkText = (page) => page.textContent("#typed-check");
+const options = (page) => page.$$eval("#typed-options .typed-option", (bs) => bs.map((b) => b.textContent));
+
+// The notation of every legal elephant move of the page's game (the page's own rules library).
+const legalNotations = (page) => page.evaluate(() => {
+  const S = window.trunkfield.S;
+  const G = S.games.get(S.route.code);
+  return G.rules.legalMoves().map((m) => G.rules.turnToNotation({ elephant: m }).notation);
+});
+
+async function computerGame(page, { size = 7, elephants = 3, quiet = 12 } = {}) {
+  await page.selectOption("#cv-opponent", "1");
+  await page.selectOption("#cv-size", String(size));
+  await page.selectOption("#cv-elephants", String(elephants));
+  await page.fill("#cv-quiet", String(quiet));
+  await page.selectOption("#cv-color", "silver");
+  await page.click("#create-btn");
+  await page.waitForURL(/\/g\/[A-Za-z0-9_-]+$/);
+  await page.waitForSelector("#typed:not([hidden])");
+}
+
+test("issue 39: a whole game against the computer with typed moves only", async () => {
+  const ann = await newPlayer(browser, server.base, problems, "AnnTyped");
+  await computerGame(ann);
+  const input = ann.locator("#typed-input");
+  // The setup by names: counted as it is typed, a name that is no cell said so, then legal.
+  assert.match(await ann.textContent("#typed-help"), /3 cells of your start zone/);
+  await input.pressSequentially("b1 d1");
+  assert.equal(await checkText(ann), "Elephants 2 of 3, guardians 0 of 2");
+  await input.pressSequentially(" zz");
+  assert.equal(await checkText(ann), "zz is not a cell of this board");
+  await input.fill("b1 d1 f1 sw NW"); // any case
+  assert.equal(await checkText(ann), "Legal: Enter plays it");
+  await ann.screenshot({ path: path.join(ART, "typed-setup.png") });
+  await input.press("Enter");
+  await waitMyTurn(ann);
+  assert.equal(await input.inputValue(), "", "the box is empty once the setup is sent");
+
+  // The first turn: the legal elephant moves that fit the first letters are listed; Tab writes
+  // what they all share.
+  const legal = await legalNotations(ann);
+  assert.ok(legal.length > 0);
+  const from = legal[0].split("-")[0];
+  await input.pressSequentially(from);
+  const listed = await options(ann);
+  const fitting = legal.filter((n) => n.startsWith(from));
+  assert.deepEqual(listed, fitting.slice(0, 12), "the listed moves are the legal ones that fit");
+  assert.equal(await checkText(ann), `${fitting.length} legal ${fitting.length === 1 ? "move fits" : "moves fit"}: Tab completes`);
+  await input.press("Tab");
+  const shared = fitting.reduce((a, b) => { let i = 0; while (a[i] && a[i] === b[i]) i++; return a.slice(0, i); });
+  assert.equal(await input.inputValue(), fitting.length === 1 ? `${fitting[0]} ` : shared, "Tab completes");
+  await ann.screenshot({ path: path.join(ART, "typed-turn-options.png") });
+  // An illegal turn is refused in place, with the rules' reason, and nothing is sent.
+  const v = (await gameOf(ann)).version;
+  await input.fill(`${from}-${from}`);
+  assert.notEqual(await checkText(ann), "Legal: Enter plays it");
+  assert.ok((await checkText(ann)).length > 0, "the reason is shown");
+  await input.press("Enter");
+  assert.equal((await gameOf(ann)).version, v, "nothing was sent");
+  assert.equal(await input.inputValue(), `${from}-${from}`, "what was typed stays, to be mended");
+
+  // Every turn typed until the game ends: the first legal move, the first one with a burnt
+  // trunk for more of the notation.
+  let turns = 0;
+  for (;;) {
+    await waitMyTurn(ann, 20000);
+    const g = await gameOf(ann);
+    if (g.over) break;
+    const moves = await legalNotations(ann);
+    let text = moves[0] ?? "pass";
+    // a cell of the start row left empty (no trunk there), not on the move's path
+    if (turns === 0) text += ` *${["a1", "c1", "e1", "g1"].find((c) => !text.includes(c))}`;
+    await input.fill(text);
+    assert.equal(await checkText(ann), "Legal: Enter plays it", `${text} is legal`);
+    await input.press("Enter");
+    await ann.waitForFunction((n) => {
+      const S = window.trunkfield.S;
+      const G = S.games.get(S.route.code);
+      return G.result || G.turns.filter((t) => t.side === "silver").length > n;
+    }, turns);
+    turns++;
+    assert.ok(turns < 200, "the game ends");
+  }
+  await ann.waitForSelector("#result:not([hidden])");
+  assert.equal(await ann.isHidden("#typed"), true, "no box once the game is over");
+  const record = await ann.evaluate(() => {
+    const S = window.trunkfield.S;
+    const G = S.games.get(S.route.code);
+    return { silver: G.turns.filter((t) => t.side === "silver").length, burnt: G.state.burnt.length };
+  });
+  assert.equal(record.silver, turns, "every typed turn was played");
+  assert.ok(record.burnt >= 1, "the burnt trunk typed in the first turn is on the board");
+  await ann.screenshot({ path: path.join(ART, "typed-over.png") });
+  await ann.context().close();
+});
+
+test("issue 39: the move box speaks French", async () => {
+  const ann = await newPlayer(browser, server.base, problems, "AnnFr", undefined, { locale: "fr-FR" });
+  await computerGame(ann);
+  assert.equal(await ann.textContent("label[for=typed-input]"), "Écrire son coup");
+  await ann.locator("#typed-input").pressSequentially("b1");
+  assert.equal(await checkText(ann), "Éléphants 1 sur 3, gardiens 0 sur 2");
+  await ann.context().close();
+});
