@@ -72,7 +72,12 @@ browser_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/browser"
 # Without the registry (or behind a TLS-intercepting proxy whose CA npm does not trust) the
 # browser test cannot run: say so loudly, and let every other test go on (CMake registers the
 # browser test only when its packages are installed).
-if [[ ! -d "$browser_dir/node_modules" ]]; then
+# Installed again when the lock file names a package that is not there (one added since).
+browser_deps=$(node -e 'console.log(Object.keys(require(process.argv[1]).devDependencies).join(" "))' \
+  "$browser_dir/package.json" 2>/dev/null || echo playwright-core)
+browser_stale=0
+for dep in $browser_deps; do [[ -d "$browser_dir/node_modules/$dep" ]] || browser_stale=1; done
+if [[ $browser_stale == 1 ]]; then
   if ! (cd "$browser_dir" && npm ci --no-audit --no-fund); then
     rm -rf "$browser_dir/node_modules"
     echo "setup: WARNING: npm could not install tests/browser's packages; the browser test will be skipped" >&2

@@ -13,14 +13,22 @@ import { turnPhase, legalMoves, sendTurn, sendDraft } from "./turn.js";
 
 const SHOWN = 12; // legal elephant moves listed at most
 
-// Every cell's name on a board of size n (field and ring), to read a setup back.
+// Every cell's name on a board of size n (field and ring), to read a setup back: as written
+// (`e1` is a field cell, `E1` the ring cell east of row 1), else in any case when that names one
+// cell only (`sw`, `nb`).
 const namesCache = new Map();
 function cellsByName(n) {
   if (!namesCache.has(n)) {
-    const m = new Map();
+    const exact = new Map();
+    const folded = new Map();
     for (let x = 0; x <= n + 1; x++)
-      for (let y = 0; y <= n + 1; y++) m.set(cellName([x, y], n).toLowerCase(), [x, y]);
-    namesCache.set(n, m);
+      for (let y = 0; y <= n + 1; y++) {
+        const name = cellName([x, y], n);
+        exact.set(name, [x, y]);
+        const k = name.toLowerCase();
+        folded.set(k, folded.has(k) ? null : [x, y]);
+      }
+    namesCache.set(n, (w) => exact.get(w) ?? folded.get(w.toLowerCase()) ?? null);
   }
   return namesCache.get(n);
 }
@@ -72,11 +80,11 @@ export function judgeTyped(G, text) {
 }
 
 function judgeSetup(G, words, n) {
-  const names = cellsByName(n);
+  const cellOf = cellsByName(n);
   const elephants = [];
   const guardians = [];
   for (const w of words) {
-    const c = names.get(w.toLowerCase());
+    const c = cellOf(w);
     if (!c) return { ok: false, error: t("typed.notACell", { name: w }) };
     (isField(c, n) ? elephants : guardians).push(c);
   }

@@ -1,0 +1,126 @@
+// WCAG 2.1 A and AA as axe-core checks them (issue 39): no violation on any page or state of the
+// web client, in both colour schemes, both languages, on a desktop and a phone: the lobby, the
+// sign-in dialog, the rules and practice page, a game waiting for its opponent, in its setup, in
+// play with the move box's list open, watched by a spectator, over with its result, its replay,
+// a player's page, the leaderboard and the page of an address that is none. axe-core (npm,
+// tests/browser/package.json) runs inside the page, as the real server serves it.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { startServer, launchBrowser, PageProblems, TcpPlayer, newPlayer, exampleGame, waitMyTurn, PHONE } from "./lib.mjs";
+
+const AXE = readFileSync(new URL("./node_modules/axe-core/axe.min.js", import.meta.url), "utf8");
+const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+
+let server, browser;
+const problems = new PageProblems();
+before(async () => {
+  server = await startServer(["--bot-pace", "0"]);
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+  assert.deepEqual(problems.list, [], "no uncaught errors and no CSP violation in the pages");
+});
+
+const audited = [];
+
+// axe-core's violations of the page as it stands, each with its first few elements.
+async function audit(page, what) {
+  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(AXE);
+  const r = await page.evaluate((tags) => window.axe.run(document, { runOnly: tags }), TAGS);
+  audited.push(what);
+  const found = r.violations.map((v) => `${v.id} (${v.impact}) on ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}: ` +
+    `${v.nodes[0].failureSummary.replace(/\s+/g, " ")}`);
+  assert.deepEqual(found, [], `${what}: axe-core found violations`);
+}
+
+async function account(username) {
+  const p = await TcpPlayer.connect(server.tcpPort, null);
+  p.send({ type: "register", username, password: `${username}-secret`, ref: "r" });
+  const w = await p.next((m) => m.ref === "r");
+  assert.equal(w.type, "welcome", JSON.stringify(w));
+  p.token = w.token;
+  return p;
+}
+
+for (const scheme of ["light", "dark"]) {
+  test(`issue 39: no WCAG 2.1 AA violation on any page or state (${scheme})`, async () => {
+    const ann = await newPlayer(browser, server.base, problems, `Ann${scheme}`, undefined, { context: { colorScheme: scheme } });
+    await audit(ann, "lobby");
+    await ann.click("#signin-btn");
+    await ann.waitForSelector("#account-dialog[open]");
+    await audit(ann, "the sign-in dialog");
+    await ann.click("#acct-close");
+    await ann.goto(server.base + "/#how");
+    await ann.waitForSelector("#howto:not([hidden])");
+    await audit(ann, "rules and practice");
+    await ann.goto(server.base + "/");
+    await ann.waitForSelector("#conn.conn-online");
+
+    // a game: waiting for the opponent, then the setup, then play with the move box's list open
+    await ann.selectOption("#cv-size", "9");
+    await ann.selectOption("#cv-color", "silver");
+    await ann.click("#create-btn");
+    await ann.waitForURL(/\/g\/[a-z0-9]+$/);
+    await ann.waitForSelector("#share:not([hidden])");
+    await audit(ann, "a game waiting for its opponent");
+    const code = new URL(ann.url()).pathname.split("/")[2];
+    const bob = await TcpPlayer.connect(server.tcpPort, "Bob");
+    bob.send({ type: "join_game", code });
+    await bob.next((m) => m.type === "snapshot" && m.game === code);
+    await ann.waitForSelector("#typed:not([hidden])");
+    await audit(ann, "the setup");
+    await ann.fill("#typed-input", "b1 c1 e1 g1 h1 SW NW");
+    await ann.press("#typed-input", "Enter");
+    await bob.next((m) => m.type === "event" && m.kind === "setup" && m.payload.side === "silver");
+    bob.send({ type: "setup", game: code, setup: { elephants: [[1, 2], [1, 3], [1, 4], [1, 7], [1, 9]], guardians: [[10, 0], [10, 10]] } });
+    await waitMyTurn(ann);
+    await ann.locator("#typed-input").pressSequentially("b1");
+    await ann.waitForSelector("#typed-options:not([hidden])");
+    await audit(ann, "play, the move box's list open");
+    const sam = await newPlayer(browser, server.base, problems, `Sam${scheme}`, undefined, { context: { colorScheme: scheme }, path: `/g/${code}` });
+    await sam.waitForFunction(() => !!window.trunkfield.S.games.get(window.trunkfield.S.route.code)?.state);
+    await audit(sam, "a spectator's game");
+    bob.send({ type: "resign", game: code });
+    await ann.waitForSelector("#result:not([hidden])");
+    await audit(ann, "the result");
+    bob.close();
+    await ann.goto(`${server.base}/#replay/${code}`);
+    await ann.waitForSelector("#replay:not([hidden])");
+    await ann.waitForFunction(() => document.querySelector("#rp-board svg") !== null);
+    await audit(ann, "the replay");
+    await ann.goto(`${server.base}/no/such/page`);
+    await ann.waitForSelector("#notfound:not([hidden])");
+    await audit(ann, "an address that is no page");
+    await sam.context().close();
+    await ann.context().close();
+  });
+}
+
+test("issue 39: no WCAG 2.1 AA violation on the accounts' pages, in French, on a phone", async () => {
+  const a = await account("Aurelie");
+  a.close();
+  const ctx = await browser.newContext({ viewport: PHONE, locale: "fr-FR" });
+  await ctx.addInitScript((tok) => localStorage.setItem("trunkfield.token", tok), a.token);
+  const page = await ctx.newPage();
+  problems.watch(page, "Aurelie");
+  await page.goto(server.base);
+  await page.waitForFunction(() => window.trunkfield.S.me?.account?.username === "Aurelie");
+  await audit(page, "the lobby, signed in, French, phone");
+  await page.goto(`${server.base}/@/Aurelie`);
+  await page.waitForSelector("#profile:not([hidden])");
+  await audit(page, "a player's page");
+  await page.goto(`${server.base}/players`);
+  await page.waitForSelector("#leaderboard:not([hidden])");
+  await audit(page, "the leaderboard");
+  const g = await newPlayer(browser, server.base, problems, "Phil", PHONE, { locale: "fr-FR" });
+  const { bob } = await exampleGame(g, server);
+  await waitMyTurn(g);
+  await audit(g, "a game on a phone, French");
+  bob.close();
+  await g.context().close();
+  await ctx.close();
+  console.log(`audited: ${audited.length} states`);
+});
