@@ -1,7 +1,7 @@
 // WCAG 2.1 A and AA as axe-core checks them (issue 39): no violation on any page or state of the
 // web client, in both colour schemes, both languages, on a desktop and a phone: the lobby, the
 // sign-in dialog, the rules and practice page, a game waiting for its opponent, in its setup, in
-// play with the move box's list open, watched by a spectator, over with its result, its replay,
+// play with the move box's list open, in the text view, watched by a spectator, over with its result, its replay,
 // a player's page, the leaderboard and the page of an address that is none. axe-core (npm,
 // tests/browser/package.json) runs inside the page, as the real server serves it.
 import { test, before, after } from "node:test";
@@ -80,6 +80,10 @@ for (const scheme of ["light", "dark"]) {
     await ann.locator("#typed-input").pressSequentially("b1");
     await ann.waitForSelector("#typed-options:not([hidden])");
     await audit(ann, "play, the move box's list open");
+    await ann.click("#blind-btn");
+    await ann.waitForSelector("#blind:not([hidden])");
+    await audit(ann, "the text view (blind mode)");
+    await ann.click("#blind-btn");
     const sam = await newPlayer(browser, server.base, problems, `Sam${scheme}`, undefined, { context: { colorScheme: scheme }, path: `/g/${code}` });
     await sam.waitForFunction(() => !!window.trunkfield.S.games.get(window.trunkfield.S.route.code)?.state);
     await audit(sam, "a spectator's game");

@@ -125,3 +125,66 @@ test("issue 39: the move box speaks French", async () => {
   assert.equal(await checkText(ann), "Éléphants 1 sur 3, gardiens 0 sur 2");
   await ann.context().close();
 });
+
+// The text view (blind mode), read as a screen reader does, from the accessibility tree.
+const aria = (page, sel) => page.locator(sel).ariaSnapshot();
+async function ask(page, words) {
+  await page.fill("#typed-input", words);
+  await page.press("#typed-input", "Enter");
+  await page.waitForFunction(() => document.querySelector("#typed-check").dataset.ok === "answer");
+  return page.textContent("#typed-check");
+}
+
+test("issue 39: a whole game in the text view alone, read from the accessibility tree", async () => {
+  const ann = await newPlayer(browser, server.base, problems, "AnnBlind");
+  await computerGame(ann);
+  await ann.click("#blind-btn");
+  assert.equal(await ann.getAttribute("#blind-btn", "aria-pressed"), "true");
+  assert.equal(await ann.isVisible("#board"), false, "no board in the text view");
+  const before = await aria(ann, "#blind");
+  assert.match(before, /heading "The position, as text"/);
+  assert.match(before, /Elephants, yours \(0\): none/);
+  assert.match(before, /Trunks on the field: 36\./); // 7×7: 49 cells but the two start zones (6 each) and a1
+  await ann.fill("#typed-input", "b1 e1 f1 sw NW");
+  await ann.press("#typed-input", "Enter");
+  await ann.waitForFunction(() => /Elephants, yours \(3\)/.test(document.querySelector("#blind").textContent));
+  const after = await aria(ann, "#blind");
+  assert.match(after, /Elephants, yours \(3\): b1 facing north, e1 facing north, f1 facing north/);
+  assert.match(after, /Guardian 1, yours, at SW: a corner, watches nothing/);
+  assert.match(await ask(ann, "guardian 2"), /^Guardian 2, yours, at NW: a corner, watches nothing$/);
+  assert.match(await ask(ann, "row 1"), /^a1; b1, silver elephant facing north; c1; d1; e1, silver elephant/);
+  assert.equal(await ask(ann, "clocks"), "No clocks: the game is untimed");
+  assert.match(await ask(ann, "help"), /^Type a move, or ask: elephants/);
+  assert.equal(await ask(ann, "last"), "No turn has been played yet");
+
+  let turns = 0;
+  for (;;) {
+    await waitMyTurn(ann, 20000);
+    if ((await gameOf(ann)).over) break;
+    const answer = await ask(ann, "moves");
+    const m = answer.match(/^\d+ legal elephant moves?: (.*)$/);
+    const move = m ? m[1].split(", ")[0] : "pass";
+    assert.ok(m || /No legal elephant move/.test(answer), answer);
+    await ann.fill("#typed-input", move);
+    await ann.press("#typed-input", "Enter");
+    await ann.waitForFunction((n) => {
+      const S = window.trunkfield.S;
+      const G = S.games.get(S.route.code);
+      return G.result || G.turns.filter((t) => t.side === "silver").length > n;
+    }, turns);
+    turns++;
+    if (turns === 1) {
+      await waitMyTurn(ann, 20000);
+      if (!(await gameOf(ann)).over) assert.match(await ask(ann, "last"), /^Last turn, bronze: /);
+    }
+    assert.ok(turns < 200, "the game ends");
+  }
+  await ann.waitForSelector("#result:not([hidden])");
+  assert.match(await aria(ann, "#result"), /wins|draw/i);
+  assert.match(await aria(ann, "#blind"), /Score: yours \d+ \(\d+ trunks? held\), bronze \d+/);
+  await ann.screenshot({ path: path.join(ART, "typed-blind-over.png") });
+  // the setting stays on the device
+  await ann.reload();
+  await ann.waitForSelector("#blind:not([hidden])");
+  await ann.context().close();
+});

@@ -19,6 +19,7 @@ import { boardFlipped, renderFlipButtons } from "./flip.js";
 import { randomSetup, lastSetup, fillSetup } from "./setupfill.js";
 import { renderTakeback, setupTakeback } from "./takeback.js";
 import { renderTyped, setupTyped } from "./typed.js";
+import { renderBlind, blindOn, setBlind } from "./blind.js";
 
 const current = () => (S.route.view === "game" ? S.games.get(S.route.code) : null);
 const CHAT_KEY = "trunkfield.chat";
@@ -165,6 +166,7 @@ export function renderGame(G) {
   renderDraft($("draft"), G, phase, dr);
   renderSetupFill(G, phase);
   renderTyped(G, phase);
+  renderBlind(G);
   const premove = phase === "premove";
   $("undo-btn").disabled = !(phase && G.history.length);
   $("send-btn").disabled = !canSend(G);
@@ -556,7 +558,11 @@ export function setupGameControls() {
     }
   };
   setupResult();
-  setupTyped({ current, render: () => app.render() });
+  setupTyped({ current, render: () => app.render(), turnWords });
+  $("blind-btn").addEventListener("click", () => {
+    setBlind(!blindOn());
+    app.render();
+  });
   $("back-btn").addEventListener("click", () => app.navigate("/"));
   $("result-lobby").addEventListener("click", () => app.navigate("/"));
   $("result-replay").addEventListener("click", () => app.navigate(`/#replay/${S.route.code}`));

@@ -10,6 +10,7 @@ import { cellName, isField } from "./board.js";
 import { Rules } from "./trunkfield-rules.js";
 import { mySide } from "./state.js";
 import { turnPhase, legalMoves, sendTurn, sendDraft } from "./turn.js";
+import { answerCommand, blindOn, commandPrefix } from "./blind.js";
 
 const SHOWN = 12; // legal elephant moves listed at most
 
@@ -58,6 +59,8 @@ export function judgeTyped(G, text) {
   const phase = turnPhase(G);
   const n = G.state.variant.size;
   const words = text.trim().split(/\s+/).filter(Boolean);
+  if (commandPrefix(text)) return { ok: false, progress: t("typed.command") };
+  if (phase !== "setup" && phase !== "turn") return { ok: false, progress: words.length ? t("typed.notNow") : "" };
   if (phase === "setup") return judgeSetup(G, words, n);
   const all = elephantNotations(G);
   const first = words[0] ?? "";
@@ -118,11 +121,14 @@ function playTyped(G, text) {
 // Shows the box in the setup and the player's turn; keeps what is typed across renders.
 export function renderTyped(G, phase) {
   const form = $("typed");
-  const on = (phase === "setup" || phase === "turn") && G.browse === null;
+  // the text view asks questions at any moment of the game; moves only in their phase
+  const on = ((phase === "setup" || phase === "turn") || (blindOn() && !!G.state)) && G.browse === null;
   form.hidden = !on;
   if (!on) return;
   const setup = phase === "setup";
-  $("typed-help").textContent = setup ? t("typed.helpSetup", { e: G.state.variant.elephants }) : t("typed.helpTurn");
+  const help = setup ? t("typed.helpSetup", { e: G.state.variant.elephants }) : phase === "turn" ? t("typed.helpTurn") : "";
+  $("typed-help").textContent = blindOn() ? [help, t("blind.helpShort")].filter(Boolean).join(" ") : help;
+  if ($("typed-check").dataset.ok === "answer" && !$("typed-input").value) return; // the answer stays until more is typed
   showJudgement(G);
 }
 
@@ -150,7 +156,7 @@ function showJudgement(G) {
   if (options.length > SHOWN) list.append(h("li", { class: "muted" }, t("typed.more", { n: options.length - SHOWN })));
 }
 
-export function setupTyped({ current, render }) {
+export function setupTyped({ current, render, turnWords }) {
   const input = $("typed-input");
   input.addEventListener("input", () => {
     const G = current();
@@ -171,6 +177,14 @@ export function setupTyped({ current, render }) {
     ev.preventDefault();
     const G = current();
     if (!G?.state || !G.rules) return;
+    const answer = answerCommand(G, input.value, turnWords);
+    if (answer !== null) {
+      // a question about the position: answered where what is typed is judged (read aloud)
+      $("typed-check").dataset.ok = "answer";
+      $("typed-check").textContent = answer;
+      input.value = "";
+      return;
+    }
     if (playTyped(G, input.value)) input.value = "";
     else showJudgement(G);
     render();
