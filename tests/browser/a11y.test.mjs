@@ -7,7 +7,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { startServer, launchBrowser, PageProblems, TcpPlayer, newPlayer, exampleGame, waitMyTurn, PHONE } from "./lib.mjs";
+import path from "node:path";
+import { ART, startServer, launchBrowser, PageProblems, TcpPlayer, newPlayer, exampleGame, waitMyTurn, PHONE } from "./lib.mjs";
 
 const AXE = readFileSync(new URL("./node_modules/axe-core/axe.min.js", import.meta.url), "utf8");
 const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
@@ -127,4 +128,44 @@ test("issue 39: no WCAG 2.1 AA violation on the accounts' pages, in French, on a
   await g.context().close();
   await ctx.close();
   console.log(`audited: ${audited.length} states`);
+});
+
+test("issue 39: board themes, large pieces and coordinates off: chosen, kept on the device, no violation", async () => {
+  const ann = await newPlayer(browser, server.base, problems, "AnnTheme");
+  const { bob } = await exampleGame(ann, server);
+  await waitMyTurn(ann);
+  const look = () => ann.evaluate(() => {
+    const fill = (sel) => { const e = document.querySelector(sel); return e ? getComputedStyle(e).fill : null; };
+    const el = document.querySelector("#board .elephant .shape").getBoundingClientRect();
+    const names = [...document.querySelectorAll("#board .ring-name")];
+    return { field: fill("#board .bg-a"), bronze: fill("#board .elephant.bronze .shape"), size: el.width,
+      names: names.filter((n) => getComputedStyle(n).display !== "none").length };
+  });
+  const classic = await look();
+  assert.ok(classic.names > 0, "the ring's names are drawn");
+  await ann.click("#board-card summary");
+  await ann.selectOption("#bp-theme", "contrast");
+  const contrast = await look();
+  assert.equal(contrast.field, "rgb(255, 255, 255)", "high contrast: white field cells");
+  assert.equal(contrast.bronze, "rgb(0, 0, 0)", "high contrast: black bronze elephants");
+  await ann.screenshot({ path: path.join(ART, "board-contrast.png") });
+  await audit(ann, "the high-contrast board");
+  await ann.selectOption("#bp-theme", "colourblind");
+  const cb = await look();
+  assert.equal(cb.bronze, "rgb(230, 159, 0)", "colour-blind: Okabe-Ito orange bronze");
+  await ann.screenshot({ path: path.join(ART, "board-colourblind.png") });
+  await audit(ann, "the colour-blind board");
+  await ann.selectOption("#bp-pieces", "large");
+  await ann.uncheck("#bp-coords");
+  const big = await look();
+  assert.ok(big.size > classic.size * 1.15, `large pieces: ${big.size} against ${classic.size}`);
+  assert.equal(big.names, 0, "no coordinates");
+  await ann.screenshot({ path: path.join(ART, "board-large-nocoords.png") });
+  await ann.reload();
+  await ann.waitForSelector("#board .elephant");
+  const kept = await look();
+  assert.deepEqual({ bronze: kept.bronze, names: kept.names }, { bronze: cb.bronze, names: 0 }, "kept on the device");
+  assert.equal(await ann.inputValue("#bp-theme"), "colourblind");
+  bob.close();
+  await ann.context().close();
 });

@@ -20,6 +20,7 @@ import { randomSetup, lastSetup, fillSetup } from "./setupfill.js";
 import { renderTakeback, setupTakeback } from "./takeback.js";
 import { renderTyped, setupTyped } from "./typed.js";
 import { renderBlind, blindOn, setBlind } from "./blind.js";
+import { setupBoardPrefs } from "./boardprefs.js";
 
 const current = () => (S.route.view === "game" ? S.games.get(S.route.code) : null);
 const CHAT_KEY = "trunkfield.chat";
@@ -559,6 +560,7 @@ export function setupGameControls() {
   };
   setupResult();
   setupTyped({ current, render: () => app.render(), turnWords });
+  setupBoardPrefs();
   $("blind-btn").addEventListener("click", () => {
     setBlind(!blindOn());
     app.render();
