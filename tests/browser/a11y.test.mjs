@@ -4,26 +4,18 @@
 // play with the move box's list open, in the text view, watched by a spectator, over with its result, its replay,
 // a player's page, the leaderboard and the page of an address that is none. axe-core (npm,
 // tests/browser/package.json) runs inside the page, as the real server serves it.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { ART, startServer, launchBrowser, PageProblems, TcpPlayer, newPlayer, exampleGame, waitMyTurn, PHONE } from "./lib.mjs";
+import { ART, serverAndBrowser, PageProblems, TcpPlayer, tcpAccount, newPlayer, exampleGame, waitMyTurn, PHONE } from "./lib.mjs";
 
 const AXE = readFileSync(new URL("./node_modules/axe-core/axe.min.js", import.meta.url), "utf8");
 const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
 
 let server, browser;
 const problems = new PageProblems();
-before(async () => {
-  server = await startServer(["--bot-pace", "0"]);
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-  assert.deepEqual(problems.list, [], "no uncaught errors and no CSP violation in the pages");
-});
+serverAndBrowser(problems, (s, b) => ([server, browser] = [s, b]), ["--bot-pace", "0"]);
 
 const audited = [];
 
@@ -37,14 +29,6 @@ async function audit(page, what) {
   assert.deepEqual(found, [], `${what}: axe-core found violations`);
 }
 
-async function account(username) {
-  const p = await TcpPlayer.connect(server.tcpPort, null);
-  p.send({ type: "register", username, password: `${username}-secret`, ref: "r" });
-  const w = await p.next((m) => m.ref === "r");
-  assert.equal(w.type, "welcome", JSON.stringify(w));
-  p.token = w.token;
-  return p;
-}
 
 for (const scheme of ["light", "dark"]) {
   test(`issue 39: no WCAG 2.1 AA violation on any page or state (${scheme})`, async () => {
@@ -105,7 +89,7 @@ for (const scheme of ["light", "dark"]) {
 }
 
 test("issue 39: no WCAG 2.1 AA violation on the accounts' pages, in French, on a phone", async () => {
-  const a = await account("Aurelie");
+  const a = await tcpAccount(server, "Aurelie");
   a.close();
   const ctx = await browser.newContext({ viewport: PHONE, locale: "fr-FR" });
   await ctx.addInitScript((tok) => localStorage.setItem("trunkfield.token", tok), a.token);

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { ART, serverAndBrowser, PageProblems, TcpPlayer, newPlayer, exampleGame, tcpTurn, clickTurn, waitMyTurn,
+import { ART, serverAndBrowser, PageProblems, TcpPlayer, tcpAccount, newPlayer, exampleGame, tcpTurn, clickTurn, waitMyTurn,
   gameOf, cell, cellName, EXAMPLE } from "./lib.mjs";
 
 const WIDE = { width: 1366, height: 768 };
@@ -27,22 +27,13 @@ const toMoveCards = (page) => page.evaluate(() => [...document.querySelectorAll(
   .filter((c) => c.classList.contains("to-move") || /to move/.test(c.querySelector(".pc-tag")?.textContent ?? ""))
   .map((c) => c.dataset.side));
 
-// A registered account on a TCP connection (the connection is that account from then on).
-async function account(username) {
-  const p = await TcpPlayer.connect(server.tcpPort, null);
-  p.send({ type: "register", username, password: `${username}-secret`, ref: "r" });
-  const w = await p.next((m) => m.ref === "r");
-  assert.equal(w.type, "welcome", JSON.stringify(w));
-  p.token = w.token;
-  return p;
-}
 
 test("issue 32.1: the players' names are whole on the cards on a desktop, during the game and after it", async () => {
   // The testers' game: two accounts, rated, timed: a rating after each name, a clock, and once
   // the game is over each rating's change.
-  const a = await account("Annabelle");
+  const a = await tcpAccount(server, "Annabelle");
   a.close();
-  const bob = await account("Benedikt");
+  const bob = await tcpAccount(server, "Benedikt");
   const ctx = await browser.newContext({ viewport: WIDE, locale: "en-US" });
   await ctx.addInitScript((tok) => localStorage.setItem("trunkfield.token", tok), a.token);
   const ann = problems.watch(await ctx.newPage(), "Annabelle");

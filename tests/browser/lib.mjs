@@ -67,10 +67,10 @@ export function launchBrowser() {
 // A test file's server and browser, started before its tests and stopped after them; the file's
 // pages must have raised no uncaught error and no CSP violation (collected in `problems`).
 // `set` receives both once they run.
-export function serverAndBrowser(problems, set) {
+export function serverAndBrowser(problems, set, serverArgs = []) {
   let server, browser;
   before(async () => {
-    server = await startServer();
+    server = await startServer(serverArgs);
     browser = await launchBrowser();
     set(server, browser);
   });
@@ -79,6 +79,17 @@ export function serverAndBrowser(problems, set) {
     server?.stop();
     assert.deepEqual(problems.list, [], "no uncaught errors and no CSP violation in the pages");
   });
+}
+
+// A registered account on a TCP connection (the connection is that account from then on);
+// its token in `.token`.
+export async function tcpAccount(server, username) {
+  const p = await TcpPlayer.connect(server.tcpPort, null);
+  p.send({ type: "register", username, password: `${username}-secret`, ref: "r" });
+  const w = await p.next((m) => m.ref === "r");
+  assert.equal(w.type, "welcome", JSON.stringify(w));
+  p.token = w.token;
+  return p;
 }
 
 export class PageProblems {

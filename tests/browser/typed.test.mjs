@@ -3,23 +3,14 @@
 // typed judged as it is typed (the legal elephant moves that fit listed, Tab completing what they
 // share, an illegal turn refused in place with the rules' reason and nothing sent); and the box
 // in French. The real trunkfield-server (the computer at once: --bot-pace 0), headless chromium.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { ART, startServer, launchBrowser, PageProblems, newPlayer, waitMyTurn, gameOf } from "./lib.mjs";
+import { ART, serverAndBrowser, PageProblems, newPlayer, waitMyTurn, gameOf } from "./lib.mjs";
 
 let server, browser;
 const problems = new PageProblems();
-
-before(async () => {
-  server = await startServer(["--bot-pace", "0"]);
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-  assert.deepEqual(problems.list, [], "no uncaught errors and no CSP violation in the pages");
-});
+serverAndBrowser(problems, (s, b) => ([server, browser] = [s, b]), ["--bot-pace", "0"]);
 
 const checkText = (page) => page.textContent("#typed-check");
 const options = (page) => page.$$eval("#typed-options .typed-option", (bs) => bs.map((b) => b.textContent));
@@ -30,6 +21,13 @@ const legalNotations = (page) => page.evaluate(() => {
   const G = S.games.get(S.route.code);
   return G.rules.legalMoves().map((m) => G.rules.turnToNotation({ elephant: m }).notation);
 });
+
+// Waits until silver has played more than `n` turns, or the game is over.
+const silverPlayed = (page, n) => page.waitForFunction((k) => {
+  const S = window.trunkfield.S;
+  const G = S.games.get(S.route.code);
+  return G.result || G.turns.filter((t) => t.side === "silver").length > k;
+}, n);
 
 async function computerGame(page, { size = 7, elephants = 3, quiet = 12 } = {}) {
   await page.selectOption("#cv-opponent", "1");
@@ -96,11 +94,7 @@ test("issue 39: a whole game against the computer with typed moves only", async 
     await input.fill(text);
     assert.equal(await checkText(ann), "Legal: Enter plays it", `${text} is legal`);
     await input.press("Enter");
-    await ann.waitForFunction((n) => {
-      const S = window.trunkfield.S;
-      const G = S.games.get(S.route.code);
-      return G.result || G.turns.filter((t) => t.side === "silver").length > n;
-    }, turns);
+    await silverPlayed(ann, turns);
     turns++;
     assert.ok(turns < 200, "the game ends");
   }
@@ -167,11 +161,7 @@ test("issue 39: a whole game in the text view alone, read from the accessibility
     assert.ok(m || /No legal elephant move/.test(answer), answer);
     await ann.fill("#typed-input", move);
     await ann.press("#typed-input", "Enter");
-    await ann.waitForFunction((n) => {
-      const S = window.trunkfield.S;
-      const G = S.games.get(S.route.code);
-      return G.result || G.turns.filter((t) => t.side === "silver").length > n;
-    }, turns);
+    await silverPlayed(ann, turns);
     turns++;
     if (turns === 1) {
       await waitMyTurn(ann, 20000);
