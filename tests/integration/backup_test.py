@@ -118,9 +118,13 @@ def main():
     check(r.returncode == 1 and "no game store" in r.stderr, f"backup of no store: {r}")
 
     srv = Server(data1, os.path.join(work, "server1.log"))
+    # Every move must still reach both players (tf-loadgen fails otherwise); under the sanitizer
+    # build beside other tests the server falls seconds behind 600 moves/s, and the backlog
+    # needs more than 10 s to arrive (a CI run on 5 Dec: 18 events still on their way, none
+    # lost): 30 s of drain.
     load = subprocess.Popen([LOADGEN, "--transport", "tcp", "--port", str(srv.tcp), "--games",
                              "6", "--rate", "600", "--duration", "20", "--warmup", "0",
-                             "--drain", "10", "--spectators", "0", "--idle", "0"],
+                             "--drain", "30", "--spectators", "0", "--idle", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # Wait for some finished games, then take backups while the games go on.
     deadline = time.time() + 60
