@@ -5,7 +5,7 @@
 // the device; the opponent's turns are said by the page's live region as always.
 import { $, h, sideName, other } from "./dom.js";
 import { t } from "./i18n.js";
-import { cellName, describeCell } from "./board.js";
+import { cellName, describeCell, LETTERS } from "./board.js";
 import { mySide } from "./state.js";
 import { legalMoves } from "./turn.js";
 import { clockMs } from "./players.js";
@@ -16,12 +16,10 @@ export function setBlind(on) {
   localStorage.setItem(BLIND_KEY, on ? "on" : "off");
 }
 
-const COLUMN_LETTERS = "abcdefghijklm";
-
 // What a guardian on ring cell c watches: "column c", "row 5", or nothing (a corner).
 function watchText([x, y], n) {
   if ((x === 0 || x === n + 1) && y >= 1 && y <= n) return t("blind.watchesRow", { row: y });
-  if ((y === 0 || y === n + 1) && x >= 1 && x <= n) return t("blind.watchesColumn", { col: COLUMN_LETTERS[x - 1] });
+  if ((y === 0 || y === n + 1) && x >= 1 && x <= n) return t("blind.watchesColumn", { col: LETTERS[x - 1] });
   return t("blind.watchesNothing");
 }
 
@@ -114,7 +112,7 @@ export function answerCommand(G, text, turnWords) {
     return y >= 1 && y <= n ? blindLine(st, "row", y) : t("blind.noLine");
   }
   if (is("column")) {
-    const x = COLUMN_LETTERS.indexOf(w[1] ?? "") + 1;
+    const x = LETTERS.indexOf(w[1] ?? "") + 1;
     return x >= 1 && x <= n ? blindLine(st, "column", x) : t("blind.noLine");
   }
   if (is("burnt")) return t("blind.burnt", { list: cellList(st.burnt, n) });

@@ -21,7 +21,7 @@ import { t, lang } from "./i18n.js";
 
 const NS = "http://www.w3.org/2000/svg";
 export const CS = 44; // cell size in SVG units
-const LETTERS = "abcdefghijklm";
+export const LETTERS = "abcdefghijklm"; // the field's columns, a for x = 1
 const FACING_ROT = { N: 0, E: 90, S: 180, W: 270 };
 
 export function cellName([x, y], n) {
