@@ -360,3 +360,54 @@ describe("errors: same code and message as native", () => {
     assert.equal(r.applied, base.turns.length);
   });
 });
+
+// ---- the computer opponent ----------------------------------------------------------------------
+
+// botMove is the server's bot (common/bot.h) in the page: whatever it answers must be legal.
+describe("the computer opponent (botMove)", () => {
+  for (const [level, size] of [[1, 9], [3, 7], [5, 9]]) {
+    test(`level ${level}, ${size} x ${size}: legal setups for both sides, then legal turns`, () => {
+      const g = new RulesGame({ size });
+      for (const side of ["silver", "bronze"]) {
+        assert.equal(g.state().to_move, side);
+        const r = g.botMove(level, 11);
+        assert.ok(r.setup, `a setup for ${side}: ${JSON.stringify(r)}`);
+        assert.deepEqual(g.applySetup(side, r.setup), { ok: true });
+      }
+      for (let i = 0; i < 6 && !g.state().over; i++) {
+        const r = g.botMove(level, 100 + i);
+        assert.ok(r.turn, `turn ${i}: ${JSON.stringify(r)}`);
+        assert.deepEqual(g.checkTurn(r.turn), { ok: true });
+        assert.deepEqual(g.applyTurn(r.turn), { ok: true });
+      }
+      g.dispose();
+    });
+  }
+
+  test("the same game, level and seed give the same move", () => {
+    const g = new RulesGame();
+    assert.deepEqual(g.botMove(2, 5), g.botMove(2, 5));
+    g.applySetup("silver", g.botMove(2, 5).setup);
+    g.applySetup("bronze", g.botMove(2, 6).setup);
+    assert.deepEqual(g.botMove(4, 2 ** 40), g.botMove(4, 2 ** 40));
+    g.dispose();
+  });
+
+  test("errors: a level outside 1..5, a finished game, a disposed game", () => {
+    const g = new RulesGame();
+    for (const level of [0, 6, -1, "x"])
+      assert.deepEqual(g.botMove(level), { error: { code: "bad_format", message: `bot level ${Number(level) | 0} is out of range (1 to 5)` } });
+    const record = JSON.parse(native(["random", "3"]).lines[0]);
+    const over = new RulesGame(record.variant ?? null);
+    over.applySetup("silver", record.setup.silver);
+    over.applySetup("bronze", record.setup.bronze);
+    for (const t of record.turns) over.applyTurn(t);
+    assert.equal(over.state().over, true);
+    assert.equal(over.botMove(3).error.code, "game_over");
+    over.dispose();
+    g.dispose();
+    assert.throws(() => g.botMove(3), /disposed/);
+    // A handle the module does not know (the JS API never sends one): an error, not a crash.
+    assert.equal(JSON.parse(Rules.module.UTF8ToString(Rules.module._tf_game_bot_move(987654, 3, 1))).error.code, "bad_handle");
+  });
+});

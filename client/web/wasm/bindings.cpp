@@ -17,6 +17,7 @@
 // (compiled with -fexceptions) and reports it as {"code": "internal", ...}.
 #include <emscripten/emscripten.h>
 
+#include <cstdint>
 #include <exception>
 #include <map>
 #include <memory>
@@ -24,6 +25,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/bot.h"
 #include "common/error.h"
 #include "common/json.h"
 #include "common/notation.h"
@@ -235,6 +237,53 @@ EMSCRIPTEN_KEEPALIVE const char* tf_game_state(int handle) {
         const tf::Game* g = find(handle);
         if (!g) return out_text("null");
         return out(tf::state_to_json(*g));
+    });
+}
+
+// Ends the game outside the rules: `loser` resigns ("null" or {"code", "message"}).
+EMSCRIPTEN_KEEPALIVE const char* tf_game_resign(int handle, const char* loser) {
+    return guarded_text([&]() -> const char* {
+        tf::Game* g = find(handle);
+        if (!g) return out_text(g_last_error);
+        auto s = tf::parse_side(loser ? std::string_view(loser) : std::string_view());
+        if (!s) return out(error_json("bad_format", "side: expected \"silver\" or \"bronze\""));
+        if (g->over()) return out(error_json("game_over", "the game is over"));
+        g->resign(*s);
+        return out_text("null");
+    });
+}
+
+// Ends the game outside the rules: a draw agreed ("null" or {"code", "message"}).
+EMSCRIPTEN_KEEPALIVE const char* tf_game_agree_draw(int handle) {
+    return guarded_text([&]() -> const char* {
+        tf::Game* g = find(handle);
+        if (!g) return out_text(g_last_error);
+        if (g->over()) return out(error_json("game_over", "the game is over"));
+        g->agree_draw();
+        return out_text("null");
+    });
+}
+
+// The computer opponent's move (common/bot.h) for the side to move: {"setup": {...}} in a setup
+// phase, {"turn": {...}} in play, or {"error": {"code", "message"}} (over, level outside 1..5,
+// unknown handle). `seed` is a double because it comes from a JS number; the same game, level
+// and seed give the same move, as on the server.
+EMSCRIPTEN_KEEPALIVE const char* tf_game_bot_move(int handle, int level, double seed) {
+    return guarded_text([&]() -> const char* {
+        const tf::Game* g = find(handle);
+        if (!g) return out_text("{\"error\":" + g_last_error + "}");
+        tf::BotOptions opt;
+        opt.level = level;
+        // A negative, NaN or huge seed would make the conversion undefined behaviour.
+        opt.seed = seed >= 0 && seed < 18446744073709551616.0 ? std::uint64_t(seed) : 1;
+        if (g->phase() == tf::Phase::SetupSilver || g->phase() == tf::Phase::SetupBronze) {
+            auto s = tf::bot_setup(*g, opt);
+            if (!s) return out(Json{{"error", error_json(s.error())}});
+            return out(Json{{"setup", tf::to_json(*s)}});
+        }
+        auto t = tf::bot_turn(*g, opt);
+        if (!t) return out(Json{{"error", error_json(t.error())}});
+        return out(Json{{"turn", tf::to_json(*t)}});
     });
 }
 

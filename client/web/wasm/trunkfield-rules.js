@@ -10,6 +10,8 @@
 //   game.checkTurn(turn);                      // would it apply? the game does not change
 //   game.applyTurn(turn);                      // {ok: true} or {error: {code, message}}
 //   game.state();                              // the state JSON of docs/RULES.md
+//   game.botMove(3, seed);                     // the computer's {setup} or {turn}, or {error}
+//   game.resign("silver"); game.agreeDraw();   // ends decided outside the rules: {ok} or {error}
 //   game.dispose();                            // frees the game in the module
 //   Rules.replay(record);                      // {applied, error, over, reason, score, winner, to_move, moves}
 //   const mirror = new RulesMirror(playerId);  // one game as the server's messages describe it
@@ -191,6 +193,22 @@ export class RulesGame {
 
   state() {
     return this._read("tf_game_state");
+  }
+
+  // Ends the game outside the rules: `loser` resigns / a draw is agreed. {ok: true} or {error}.
+  resign(loser) {
+    return actionResult(call("tf_game_resign", true, this.handle, String(loser)));
+  }
+  agreeDraw() {
+    return actionResult(call("tf_game_agree_draw", true, this.handle));
+  }
+
+  // The computer opponent's move for the side to move (common/bot.h), level 1..5: {setup} in a
+  // setup phase, {turn} in play, or {error: {code, message}}. The same game, level and seed
+  // (an integer from 0 to 2^53) give the same move. A level 5 turn takes about 0.2 s, up to
+  // most of a second: in a page, call it from a worker (botworker.js).
+  botMove(level, seed = 1) {
+    return JSON.parse(call("tf_game_bot_move", true, this.handle, Number(level), Number(seed)));
   }
 
   turnToNotation(turn) {
