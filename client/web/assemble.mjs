@@ -10,10 +10,16 @@
 //   here (the build fails otherwise): imports are named imports of relative paths
 //   (`import { a, b as c } from "./x.js"`), and no two modules declare the same top-level name
 //   (declarations start at column 0). There is no import cycle.
+// - botworker.js (the computer opponent's module worker) is bundled the same way, with its own
+//   module graph, into botworker.<hash>.js; the literal "/botworker.js" in the app's bundle
+//   becomes that name.
 // - the emscripten module (trunkfield-rules.mjs, loaded by the API with import()), its
-//   trunkfield-rules.wasm, the style sheet and the icon get content-hashed names too;
+//   trunkfield-rules.wasm, the style sheet, the icons (favicon.svg, icons/*.png) and the web app
+//   manifest (manifest.webmanifest, its icons renamed) get content-hashed names too;
 //   index.html (never cached: no hash) points at them and preloads the rules module and its
 //   .wasm, so they download while the lobby is drawn.
+// - sw.js, the service worker, keeps its name (browsers look for updates at a fixed URL); the
+//   list of files it caches for offline use and a version are filled in (see sw.js).
 // - every text file gets a gzip and a brotli copy next to it (FILE.gz, FILE.br), which
 //   trunkfield-server sends to browsers that accept them (server/web/static_files.h); hashed names
 //   are cached by browsers for a year.
@@ -42,7 +48,7 @@ function emit(rel, content) {
   const same = fs.existsSync(file) && fs.readFileSync(file).equals(buf);
   if (!same) fs.writeFileSync(file, buf);
   written.add(rel);
-  if (!/\.(html|js|mjs|css|svg|json|wasm)$/.test(rel) || buf.length < 256) return;
+  if (!/\.(html|js|mjs|css|svg|json|webmanifest|wasm)$/.test(rel) || buf.length < 256) return;
   const copies = {
     ".gz": () => zlib.gzipSync(buf, { level: 9 }),
     ".br": () => zlib.brotliCompressSync(buf, { params: {
@@ -191,24 +197,50 @@ if (fs.existsSync(rulesMjs)) {
   console.warn("assemble: no trunkfield-rules.mjs in the output folder (no WebAssembly build): the page cannot show boards");
 }
 
-const modules = bundle(path.join(APP, "app.js"));
-let js = modules.map((m) => `// ---- ${path.relative(APP, m.abs).replace(/^\.\.\/.*\//, "")}\n${m.text}`).join("\n");
-js = js.replace(/import\("\.\/trunkfield-rules\.mjs"\)/g, () => {
-  if (!rulesHashed) return 'Promise.reject(new Error("this build has no WebAssembly rules module"))';
-  return `import("./${rulesHashed}")`;
-});
-js = js.replace(/"\.\/trunkfield-rules\.wasm"/g, () => (wasmHashed ? `"./${wasmHashed}"` : '"./trunkfield-rules.wasm"'));
-js = `// Trunkfield web client: client/web/app/*.js bundled by client/web/assemble.mjs.\n${js}`;
+// One module of `entry` and everything it imports, pointing at the hashed rules module and
+// .wasm (both bundles sit at the site root, where those are too).
+function bundleText(entry, title) {
+  let js = bundle(path.join(APP, entry)).map((m) => `// ---- ${path.relative(APP, m.abs).replace(/^\.\.\/.*\//, "")}\n${m.text}`).join("\n");
+  js = js.replace(/import\("\.\/trunkfield-rules\.mjs"\)/g, () => {
+    if (!rulesHashed) return 'Promise.reject(new Error("this build has no WebAssembly rules module"))';
+    return `import("./${rulesHashed}")`;
+  });
+  js = js.replace(/"\.\/trunkfield-rules\.wasm"/g, () => (wasmHashed ? `"./${wasmHashed}"` : '"./trunkfield-rules.wasm"'));
+  return `// ${title}: client/web/app/${entry} bundled by client/web/assemble.mjs.\n${js}`;
+}
+
+// The computer opponent's worker first: the app names it. The app creates it with the literal
+// "/botworker.js", which becomes the hashed name here (the literal is not required: an app
+// without the worker builds too).
+const worker = bundleText("botworker.js", "Trunkfield's computer opponent (a module worker)");
+const workerName = hashedName("botworker.js", worker);
+emit(workerName, worker);
+names["/botworker.js"] = `/${workerName}`;
+
+let js = bundleText("app.js", "Trunkfield web client");
+js = js.replace(/"\/botworker\.js"/g, `"/${workerName}"`);
 const appName = hashedName("app.js", js);
 emit(appName, js);
 names["/app.js"] = `/${appName}`;
 
-for (const rel of ["style.css", "favicon.svg"]) {
+const icons = fs.existsSync(path.join(APP, "icons")) ? fs.readdirSync(path.join(APP, "icons")).filter((f) => f.endsWith(".png")).map((f) => `icons/${f}`) : [];
+for (const rel of ["style.css", "favicon.svg", ...icons]) {
   const text = fs.readFileSync(path.join(APP, rel));
   const h = hashedName(rel, text);
   emit(h, text);
   names[`/${rel}`] = `/${h}`;
 }
+
+// The web app manifest (the installable app), naming the hashed icons.
+const manifest = JSON.parse(fs.readFileSync(path.join(APP, "manifest.webmanifest"), "utf8"));
+for (const icon of manifest.icons ?? []) {
+  if (!names[icon.src]) fail(`manifest.webmanifest: no icon ${icon.src} in client/web/app`);
+  icon.src = names[icon.src];
+}
+const manifestText = JSON.stringify(manifest, null, 2) + "\n";
+const manifestName = hashedName("manifest.webmanifest", manifestText);
+emit(manifestName, manifestText);
+names["/manifest.webmanifest"] = `/${manifestName}`;
 
 let html = fs.readFileSync(path.join(APP, "index.html"), "utf8");
 html = html.replace(/(href|src)="(\/[^"]+)"/g, (all, attr, url) => (names[url] ? `${attr}="${names[url]}"` : all));
@@ -216,6 +248,18 @@ if (!rulesHashed) html = html.replace(/^.*rel="modulepreload".*\n/m, "");
 if (!wasmHashed) html = html.replace(/^.*rel="preload".*trunkfield-rules\.wasm.*\n/m, "");
 if (/<script(?![^>]*\bsrc=)[^>]*>|\son[a-z]+=|\sstyle=/i.test(html)) fail("index.html has an inline script, handler or style (the Content-Security-Policy refuses them)");
 emit("index.html", html);
+
+// The service worker, at its fixed address: it caches every file the page needs ("/" for
+// index.html, which every page address serves), and its version changes with any of them.
+const offline = ["/", ...Object.values(names)];
+const sw = fs.readFileSync(path.join(APP, "sw.js"), "utf8");
+const VERSION_LINE = /^const VERSION = .*$/m;
+const FILES_LINE = /^const FILES = .*$/m;
+if (!VERSION_LINE.test(sw) || !FILES_LINE.test(sw)) fail("sw.js: no line `const VERSION = ...;` or `const FILES = ...;` to fill in");
+const version = hash(sw + JSON.stringify(offline) + html);
+emit("sw.js", sw
+  .replace(VERSION_LINE, `const VERSION = ${JSON.stringify(version)};`)
+  .replace(FILES_LINE, `const FILES = ${JSON.stringify(offline)};`));
 
 // Everything else in the folder is from earlier builds (old hashed names, the unbundled copies
 // older builds made), except what the WebAssembly build writes there.

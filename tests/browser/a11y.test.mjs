@@ -153,3 +153,58 @@ test("issue 39: board themes, large pieces and coordinates off: chosen, kept on 
   bob.close();
   await ann.context().close();
 });
+
+// A game on this device (localgame.js) in each of its states, the lobby listing it, and the
+// lobby offline with its note and the buttons that need the server.
+test("issue 39: games on this device and the offline lobby: no violation", async () => {
+  const ann = await newPlayer(browser, server.base, problems, "AnnDevice");
+  await ann.selectOption("#dv-opponent", "1");
+  await ann.selectOption("#dv-color", "silver");
+  await ann.selectOption("#dv-variant", "tiny");
+  await ann.click("#dv-play");
+  await ann.waitForSelector("#typed:not([hidden])");
+  await audit(ann, "a game on this device, its setup");
+  await ann.click("#setup-random");
+  await ann.click("#send-btn");
+  await ann.waitForFunction(() => {
+    const S = window.trunkfield.S;
+    const G = S.games.get(S.route.code);
+    return G?.state?.phase === "play" && G.state.to_move === G.localSide && !G.pending;
+  });
+  await audit(ann, "a game on this device, in play");
+  await ann.click("#resign-btn");
+  await ann.click("#resign-btn");
+  await ann.waitForSelector("#result:not([hidden])");
+  await audit(ann, "a game on this device, over");
+  await ann.click("#back-btn");
+  await ann.waitForSelector("#device-games li");
+  await audit(ann, "the lobby with games on this device");
+  await ann.context().setOffline(true);
+  await ann.waitForSelector("#offline-note:not([hidden])");
+  await audit(ann, "the lobby offline");
+  await ann.context().close();
+});
+
+// Zoomed to 200 %: a 1280×800 screen shows 640×400 CSS pixels. Every page must still fit its
+// width (WCAG 1.4.10 reflow asks 320 px; 1.4.4 asks 200 % without loss): nothing scrolls sideways.
+test("issue 39: zoomed to 200 %, no page scrolls sideways and none has a violation", async () => {
+  const ann = await newPlayer(browser, server.base, problems, "AnnZoom", { width: 640, height: 400 });
+  const fits = async (what) => {
+    const w = await ann.evaluate(() => ({ scroll: document.documentElement.scrollWidth, view: window.innerWidth }));
+    assert.ok(w.scroll <= w.view, `${what}: ${w.scroll} px wide in a ${w.view} px window`);
+    await audit(ann, `${what}, at 200 %`);
+  };
+  await fits("the lobby");
+  await ann.selectOption("#dv-opponent", "1");
+  await ann.click("#dv-play");
+  await ann.waitForSelector("#typed:not([hidden])");
+  await fits("a game");
+  await ann.screenshot({ path: path.join(ART, "zoom200-game.png"), fullPage: true });
+  await ann.goto(server.base + "/#how");
+  await ann.waitForSelector("#howto:not([hidden])");
+  await fits("rules and practice");
+  await ann.goto(server.base + "/players");
+  await ann.waitForSelector("#leaderboard:not([hidden])");
+  await fits("the leaderboard");
+  await ann.context().close();
+});

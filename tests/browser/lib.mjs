@@ -23,14 +23,14 @@ export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// Starts trunkfield-server on free ports with a fresh data folder. Resolves to
+// Starts trunkfield-server on free ports with a fresh data folder, serving `webRoot`. Resolves to
 // {proc, base: "http://127.0.0.1:PORT", tcpPort, stop()}.
-export function startServer(extraArgs = []) {
+export function startServer(extraArgs = [], { webRoot = WEB_ROOT } = {}) {
   const data = mkdtempSync(path.join(os.tmpdir(), "tf-browser-"));
   return new Promise((resolve, reject) => {
     const args = ["--http-port", "0", "--tcp-port", "0", "--bind", "127.0.0.1", "--log-level", "info",
       "--data", data, "--live-interval-ms", "0", ...extraArgs];
-    if (WEB_ROOT) args.push("--web-root", WEB_ROOT);
+    if (webRoot) args.push("--web-root", webRoot);
     const p = spawn(SERVER, args, { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     const onData = (d) => {
@@ -54,12 +54,17 @@ export function startServer(extraArgs = []) {
   });
 }
 
+const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+  "--disable-component-update", "--no-first-run", "--autoplay-policy=no-user-gesture-required"];
+
 export function launchBrowser() {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-      "--disable-component-update", "--no-first-run", "--autoplay-policy=no-user-gesture-required"],
-  });
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+// Chromium with a profile in `userDataDir`: the one context it has is not off the record, as
+// every newContext() of launchBrowser() is (Chromium never offers to install a web app there).
+export function launchPersistentBrowser(userDataDir, options = {}) {
+  return chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, ...options });
 }
 
 // Collects what must fail a test: uncaught page errors and CSP violations (Chromium reports

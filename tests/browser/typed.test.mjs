@@ -107,6 +107,13 @@ test("issue 39: a whole game against the computer with typed moves only", async 
   });
   assert.equal(record.silver, turns, "every typed turn was played");
   assert.ok(record.burnt >= 1, "the burnt trunk typed in the first turn is on the board");
+  // The finished online game is kept on the device, to replay without the network.
+  const kept = await ann.evaluate(() => {
+    const code = window.trunkfield.S.route.code;
+    const g = JSON.parse(localStorage.getItem("trunkfield.device.games") ?? "[]").find((x) => x.code === code);
+    return g && { kind: g.kind, human: g.human, turns: g.record.turns.length, over: !!g.result };
+  });
+  assert.deepEqual(kept, { kind: "bot", human: "silver", turns: (await gameOf(ann)).turns, over: true });
   await ann.screenshot({ path: path.join(ART, "typed-over.png") });
   await ann.context().close();
 });

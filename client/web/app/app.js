@@ -8,14 +8,15 @@
 //            /g/CODE      a game (the shareable link the server hands out)
 //            /#replay/CODE  the replay of a finished game
 //            /#how        How to play
+//            /#local/ID   a game on this device (localgame.js), against the computer or two players
 //            /@/NAME      a player's page (ratings, their history, results, recent games)
 //            /players     the leaderboard (?category=blitz)
 //            anything else: "page not found" (the server answers such an address 404 with this page)
 import { Rules } from "./trunkfield-rules.js";
 import { Connection } from "./net.js";
-import { $, errorText, playerName } from "./dom.js";
+import { $, errorText, playerName, other } from "./dom.js";
 import { t, lang, setLang, translatePage } from "./i18n.js";
-import { S, app, send, mySide, createAnswered } from "./state.js";
+import { S, app, send, mySide, botLevel, createAnswered } from "./state.js";
 import { gameView, onSnapshot, onEvent, onGameError, watchGame, resendPending, gameHooks, dropGames } from "./game.js";
 import { turnPhase, playPremove } from "./turn.js";
 import { renderGame, setupGameControls, onTurnShown, showNotice, clearNotice, notation, announce } from "./gamescreen.js";
@@ -30,6 +31,9 @@ import { setupAccount, renderAccount, accountWelcome, accountError, accountConne
 import { openProfile, renderProfile } from "./profile.js";
 import { openLeaderboard, renderLeaderboard } from "./leaderboard.js";
 import { setupFlip } from "./flip.js";
+import { setupLocal, localSend } from "./localgame.js";
+import { isLocalCode, LOCAL_PREFIX, keepOnDevice } from "./device.js";
+import { registerServiceWorker } from "./pwa.js";
 
 const BOT_WAIT_MS = 3000;
 const rulesLoading = Rules.load(); // at once: in parallel with everything below
@@ -48,6 +52,8 @@ function parseRoute() {
   const r = hash.match(/^replay\/([A-Za-z0-9_-]+)$/);
   if (r) return { view: "replay", code: r[1].toLowerCase() };
   if (hash === "how") return { view: "how" };
+  const l = hash.match(/^local\/([a-z0-9]{1,10})$/);
+  if (l) return { view: "game", code: LOCAL_PREFIX + l[1] };
   if (!/^\/(index\.html)?$/.test(location.pathname)) return { view: "notfound" }; // the server said 404 too
   return { view: "lobby" };
 }
@@ -58,7 +64,7 @@ function route() {
   if (prev.view === "replay" && S.route.view !== "replay") closeReplay();
   if (S.route.view === "game") {
     const G = gameView(S.route.code);
-    if (S.me && !G.watchSent) watchGame(G);
+    if ((S.me || isLocalCode(G.code)) && !G.watchSent) watchGame(G);
   } else if (S.route.view === "replay") {
     openReplay(S.route.code);
   } else if (S.route.view === "lobby") {
@@ -187,6 +193,7 @@ function onWelcome(m) {
   const codes = new Set([...S.games.keys(), ...(m.games ?? [])]);
   if (S.route.view === "game") codes.add(S.route.code);
   for (const code of codes) {
+    if (isLocalCode(code)) continue; // the device's own: no server to ask
     const G = gameView(code);
     watchGame(G);
     if (G.pending) resendPending(G);
@@ -274,11 +281,23 @@ function onGameEvent(G, ev) {
     }
   }
   if (ev.kind === "draw_decline" && ev.payload.side !== mySide(G)) showNotice(t("notice.drawDeclined", { name: playerName(G.players, ev.payload.side) }));
-  if (ev.kind === "game_over" && mySide(G)) setTimeout(() => loadRecent(), 500);
+  if (ev.kind === "game_over" && mySide(G) && !isLocalCode(G.code)) {
+    keepFinished(G);
+    setTimeout(() => loadRecent(), 500);
+  }
   announce(G, ev); // said to a screen reader (the game page's live region)
   // The account's own rating in the category, as the server now has it.
   const mine = ev.kind === "ratings" && mySide(G) ? ev.payload?.[mySide(G)] : null;
   if (mine?.after && S.me?.account) S.me.account.ratings = { ...(S.me.account.ratings ?? {}), [ev.payload.category]: mine.after };
+}
+
+// An online game the player just finished is kept on the device too, to replay without the network.
+function keepFinished(G) {
+  const v = G.mirror?.view();
+  if (!v?.setup || !G.result) return;
+  keepOnDevice({ code: G.code, kind: botLevel(G.players[other(mySide(G))]) ? "bot" : "online", level: botLevel(G.players[other(mySide(G))]),
+    human: mySide(G), players: G.players, record: { variant: v.variant ?? G.state.variant, setup: v.setup, turns: v.turns.map((x) => x.turn) },
+    result: G.result, time_control: G.timeControl, created_at: Date.now(), finished_at: Date.now() });
 }
 
 function onMessage(m, raw = null) {
@@ -332,7 +351,7 @@ function setStatus(s) {
   c.dataset.state = s;
   c.textContent = t(`conn.${s}`);
   if (s !== "online") accountConnectionLost();
-  if (S.route.view === "game") render();
+  if (S.route.view === "game" || S.route.view === "lobby") render(); // the lobby says what works offline
 }
 
 // A loudspeaker, with sound waves or crossed out (an SVG: emoji fonts are not everywhere).
@@ -372,7 +391,8 @@ function main() {
     renderMute();
   });
   for (const ev of ["pointerdown", "keydown"]) window.addEventListener(ev, unlockAudio, { once: false, passive: true });
-  Object.assign(app, { render, navigate, joinGame, newIdentity });
+  Object.assign(app, { render, navigate, joinGame, newIdentity, local: localSend });
+  setupLocal((m) => onMessage(m, null));
   Object.assign(gameHooks, {
     turn: onTurnShown,
     over: (G) => {
@@ -405,6 +425,9 @@ function main() {
     get conn() { return app.conn; }, get rulesReady() { return S.rulesReady; } };
   route();
   app.conn.connect();
+  // The app kept on the device (offline play, installing); a newer build taking over says so.
+  $("update-reload").addEventListener("click", () => location.reload());
+  registerServiceWorker(() => ($("update-note").hidden = false));
   rulesLoading.then(() => {
     S.rulesReady = true;
     for (const [m, raw] of waiting.splice(0)) onGameMessage(m, raw);

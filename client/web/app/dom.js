@@ -23,6 +23,13 @@ export function h(tag, props = {}, ...children) {
   return e;
 }
 
+// The boards offered by name (quick match, games on the device).
+export const QUICK_VARIANTS = {
+  standard: { size: 9, elephants: 5, burnt: 3, quiet: 40 },
+  small: { size: 7, elephants: 3, burnt: 2, quiet: 30 },
+  tiny: { size: 5, elephants: 2, burnt: 1, quiet: 20 },
+};
+
 export function variantText(v) {
   if (!v) return "";
   return t("variant.text", { size: v.size ?? 9, elephants: v.elephants ?? 5, burnt: v.burnt ?? 3, quiet: v.quiet ?? 40 });

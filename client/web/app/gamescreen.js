@@ -21,6 +21,8 @@ import { renderTakeback, setupTakeback } from "./takeback.js";
 import { renderTyped, setupTyped } from "./typed.js";
 import { renderBlind, blindOn, setBlind } from "./blind.js";
 import { setupBoardPrefs } from "./boardprefs.js";
+import { isLocalCode, localPath } from "./device.js";
+import { againLocal } from "./localgame.js";
 
 const current = () => (S.route.view === "game" ? S.games.get(S.route.code) : null);
 const CHAT_KEY = "trunkfield.chat";
@@ -89,13 +91,16 @@ export function renderGame(G) {
   const focused = document.activeElement;
   const focusInGame = $("game").contains(focused) && !$("board").contains(focused);
   renderZen();
-  $("game-code").textContent = G.code;
+  // A game on this device has no code to share, no spectators and no chat.
+  const local = isLocalCode(G.code);
+  $("game-code").textContent = local ? t("local.title") : G.code;
   const side = mySide(G);
-  $("game-role").textContent = side ? t("game.youPlay", { side: sideName(side) }) : t("game.watching");
+  $("game-role").textContent = G.localGame === "pass" ? t("device.pass") : side ? t("game.youPlay", { side: sideName(side) }) : t("game.watching");
   const sc = $("spectators");
+  sc.hidden = local;
   sc.dataset.count = String(G.spectators);
   sc.textContent = t("game.spectators", { n: G.spectators });
-  $("copy-link").hidden = G.status === null;
+  $("copy-link").hidden = G.status === null || local;
   const rt = $("game-rated");
   rt.hidden = !G.rated;
   rt.textContent = G.rated ? t("game.rated", { cat: categoryName(categoryOf(G.state?.variant, G.timeControl) ?? "untimed") }) : "";
@@ -114,6 +119,7 @@ export function renderGame(G) {
     return;
   }
   for (const id of ["actions", "turns-card", "chat-card"]) $(id).hidden = false;
+  $("chat-card").hidden = local;
   $("missing-replay").hidden = true;
   const { st, hl, dr, phase } = boardView(G);
   const board = $("board");
@@ -185,6 +191,7 @@ export function renderGame(G) {
   $("draw-btn").hidden = !live || G.drawOffer === side || G.drawOffer === other(side);
   $("draw-answer").hidden = !live || G.drawOffer !== other(side);
   renderTakeback(G, live);
+  if (local) $("prefs-card").hidden = true; // nobody to ask: the computer grants takebacks
   renderClaim(G);
   renderTurnList(G);
   renderChat(G);
@@ -570,6 +577,11 @@ export function setupGameControls() {
   $("result-replay").addEventListener("click", () => app.navigate(`/#replay/${S.route.code}`));
   $("missing-replay").addEventListener("click", () => app.navigate(`/#replay/${S.route.code}`));
   $("again-btn").addEventListener("click", act((G) => {
+    if (isLocalCode(G.code)) {
+      const code = againLocal(G.code);
+      if (code) app.navigate(localPath(code));
+      return;
+    }
     const msg = sameSettings(G);
     if (S.creating) return; // one in flight already
     S.bot = msg.bot ? { level: msg.bot, at: Date.now() } : null;

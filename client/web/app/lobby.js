@@ -2,7 +2,8 @@
 // display name, the player's games in progress, open games, live games to watch (with the
 // players' presence; games both players left are not listed) and recent finished games
 // (history API). It needs no rules: it is shown before the WebAssembly module is loaded.
-import { $, h, other, variantText, tcText, scoreText, sideName, errorText } from "./dom.js";
+import { $, h, other, variantText, tcText, scoreText, sideName, errorText, QUICK_VARIANTS } from "./dom.js";
+import { renderDevice, setupDevice } from "./devicecard.js";
 import { t, fmtDate } from "./i18n.js";
 import { S, app, send, sendCreate, mySide } from "./state.js";
 import { listGames } from "./api.js";
@@ -135,6 +136,7 @@ export function renderLobby() {
   // An account's name is its username: no display name to choose.
   $("name-form").hidden = !!S.me?.account;
   renderRatedToggles();
+  renderDevice();
 
   const open = $("open-games");
   open.replaceChildren(...S.lobby.map((g) => {
@@ -201,12 +203,6 @@ function fillTimes(sel, def) {
   const cur = sel.value || def;
   sel.replaceChildren(...TIME_CONTROLS.map((v) => h("option", { value: v, text: tcText(timeControl(v)), selected: v === cur })));
 }
-
-const QUICK_VARIANTS = {
-  standard: { size: 9, elephants: 5, burnt: 3, quiet: 40 },
-  small: { size: 7, elephants: 3, burnt: 2, quiet: 30 },
-  tiny: { size: 5, elephants: 2, burnt: 1, quiet: 20 },
-};
 
 // Option texts that depend on the language (the rest comes from data-i18n).
 export function translateLobbyForms() {
@@ -295,4 +291,5 @@ export function setupLobby() {
   });
   $("recent-more").addEventListener("click", () => loadRecent(true));
   $("recent-refresh").addEventListener("click", () => loadRecent(false));
+  setupDevice();
 }

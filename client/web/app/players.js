@@ -23,6 +23,7 @@ export function clockMs(G, s) {
 function presence(G, s) {
   if (!G.players?.[s]) return { cls: "open", text: t("card.openSeat") };
   if (botLevel(G.players[s])) return { cls: "bot", text: t("card.computer") };
+  if (G.localGame) return { cls: "local", text: t("local.title") }; // at this screen: nobody comes or goes
   const away = G.away?.[s];
   if (!away) return { cls: "here", text: t("card.here") };
   if (G.result || G.status !== "playing" || (G.state?.turns_played ?? 0) === 0) return { cls: "away", text: t("card.away") };
@@ -55,7 +56,7 @@ function card(G, st, s) {
     h("div", { class: "pc-line" },
       h("span", { class: "pc-tag", text: tags }),
       h("span", { class: `presence ${pr.cls}`, "data-presence": pr.cls, title: pr.text },
-        h("span", { class: "dot", "aria-hidden": "true" }), h("span", { class: `ptext${pr.cls === "bot" ? " sr-only" : ""}`, text: pr.text })),
+        h("span", { class: "dot", "aria-hidden": "true" }), h("span", { class: `ptext${pr.cls === "bot" || pr.cls === "local" ? " sr-only" : ""}`, text: pr.text })),
       h("span", { class: "pc-score", title: t("card.score"), "aria-label": `${t("card.score")} ${p.score}`, text: String(p.score) }),
       ms !== null ? h("span", { class: `clock${G.clocks?.running === s && !G.result ? " running" : ""}${low ? " low" : ""}`,
         "data-side": s, text: fmtClock(ms), "aria-label": t("card.clock", { side: SideName(s) }) }) : null),

@@ -9,6 +9,7 @@ import { t, fmtDate } from "./i18n.js";
 import { renderBoard, pieceIcon, cellName, arrival } from "./board.js";
 import { S, app } from "./state.js";
 import { getGame, recordUrl, notationUrl } from "./api.js";
+import { deviceGame, isLocalCode } from "./device.js";
 import { recordTurn } from "./game.js";
 import { notation } from "./gamescreen.js";
 import { boardFlipped, renderFlipButtons } from "./flip.js";
@@ -65,6 +66,8 @@ function stop() {
 
 export function closeReplay() {
   stop();
+  if (S.replay?.recordBlob) URL.revokeObjectURL(S.replay.recordBlob);
+  if (S.replay) S.replay = { ...S.replay, recordBlob: null, code: null };
 }
 
 export async function openReplay(code) {
@@ -74,7 +77,7 @@ export async function openReplay(code) {
   S.replay = R;
   app.render();
   try {
-    const [g] = await Promise.all([getGame(code), waitRules()]);
+    const [g] = await Promise.all([fromServerOrDevice(code, R), waitRules()]);
     if (S.replay !== R) return;
     if (!g.record || typeof g.record !== "object") throw new Error(t("replay.noRecord"));
     const { positions, problem } = replayPositions(g.record);
@@ -89,6 +92,23 @@ export async function openReplay(code) {
     R.loading = false;
     if (S.replay === R) app.render();
   }
+}
+
+// A game on this device comes from its storage; a server's from the history API, or from the
+// device's copy when the server cannot be reached (offline).
+async function fromServerOrDevice(code, R) {
+  const kept = deviceGame(code);
+  if (isLocalCode(code) && !kept) throw new Error(t("local.noGame"));
+  if (!isLocalCode(code)) {
+    try {
+      return await getGame(code);
+    } catch (e) {
+      if (!kept) throw e;
+    }
+  }
+  R.device = true;
+  return { code, players: kept.players, record: kept.record, result: kept.result, time_control: kept.time_control ?? null,
+    created_at: kept.created_at, finished_at: kept.finished_at };
 }
 
 async function waitRules() {
@@ -117,7 +137,7 @@ function togglePlay() {
 
 export function renderReplay() {
   const R = S.replay;
-  $("rp-code").textContent = R?.code ?? "";
+  $("rp-code").textContent = R?.code && isLocalCode(R.code) ? t("local.title") : R?.code ?? "";
   const err = $("rp-error");
   err.hidden = !R?.error;
   err.textContent = R?.error ? t("replay.error", { reason: R.error }) : "";
@@ -125,7 +145,14 @@ export function renderReplay() {
   const ready = !!R?.game && R.positions.length > 0;
   $("rp-body").hidden = !ready;
   for (const a of [$("rp-download"), $("rp-notation")]) a.hidden = !R?.code || !!R.error;
-  if (R?.code) {
+  if (R?.device) {
+    // The device's copy: the record as a file made here; the notation is the server's to write.
+    $("rp-notation").hidden = true;
+    if (R.game && !R.recordBlob) R.recordBlob = URL.createObjectURL(new Blob([JSON.stringify(R.game.record, null, 1)], { type: "application/json" }));
+    $("rp-download").hidden = !R.recordBlob;
+    if (R.recordBlob) $("rp-download").href = R.recordBlob;
+    $("rp-download").setAttribute("download", `trunkfield-${R.code}.json`);
+  } else if (R?.code) {
     $("rp-download").href = recordUrl(R.code);
     $("rp-download").setAttribute("download", `trunkfield-${R.code}.json`);
     $("rp-notation").href = notationUrl(R.code);

@@ -7,6 +7,7 @@ import { $, h, other, SideName, sideName, playerName } from "./dom.js";
 import { t } from "./i18n.js";
 import { S, send, mySide, botLevel } from "./state.js";
 import { ratingChange, ratingText, diffSpan, categoryName } from "./ratings.js";
+import { isLocalCode } from "./device.js";
 
 // The game's result in words: {head, why, score}; null while it goes on.
 export function resultWords(G) {
@@ -18,9 +19,10 @@ export function resultWords(G) {
   let head;
   if (r.reason === "aborted" || (!r.winner && G.status === "aborted")) head = t("result.noResult");
   else if (r.winner === "draw") head = t("result.draw");
+  else if (r.winner && G.players[r.winner]?.id === "you") head = t("result.youWinWith", { side: SideName(r.winner), s: sideName(r.winner) }); // a game on this device, unnamed
   else if (r.winner) head = t("result.wins", { name: name(r.winner), side: SideName(r.winner), s: sideName(r.winner) });
   else head = t("result.noResult");
-  if (side && r.winner && r.winner !== "draw") head += ` ${r.winner === side ? t("result.youWin") : t("result.youLose")}`;
+  if (side && r.winner && r.winner !== "draw" && G.players[r.winner]?.id !== "you") head += ` ${r.winner === side ? t("result.youWin") : t("result.youLose")}`;
   const loser = r.winner && r.winner !== "draw" ? other(r.winner) : null;
   let why;
   switch (r.reason) {
@@ -65,7 +67,8 @@ export function renderResult(G) {
   const opp = side ? G.players[other(side)] : null;
   const bot = botLevel(opp);
   const rm = G.rematch;
-  const human = side && opp && !bot;
+  const local = isLocalCode(G.code); // played on this device: "play again", no rematch to ask
+  const human = side && opp && !bot && !local;
   const rb = $("rematch-btn");
   rb.hidden = !human || rm.unsupported || rm.offer === other(side) || !!rm.next;
   rb.disabled = rm.offer === side || rm.sent;
@@ -81,8 +84,8 @@ export function renderResult(G) {
   note.textContent = noteText;
   const again = $("again-btn");
   again.hidden = !side;
-  again.className = bot || (human && rm.unsupported) ? "primary" : "";
-  again.textContent = bot ? t("result.playAgain") : t("result.sameSettings");
+  again.className = bot || local || (human && rm.unsupported) ? "primary" : "";
+  again.textContent = bot || local ? t("result.playAgain") : t("result.sameSettings");
   $("result-replay").hidden = G.result.reason === "aborted";
   const next = $("rematch-next");
   next.hidden = !rm.next || !!side;

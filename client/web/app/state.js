@@ -24,9 +24,11 @@ export const app = {
   conn: null,          // net.js Connection
   render: () => {},
   navigate: (_path) => {},
+  local: (_msg) => false, // localgame.js: takes the messages about games on this device
 };
 
-export const send = (msg) => app.conn?.send(msg);
+// To the server, or to the local room of a game on this device.
+export const send = (msg) => (app.local(msg) ? undefined : app.conn?.send(msg));
 
 // A create_game, sent once however often its button is clicked: while one is in flight (5 s at
 // most) further clicks do nothing and the buttons that create stay disabled; its ref makes the

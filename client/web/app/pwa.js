@@ -1,0 +1,21 @@
+// The installable app: registers the service worker (sw.js) that keeps this build's files on the
+// device, so the page opens, and plays against the computer, without a network.
+
+// Registers "/sw.js" once the page has loaded (its first caching then does not compete with the
+// page's own downloads). Browsers without service workers, and pages not served over http(s),
+// go without. `onUpdated()` is called when a newer build's worker takes over this page, which
+// still runs the old code: the page may offer "Reload for the new version". A first worker taking
+// over a page that had none is no update.
+export function registerServiceWorker(onUpdated) {
+  if (!("serviceWorker" in navigator) || !/^https?:$/.test(location.protocol)) return;
+  const sw = navigator.serviceWorker;
+  let controlled = !!sw.controller;
+  sw.addEventListener("controllerchange", () => {
+    if (controlled) onUpdated?.();
+    controlled = true;
+  });
+  const register = () =>
+    sw.register("/sw.js").catch((e) => console.warn("trunkfield: no service worker:", e.message));
+  if (document.readyState === "complete") register();
+  else window.addEventListener("load", register, { once: true });
+}
