@@ -627,8 +627,11 @@ void Searcher::add_burnt(const Game& g, Ply& p) {
     std::stable_sort(cells.begin(), cells.end(),
                      [](const Target& a, const Target& b) { return a.dist < b.dist; });
     if (cells.size() > 3) cells.resize(3);
+    // Stable: the candidates have no generation order yet (all 0), so `before` alone would leave
+    // equal keys in an order of the standard library's choosing (libstdc++ natively and libc++
+    // in WebAssembly chose different turns); stable keeps them in generation order.
     std::vector<Cand> best(p.cands);
-    std::sort(best.begin(), best.end(), before);
+    std::stable_sort(best.begin(), best.end(), before);
     if (best.size() > 6) best.resize(6);
     for (const Cand& b : best) {
         for (const Target& t : cells) {
