@@ -1,5 +1,7 @@
-// trunkfield: the command-line client. `rules` works on game records offline; `play` and `bot`
-// play on a server. One CLI11 parser with a subcommand for each (each *_cmd.cpp adds its own).
+// trunkfield: the command-line client. `rules` and `analyse` work on game records offline; `play`
+// and `bot` play on a server. One CLI11 parser with a subcommand for each (each *_cmd.cpp adds its
+// own).
+#include "analyse_cmd.h"
 #include "bot_cmd.h"
 #include "cli_args.h"
 #include "play_cmd.h"
@@ -10,6 +12,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     tf::cli::Run run;
     tf::cli::add_rules_command(app, run);
+    tf::cli::add_analyse_command(app, run);
     tf::cli::add_play_command(app, run);
     tf::cli::add_bot_command(app, run);
     if (auto code = tf::cli::parse_args(app, argc, argv)) return *code;

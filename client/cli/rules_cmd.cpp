@@ -36,20 +36,6 @@ int fail(const std::string& msg) {
     return 2;
 }
 
-bool read_input(const std::string& path, std::string& out, std::string& err) {
-    if (path == "-") {
-        out.assign(std::istreambuf_iterator<char>(std::cin), {});
-        return true;
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        err = "cannot read " + path;
-        return false;
-    }
-    out.assign(std::istreambuf_iterator<char>(in), {});
-    return true;
-}
-
 // Reads and replays the record at `path`; on failure prints to stderr and sets `code` to 2.
 std::optional<Replay> load(const std::string& path, int& code) {
     std::string text, err;
@@ -142,6 +128,20 @@ int on_record(const std::string& cmd, const Args& args) {
 }
 
 }  // namespace
+
+bool read_input(const std::string& path, std::string& out, std::string& err) {
+    if (path == "-") {
+        out.assign(std::istreambuf_iterator<char>(std::cin), {});
+        return true;
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        err = "cannot read " + path;
+        return false;
+    }
+    out.assign(std::istreambuf_iterator<char>(in), {});
+    return true;
+}
 
 void add_rules_command(CLI::App& app, Run& run) {
     CLI::App* rules = app.add_subcommand(

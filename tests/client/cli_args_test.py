@@ -24,6 +24,14 @@ def check(ok, what, r=None):
         failures.append(what + detail)
 
 
+def report(name):
+    """Prints the failures and a summary line; the exit code: 1 after a failure, else 0."""
+    for f in failures:
+        print("FAIL:", f)
+    print(f"{name}: {len(failures)} failures")
+    return 1 if failures else 0
+
+
 def usage_error(argv, prefix, *words):
     """argv must fail with exit code 2, saying `prefix: ...` and each of `words` on stderr."""
     r = run(argv)
@@ -49,13 +57,14 @@ def main():
     record = os.path.join(tmp, "game.json")
 
     # --help everywhere.
-    helps([tf], "rules", "play", "bot")
+    helps([tf], "rules", "analyse", "play", "bot")
     helps([tf, "rules"], "replay", "moves", "perft", "notation", "random", "bench")
     for sub in ("replay", "moves", "notation"):
         helps([tf, "rules", sub], "FILE")
     helps([tf, "rules", "perft"], "FILE", "DEPTH")
     helps([tf, "rules", "random"], "SEED")
     helps([tf, "rules", "bench"], "SECONDS")
+    helps([tf, "analyse"], "RECORD", "--nodes", "--json")
     helps([tf, "play"], "--server", "--name", "--token-file", "--no-color", "--color", "--ascii",
           "--unicode")
     helps([tf, "bot"], "--server", "--level", "--games", "--code", "--name", "--seed", "--verbose",
@@ -112,6 +121,8 @@ def main():
     usage_error([tf, "rules", "perft", record, "-1"], "trunkfield rules perft", "0 to 8")
     usage_error([tf, "rules", "random", "x"], "trunkfield rules random", "'x'")
     usage_error([tf, "rules", "bench", "0"], "trunkfield rules bench", "above 0")
+    usage_error([tf, "analyse"], "trunkfield analyse", "RECORD")
+    usage_error([tf, "analyse", record, "--nodes", "999"], "trunkfield analyse", "1000 to")
     usage_error([tf, "play", "--bogus"], "trunkfield play", "--bogus", "--help")
     usage_error([tf, "play", "--server"], "trunkfield play", "--server needs a value")
     usage_error([tf, "play", "--server", "host:0"], "trunkfield play", "HOST:PORT")
@@ -136,10 +147,7 @@ def main():
     usage_error([ladder, "--size", "3"], "bot_ladder", "size")  # a bad variant: also 2
 
     subprocess.run(["rm", "-rf", tmp])
-    for f in failures:
-        print("FAIL:", f)
-    print(f"cli_args_test: {len(failures)} failures")
-    return 1 if failures else 0
+    return report("cli_args_test")
 
 
 if __name__ == "__main__":

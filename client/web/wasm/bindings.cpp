@@ -25,6 +25,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/analysis.h"
 #include "common/bot.h"
 #include "common/error.h"
 #include "common/json.h"
@@ -39,6 +40,9 @@ std::string g_out;                  // the returned text, see above
 std::string g_last_error = "null";  // {"code", "message"} of the last failure, or null
 std::map<int, std::unique_ptr<tf::Game>> g_games;
 int g_next_handle = 1;
+// Game analyses (tf_analyser_*) in a table of their own: a game handle is never an analyser's.
+std::map<int, std::unique_ptr<tf::Analyser>> g_analysers;
+int g_next_analyser = 1;
 
 // Codes of the bindings themselves, beyond tf::ErrorCode.
 constexpr const char* kBadHandle = "bad_handle";
@@ -77,22 +81,39 @@ std::optional<Json> parse(const char* text, const char* what, Json& err) {
     return j;
 }
 
-tf::Game* find(int handle) {
-    auto it = g_games.find(handle);
-    if (it == g_games.end()) {
-        g_last_error =
-            dump(error_json(kBadHandle, "no game with handle " + std::to_string(handle)));
+// The object behind `handle` in `table`, or nullptr with tf_last_error() set ("no game with
+// handle 7").
+template <class T>
+T* find_in(std::map<int, std::unique_ptr<T>>& table, int handle, const char* what) {
+    auto it = table.find(handle);
+    if (it == table.end()) {
+        g_last_error = dump(error_json(
+            kBadHandle, std::string("no ") + what + " with handle " + std::to_string(handle)));
         return nullptr;
     }
     return it->second.get();
 }
 
-int add_game(tf::Game g) {
-    if (g_next_handle == 0x7fffffff) g_next_handle = 1;  // never reached in practice
-    const int h = g_next_handle++;
-    g_games[h] = std::make_unique<tf::Game>(std::move(g));
+// Stores `v` under a new handle of `table` (`next` is that table's counter) and returns it.
+template <class T>
+int add_to(std::map<int, std::unique_ptr<T>>& table, int& next, T v) {
+    if (next == 0x7fffffff) next = 1;  // never reached in practice
+    const int h = next++;
+    table[h] = std::make_unique<T>(std::move(v));
     g_last_error = "null";
     return h;
+}
+
+tf::Game* find(int handle) {
+    return find_in(g_games, handle, "game");
+}
+
+int add_game(tf::Game g) {
+    return add_to(g_games, g_next_handle, std::move(g));
+}
+
+tf::Analyser* find_analyser(int handle) {
+    return find_in(g_analysers, handle, "analyser");
 }
 
 int fail_handle(const Json& err) {
@@ -323,6 +344,63 @@ EMSCRIPTEN_KEEPALIVE const char* tf_turn_from_notation(const char* text, int siz
         if (!t) return out(Json{{"error", error_json(t.error())}});
         return out(Json{{"turn", tf::to_json(*t)}});
     });
+}
+
+// A game analysis of a record (common/analysis.h) with `nodes` per position (0: the default),
+// evaluated one position per tf_analyser_step: its handle, or 0 with tf_last_error() set (not
+// a record, an illegal setup or turn, nodes out of range). `nodes` is a double because it
+// comes from a JS number.
+EMSCRIPTEN_KEEPALIVE int tf_analyser_new(const char* record_json, double nodes) {
+    return guarded_handle([&]() -> int {
+        Json err;
+        auto j = parse(record_json, "record", err);
+        if (!j) return fail_handle(err);
+        // The CLI's bounds (`trunkfield analyse --nodes`); a NaN fails both comparisons.
+        if (nodes != 0 && !(nodes >= 1'000 && nodes <= 100'000'000))
+            return fail_handle(error_json("bad_format", "nodes: not 0 or 1000 to 100000000"));
+        const std::uint64_t budget = nodes == 0 ? tf::kAnalysisNodes : std::uint64_t(nodes);
+        auto a = tf::Analyser::create(*j, budget);
+        if (!a) return fail_handle(error_json(a.error()));
+        return add_to(g_analysers, g_next_analyser, std::move(*a));
+    });
+}
+
+// Evaluates the next position: {"done", "total"} (positions), or {"error": {"code", "message"}}.
+EMSCRIPTEN_KEEPALIVE const char* tf_analyser_step(int handle) {
+    return guarded_text([&]() -> const char* {
+        tf::Analyser* a = find_analyser(handle);
+        if (!a) return out_text("{\"error\":" + g_last_error + "}");
+        a->step();
+        return out(Json{{"done", a->done()}, {"total", a->total()}});
+    });
+}
+
+// {"done", "total"} without evaluating anything, or {"error": {"code", "message"}}.
+EMSCRIPTEN_KEEPALIVE const char* tf_analyser_progress(int handle) {
+    return guarded_text([&]() -> const char* {
+        const tf::Analyser* a = find_analyser(handle);
+        if (!a) return out_text("{\"error\":" + g_last_error + "}");
+        return out(Json{{"done", a->done()}, {"total", a->total()}});
+    });
+}
+
+// The analysis (tf::to_json of common/analysis.h) once every position is evaluated, else
+// {"error": {"code": "not_finished", ...}}.
+EMSCRIPTEN_KEEPALIVE const char* tf_analyser_result(int handle) {
+    return guarded_text([&]() -> const char* {
+        const tf::Analyser* a = find_analyser(handle);
+        if (!a) return out_text("{\"error\":" + g_last_error + "}");
+        if (!a->finished())
+            return out(
+                Json{{"error", error_json("not_finished", std::to_string(a->done()) + " of " +
+                                                              std::to_string(a->total()) +
+                                                              " positions evaluated")}});
+        return out(tf::to_json(a->result()));
+    });
+}
+
+EMSCRIPTEN_KEEPALIVE void tf_analyser_free(int handle) {
+    g_analysers.erase(handle);
 }
 
 }  // extern "C"
