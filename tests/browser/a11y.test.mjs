@@ -80,6 +80,9 @@ for (const scheme of ["light", "dark"]) {
     await ann.waitForSelector("#replay:not([hidden])");
     await ann.waitForFunction(() => document.querySelector("#rp-board svg") !== null);
     await audit(ann, "the replay");
+    await ann.click("#rp-analyse");
+    await ann.waitForSelector("#rp-accuracy:not([hidden])", { timeout: 60000 });
+    await audit(ann, "the replay with its computer analysis");
     await ann.goto(`${server.base}/no/such/page`);
     await ann.waitForSelector("#notfound:not([hidden])");
     await audit(ann, "an address that is no page");

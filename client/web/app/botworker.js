@@ -5,9 +5,14 @@
 //   page -> worker  {id, state, level, seed}   state: the rules' state JSON (RulesGame.state())
 //   worker -> page  {id, setup} | {id, turn} | {id, error: {code, message}}
 //
+// It also analyses finished games (analysis.js; common/analysis.h), one position at a time so
+// the page can show the progress:
+//   page -> worker  {id, kind: "analyse", record, nodes}   nodes: 0 for the default budget
+//   worker -> page  {id, progress: {done, total}} ... then {id, analysis} | {id, error}
+//
 // client/web/assemble.mjs bundles it on its own (botworker.<hash>.js, at the site root) and puts
 // that name in place of the literal "/botworker.js" in the app's bundle.
-import { Rules, RulesGame } from "./trunkfield-rules.js";
+import { Rules, RulesGame, RulesAnalyser } from "./trunkfield-rules.js";
 
 // Start loading the WebAssembly now, so the first question does not wait for all of it. A failure
 // is not lost: load() forgets it and the question's own load() tries again and reports it.
@@ -28,4 +33,26 @@ async function answerBot({ id, state, level, seed }) {
   }
 }
 
-self.onmessage = async (ev) => self.postMessage(await answerBot(ev.data ?? {}));
+async function analyse({ id, record, nodes }) {
+  try {
+    await Rules.load();
+    const a = new RulesAnalyser(record, nodes ?? 0);
+    try {
+      let p = { done: 0, total: a.total };
+      while (p.done < p.total) {
+        p = a.step();
+        self.postMessage({ id, progress: p });
+      }
+      return { id, analysis: a.result() };
+    } finally {
+      a.dispose();
+    }
+  } catch (e) {
+    return { id, error: { code: e.code ?? "internal", message: String(e.message ?? e) } };
+  }
+}
+
+self.onmessage = async (ev) => {
+  const m = ev.data ?? {};
+  self.postMessage(m.kind === "analyse" ? await analyse(m) : await answerBot(m));
+};

@@ -13,6 +13,7 @@ import { deviceGame, isLocalCode } from "./device.js";
 import { recordTurn } from "./game.js";
 import { notation } from "./gamescreen.js";
 import { boardFlipped, renderFlipButtons } from "./flip.js";
+import { loadAnalysis, renderAnalysis, setupAnalysis, turnMark, betterView } from "./analysis.js";
 
 // Positions of a record: [{state, turn, side, captures}], the first one after both setups (or
 // as far as the setups go), and a problem ({key, params}) when the rules refuse part of it.
@@ -85,6 +86,7 @@ export async function openReplay(code) {
     R.positions = positions;
     R.problem = problem;
     R.index = Math.max(0, positions.length - 1); // the final position, with the result
+    loadAnalysis(R);
   } catch (e) {
     if (S.replay !== R) return;
     R.error = e.message;
@@ -119,6 +121,7 @@ function goTo(i) {
   const R = S.replay;
   if (!R?.positions.length) return;
   R.index = Math.max(0, Math.min(R.positions.length - 1, i));
+  R.better = false; // the better turn is the current position's
   if (R.index === R.positions.length - 1) stop();
   app.render();
 }
@@ -179,7 +182,10 @@ export function renderReplay() {
     for (const gm of pos.turn.guardians ?? []) cells.push(gm.from, arrival(gm, n));
     hl = { cells, from: e?.from, path: e?.path ?? [] };
   }
-  renderBoard($("rp-board"), { state: st, highlights: { last: hl, captures: pos.captures ?? [] }, flip: boardFlipped() });
+  const bv = betterView(R, n); // the analysis's better turn instead of the one played
+  renderBoard($("rp-board"), bv ? { state: bv.state, highlights: bv.highlights, flip: boardFlipped() }
+    : { state: st, highlights: { last: hl, captures: pos.captures ?? [] }, flip: boardFlipped() });
+  $("rp-board").dataset.showing = bv ? "better" : "played";
   renderFlipButtons();
 
   const range = $("rp-range");
@@ -219,15 +225,21 @@ export function renderReplay() {
   prob.textContent = R.problem ? t(R.problem.key, R.problem.params) : "";
 
   const list = $("rp-turns");
-  list.replaceChildren(...R.positions.map((q, i) => h("li", {},
-    h("button", { type: "button", class: `turn-btn ${q.side ?? ""}${i === R.index ? " current" : ""}`, "aria-current": i === R.index ? "step" : false,
-      text: i === 0 ? t("replay.startShort") : `${i}. ${sideName(q.side)} ${turnText(q, n)}`, onclick: () => goTo(i) }))));
+  list.replaceChildren(...R.positions.map((q, i) => {
+    const mark = i ? turnMark(R, i) : null;
+    return h("li", {},
+      h("button", { type: "button", class: `turn-btn ${q.side ?? ""}${i === R.index ? " current" : ""}`, "aria-current": i === R.index ? "step" : false,
+        onclick: () => goTo(i) },
+      i === 0 ? t("replay.startShort") : `${i}. ${sideName(q.side)} ${turnText(q, n)}`,
+      mark ? h("span", { class: `judge ${mark.cls}`, title: mark.label, "aria-label": mark.label, text: ` ${mark.mark}` }) : null));
+  }));
   const cur = list.children[R.index];
   if (cur) {
     const top = cur.offsetTop - list.offsetTop;
     if (top < list.scrollTop) list.scrollTop = top;
     else if (top + cur.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = top + cur.offsetHeight - list.clientHeight;
   }
+  renderAnalysis(R);
 }
 
 function turnText(pos, n) {
@@ -249,6 +261,8 @@ export function setupReplay() {
     }
   });
   $("rp-back").addEventListener("click", () => app.navigate("/"));
+  app.replayGoTo = goTo; // the analysis chart
+  setupAnalysis();
   document.addEventListener("keydown", (ev) => {
     if ($("replay").hidden || !S.replay?.positions.length) return;
     if (ev.target.closest?.("input, select, textarea, #rp-board")) return;
