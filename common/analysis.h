@@ -32,6 +32,8 @@ namespace tf {
 // takes 6 to 6.5 s in WebAssembly under Node on the build machine, 3.5 to 4.5 s natively
 // (docs/BENCHMARKS.md "Game analysis"); the browser's goal is 10 s.
 inline constexpr std::uint64_t kAnalysisNodes = 35'000;
+// The budgets an analysis may be asked for (`trunkfield analyse --nodes`, RulesAnalyser).
+inline constexpr std::uint64_t kMinAnalysisNodes = 1'000, kMaxAnalysisNodes = 100'000'000;
 // The eval shown for a forced win (centipoints, silver's view: +kForcedEval silver wins).
 inline constexpr int kForcedEval = 10'000;
 

@@ -114,7 +114,7 @@ void add_analyse_command(CLI::App& app, Run& run) {
         ->required();
     cmd->add_option("--nodes", args->nodes, "search budget per position (positions visited)")
         ->capture_default_str()
-        ->transform(whole_number(1'000, 100'000'000));
+        ->transform(whole_number(kMinAnalysisNodes, kMaxAnalysisNodes));
     cmd->add_flag("--json", args->json, "print the analysis as JSON (docs/RULES.md §10)");
     cmd->footer(
         "RECORD may be - for standard input.\n"

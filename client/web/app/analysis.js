@@ -11,9 +11,9 @@
 import { $, h, SIDES, SideName, playerName } from "./dom.js";
 import { t } from "./i18n.js";
 import { S, app } from "./state.js";
-import { svgEl, arrival } from "./board.js";
+import { svgEl } from "./board.js";
 import { RulesGame } from "./trunkfield-rules.js";
-import { notation } from "./gamescreen.js";
+import { notation, turnCells } from "./gamescreen.js";
 
 const ANALYSES_KEY = "trunkfield.analyses";
 const ANALYSES_KEPT = 20;
@@ -106,12 +106,7 @@ export function betterView(R, n) {
   try {
     game = RulesGame.fromState(before);
     if (game.applyTurn(turn).error) return null;
-    const cells = [];
-    const e = turn.elephant;
-    if (e) cells.push(e.from, ...e.path);
-    if (turn.burnt) cells.push(turn.burnt);
-    for (const gm of turn.guardians ?? []) cells.push(gm.from, arrival(gm, n));
-    return { state: game.state(), highlights: { last: { cells, from: e?.from, path: e?.path ?? [] }, captures: [] }, turn };
+    return { state: game.state(), highlights: { last: turnCells(turn, n), captures: [] }, turn };
   } catch {
     return null;
   } finally {

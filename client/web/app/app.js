@@ -16,11 +16,11 @@ import { Rules } from "./trunkfield-rules.js";
 import { Connection } from "./net.js";
 import { $, errorText, playerName, other } from "./dom.js";
 import { t, lang, setLang, translatePage } from "./i18n.js";
-import { S, app, send, mySide, botLevel, createAnswered } from "./state.js";
+import { S, app, send, mySide, botLevel, createAnswered, storedName } from "./state.js";
 import { gameView, onSnapshot, onEvent, onGameError, watchGame, resendPending, gameHooks, dropGames } from "./game.js";
 import { turnPhase, playPremove } from "./turn.js";
 import { renderGame, setupGameControls, onTurnShown, showNotice, clearNotice, notation, announce } from "./gamescreen.js";
-import { renderLobby, setupLobby, showLobbyError, loadRecent, storedName, translateLobbyForms } from "./lobby.js";
+import { renderLobby, setupLobby, showLobbyError, loadRecent, translateLobbyForms } from "./lobby.js";
 import { openReplay, closeReplay, renderReplay, setupReplay } from "./replay.js";
 import { renderHow, setupHow } from "./howto.js";
 import { rememberCreated } from "./result.js";
@@ -295,8 +295,8 @@ function onGameEvent(G, ev) {
 function keepFinished(G) {
   const v = G.mirror?.view();
   if (!v?.setup || !G.result) return;
-  keepOnDevice({ code: G.code, kind: botLevel(G.players[other(mySide(G))]) ? "bot" : "online", level: botLevel(G.players[other(mySide(G))]),
-    human: mySide(G), players: G.players, record: { variant: v.variant ?? G.state.variant, setup: v.setup, turns: v.turns.map((x) => x.turn) },
+  const level = botLevel(G.players[other(mySide(G))]);
+  keepOnDevice({ code: G.code, kind: level ? "bot" : "online", level, human: mySide(G), players: G.players, record: { variant: v.variant ?? G.state.variant, setup: v.setup, turns: v.turns.map((x) => x.turn) },
     result: G.result, time_control: G.timeControl, created_at: Date.now(), finished_at: Date.now() });
 }
 

@@ -18,6 +18,9 @@ import { Rules, RulesGame, RulesAnalyser } from "./trunkfield-rules.js";
 // is not lost: load() forgets it and the question's own load() tries again and reports it.
 Rules.load().catch(() => {});
 
+// A state or record the rules refuse (RulesError carries its code), or no WebAssembly at all.
+const failure = (id, e) => ({ id, error: { code: e.code ?? "internal", message: String(e.message ?? e) } });
+
 async function answerBot({ id, state, level, seed }) {
   try {
     await Rules.load();
@@ -28,8 +31,7 @@ async function answerBot({ id, state, level, seed }) {
       game.dispose();
     }
   } catch (e) {
-    // A state the rules refuse (RulesError carries its code), or no WebAssembly at all.
-    return { id, error: { code: e.code ?? "internal", message: String(e.message ?? e) } };
+    return failure(id, e);
   }
 }
 
@@ -48,7 +50,7 @@ async function analyse({ id, record, nodes }) {
       a.dispose();
     }
   } catch (e) {
-    return { id, error: { code: e.code ?? "internal", message: String(e.message ?? e) } };
+    return failure(id, e);
   }
 }
 

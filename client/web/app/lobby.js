@@ -5,13 +5,11 @@
 import { $, h, other, variantText, tcText, scoreText, sideName, errorText, QUICK_VARIANTS } from "./dom.js";
 import { renderDevice, setupDevice } from "./devicecard.js";
 import { t, fmtDate } from "./i18n.js";
-import { S, app, send, sendCreate, mySide } from "./state.js";
+import { S, app, send, sendCreate, mySide, storedName, NAME_KEY } from "./state.js";
 import { listGames } from "./api.js";
 import { ratedVariant, categoryOf, categoryName, ratingSpan } from "./ratings.js";
 import { openSignIn } from "./account.js";
 
-const NAME_KEY = "trunkfield.name";
-export const storedName = () => localStorage.getItem(NAME_KEY) ?? "";
 
 // Text (or an error object) shown above the lobby; "" hides it.
 export function showLobbyError(text) {

@@ -15,7 +15,7 @@
 // once: the computer grants takebacks and declines draws; at one screen, a draw offered is a
 // draw agreed. Local games have no clock, no chat and no rating.
 import { RulesGame } from "./trunkfield-rules.js";
-import { S, app } from "./state.js";
+import { S, app, storedName } from "./state.js";
 import { gameView } from "./game.js";
 import { other } from "./dom.js";
 import { t } from "./i18n.js";
@@ -99,7 +99,7 @@ export function newLocalGame({ kind, level = 3, human = "silver", variant = null
   const code = newCode();
   const side = human === "random" ? (crypto.getRandomValues(new Uint8Array(1))[0] & 1 ? "bronze" : "silver") : human;
   const players = kind === "bot"
-    ? { [side]: { id: "you", name: localStorage.getItem("trunkfield.name") || t("local.you") }, [other(side)]: { id: `bot${level}`, name: t("local.computer", { n: level }) } }
+    ? { [side]: { id: "you", name: storedName() || t("local.you") }, [other(side)]: { id: `bot${level}`, name: t("local.computer", { n: level }) } }
     : { silver: { id: "silver", name: t("local.silverPlayer") }, bronze: { id: "bronze", name: t("local.bronzePlayer") } };
   keepOnDevice({ code, kind, level: kind === "bot" ? level : null, human: kind === "bot" ? side : null, players,
     record: { variant: full, setup: { silver: null, bronze: null }, turns: [] }, result: null, version: 1,

@@ -6,12 +6,12 @@
 import { RulesGame } from "./trunkfield-rules.js";
 import { $, h, SIDES, SideName, sideName, variantText, tcText, playerName } from "./dom.js";
 import { t, fmtDate } from "./i18n.js";
-import { renderBoard, pieceIcon, cellName, arrival } from "./board.js";
+import { renderBoard, pieceIcon, cellName } from "./board.js";
 import { S, app } from "./state.js";
 import { getGame, recordUrl, notationUrl } from "./api.js";
 import { deviceGame, isLocalCode } from "./device.js";
 import { recordTurn } from "./game.js";
-import { notation } from "./gamescreen.js";
+import { notation, turnCells } from "./gamescreen.js";
 import { boardFlipped, renderFlipButtons } from "./flip.js";
 import { loadAnalysis, renderAnalysis, setupAnalysis, turnMark, betterView } from "./analysis.js";
 
@@ -67,8 +67,10 @@ function stop() {
 
 export function closeReplay() {
   stop();
-  if (S.replay?.recordBlob) URL.revokeObjectURL(S.replay.recordBlob);
-  if (S.replay) S.replay = { ...S.replay, recordBlob: null, code: null };
+  if (S.replay?.recordBlob) {
+    URL.revokeObjectURL(S.replay.recordBlob);
+    S.replay.recordBlob = null; // made again should the replay be shown again
+  }
 }
 
 export async function openReplay(code) {
@@ -173,15 +175,7 @@ export function renderReplay() {
   $("rp-meta").textContent = [variantText(g.record?.variant ?? st.variant), tcText(g.time_control),
     g.finished_at ? t("replay.finished", { date: fmtDate(g.finished_at) }) : fmtDate(g.created_at)].filter(Boolean).join(" · ");
 
-  let hl = null;
-  if (pos.turn) {
-    const cells = [];
-    const e = pos.turn.elephant;
-    if (e) cells.push(e.from, ...e.path);
-    if (pos.turn.burnt) cells.push(pos.turn.burnt);
-    for (const gm of pos.turn.guardians ?? []) cells.push(gm.from, arrival(gm, n));
-    hl = { cells, from: e?.from, path: e?.path ?? [] };
-  }
+  const hl = turnCells(pos.turn, n);
   const bv = betterView(R, n); // the analysis's better turn instead of the one played
   renderBoard($("rp-board"), bv ? { state: bv.state, highlights: bv.highlights, flip: boardFlipped() }
     : { state: st, highlights: { last: hl, captures: pos.captures ?? [] }, flip: boardFlipped() });

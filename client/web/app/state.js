@@ -27,6 +27,10 @@ export const app = {
   local: (_msg) => false, // localgame.js: takes the messages about games on this device
 };
 
+// The display name the player chose, kept on the device ("" for none).
+export const NAME_KEY = "trunkfield.name";
+export const storedName = () => localStorage.getItem(NAME_KEY) ?? "";
+
 // To the server, or to the local room of a game on this device.
 export const send = (msg) => (app.local(msg) ? undefined : app.conn?.send(msg));
 

@@ -116,6 +116,11 @@ tf::Analyser* find_analyser(int handle) {
     return find_in(g_analysers, handle, "analyser");
 }
 
+// {"done", "total"}: the positions an analyser has evaluated, of all.
+Json progress_json(const tf::Analyser& a) {
+    return Json{{"done", a.done()}, {"total", a.total()}};
+}
+
 int fail_handle(const Json& err) {
     g_last_error = dump(err);
     return 0;
@@ -356,8 +361,11 @@ EMSCRIPTEN_KEEPALIVE int tf_analyser_new(const char* record_json, double nodes) 
         auto j = parse(record_json, "record", err);
         if (!j) return fail_handle(err);
         // The CLI's bounds (`trunkfield analyse --nodes`); a NaN fails both comparisons.
-        if (nodes != 0 && !(nodes >= 1'000 && nodes <= 100'000'000))
-            return fail_handle(error_json("bad_format", "nodes: not 0 or 1000 to 100000000"));
+        if (nodes != 0 &&
+            !(nodes >= double(tf::kMinAnalysisNodes) && nodes <= double(tf::kMaxAnalysisNodes)))
+            return fail_handle(error_json(
+                "bad_format", "nodes: not 0 or " + std::to_string(tf::kMinAnalysisNodes) + " to " +
+                                  std::to_string(tf::kMaxAnalysisNodes)));
         const std::uint64_t budget = nodes == 0 ? tf::kAnalysisNodes : std::uint64_t(nodes);
         auto a = tf::Analyser::create(*j, budget);
         if (!a) return fail_handle(error_json(a.error()));
@@ -371,7 +379,7 @@ EMSCRIPTEN_KEEPALIVE const char* tf_analyser_step(int handle) {
         tf::Analyser* a = find_analyser(handle);
         if (!a) return out_text("{\"error\":" + g_last_error + "}");
         a->step();
-        return out(Json{{"done", a->done()}, {"total", a->total()}});
+        return out(progress_json(*a));
     });
 }
 
@@ -380,7 +388,7 @@ EMSCRIPTEN_KEEPALIVE const char* tf_analyser_progress(int handle) {
     return guarded_text([&]() -> const char* {
         const tf::Analyser* a = find_analyser(handle);
         if (!a) return out_text("{\"error\":" + g_last_error + "}");
-        return out(Json{{"done", a->done()}, {"total", a->total()}});
+        return out(progress_json(*a));
     });
 }
 
