@@ -72,33 +72,57 @@ Expected<Analyser> Analyser::create(const Json& record, std::uint64_t nodes) {
     return Analyser(std::move(r->record), std::move(games), nodes);
 }
 
-void Analyser::step() {
-    if (finished()) return;
-    const Game& g = games_[evals_.size()];
+PositionEval evaluate_position(const Game& g, std::uint64_t nodes) {
     PositionEval e;
     if (g.over()) {
         e.eval = 100 * (g.score(Side::Silver) - g.score(Side::Bronze));
         e.forced = g.winner();
         e.win = !e.forced ? 50 : *e.forced == Side::Silver ? 100 : 0;
-    } else {
+        return e;
+    }
+    BotOptions opt;
+    opt.level = kMaxBotLevel;
+    opt.seed = 1;
+    opt.nodes = nodes;
+    BotInfo info;
+    auto t = bot_turn(g, opt, &info);
+    if (!t) return e;  // not in play (during the setups): nothing to say
+    e.best = *t;
+    const Side mover = g.to_move();
+    int score = info.score;
+    if (score >= kForcedScore || score <= -kForcedScore) {
+        e.forced = score > 0 ? mover : ~mover;
+        score = score > 0 ? kForcedEval : -kForcedEval;
+    }
+    e.eval = mover == Side::Silver ? score : -score;
+    e.win = win_chance(e.eval);
+    return e;
+}
+
+PositionAnalysis analyse_position(const Game& g, std::uint64_t nodes, int length) {
+    PositionAnalysis a;
+    a.eval = evaluate_position(g, nodes);
+    if (!a.eval.best) return a;
+    a.line.push_back(*a.eval.best);
+    Game at = g;
+    at.apply_turn(*a.eval.best);
+    const std::uint64_t later = std::max(kMinAnalysisNodes, nodes / 2);
+    while (int(a.line.size()) < length && !at.over()) {
         BotOptions opt;
         opt.level = kMaxBotLevel;
         opt.seed = 1;
-        opt.nodes = nodes_;
-        BotInfo info;
-        auto t = bot_turn(g, opt, &info);
-        // Cannot fail: the game is in play and the level is valid.
-        if (t) e.best = *t;
-        const Side mover = g.to_move();
-        int score = info.score;
-        if (score >= kForcedScore || score <= -kForcedScore) {
-            e.forced = score > 0 ? mover : ~mover;
-            score = score > 0 ? kForcedEval : -kForcedEval;
-        }
-        e.eval = mover == Side::Silver ? score : -score;
-        e.win = win_chance(e.eval);
+        opt.nodes = later;
+        auto t = bot_turn(at, opt);
+        if (!t) break;
+        at.apply_turn(*t);
+        a.line.push_back(std::move(*t));
     }
-    evals_.push_back(std::move(e));
+    return a;
+}
+
+void Analyser::step() {
+    if (finished()) return;
+    evals_.push_back(evaluate_position(games_[evals_.size()], nodes_));
 }
 
 Analysis Analyser::result() const {
@@ -130,6 +154,16 @@ Analysis Analyser::result() const {
     for (int s = 0; s < 2; ++s)
         if (turns[s]) a.players[s].accuracy = one_decimal(accuracy_sum[s] / turns[s]);
     return a;
+}
+
+Json to_json(const PositionAnalysis& a) {
+    Json line = Json::array();
+    for (const Turn& t : a.line) line.push_back(to_json(t));
+    return Json{{"eval", a.eval.eval},
+                {"win", one_decimal(a.eval.win)},
+                {"forced", a.eval.forced ? Json(side_name(*a.eval.forced)) : Json(nullptr)},
+                {"best", a.eval.best ? to_json(*a.eval.best) : Json(nullptr)},
+                {"line", std::move(line)}};
 }
 
 Json to_json(const Analysis& a) {

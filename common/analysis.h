@@ -73,6 +73,21 @@ double win_chance(int eval);
 double turn_accuracy(double loss);
 Judgement judge_loss(double loss);
 
+// One position's evaluation as the analysis gives it (a search of `nodes`; a finished position
+// its score).
+PositionEval evaluate_position(const Game& g, std::uint64_t nodes = kAnalysisNodes);
+
+// The analysis board's view of a position: the evaluation and the engine's best line of up to
+// `length` turns (the first from the evaluation's search, each later one from a search of half
+// the budget, so a line costs about (length + 1) / 2 evaluations).
+struct PositionAnalysis {
+    PositionEval eval;
+    std::vector<Turn> line;
+};
+PositionAnalysis analyse_position(const Game& g, std::uint64_t nodes, int length);
+// {"eval", "win", "forced", "best", "line": [turns]}
+Json to_json(const PositionAnalysis& a);
+
 class Analyser {
   public:
     // Replays a record (docs/RULES.md 9.1). Errors: not a record, a setup missing or illegal

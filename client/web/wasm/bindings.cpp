@@ -30,7 +30,9 @@
 #include "common/error.h"
 #include "common/json.h"
 #include "common/notation.h"
+#include "common/position.h"
 #include "common/record.h"
+#include "common/variations.h"
 
 namespace {
 
@@ -409,6 +411,64 @@ EMSCRIPTEN_KEEPALIVE const char* tf_analyser_result(int handle) {
 
 EMSCRIPTEN_KEEPALIVE void tf_analyser_free(int handle) {
     g_analysers.erase(handle);
+}
+
+// A game from a position string (common/position.h): its handle, or 0 with tf_last_error() set.
+EMSCRIPTEN_KEEPALIVE int tf_game_from_position(const char* text) {
+    return guarded_handle([&]() -> int {
+        auto g = tf::game_from_position(text ? std::string_view(text) : std::string_view());
+        if (!g) return fail_handle(error_json(g.error()));
+        return add_game(std::move(*g));
+    });
+}
+
+// {"position": "..."}, {"position": null} during the setups, or {"error": {"code", "message"}}.
+EMSCRIPTEN_KEEPALIVE const char* tf_game_position(int handle) {
+    return guarded_text([&]() -> const char* {
+        const tf::Game* g = find(handle);
+        if (!g) return out_text("{\"error\":" + g_last_error + "}");
+        auto p = tf::position_string(*g);
+        return out(Json{{"position", p ? Json(*p) : Json(nullptr)}});
+    });
+}
+
+// The engine on one position (common/analysis.h analyse_position): {"eval", "win", "forced",
+// "best", "line"} with `nodes` for the first search (kMinAnalysisNodes..kMaxAnalysisNodes) and a
+// line of up to `length` (1..20) turns, or {"error": {"code", "message"}}.
+EMSCRIPTEN_KEEPALIVE const char* tf_game_analyse(int handle, double nodes, int length) {
+    return guarded_text([&]() -> const char* {
+        const tf::Game* g = find(handle);
+        if (!g) return out_text("{\"error\":" + g_last_error + "}");
+        if (!(nodes >= double(tf::kMinAnalysisNodes) && nodes <= double(tf::kMaxAnalysisNodes)) ||
+            length < 1 || length > 20)
+            return out(
+                Json{{"error", error_json("bad_format", "nodes or line length out of range")}});
+        if (g->phase() == tf::Phase::SetupSilver || g->phase() == tf::Phase::SetupBronze)
+            return out(Json{{"error", error_json("wrong_phase", "no analysis during the setups")}});
+        return out(tf::to_json(tf::analyse_position(*g, std::uint64_t(nodes), length)));
+    });
+}
+
+// A record with variations (common/variations.h) read from its text: the tree as JSON, or
+// {"error": {"code", "message"}}.
+EMSCRIPTEN_KEEPALIVE const char* tf_variations_parse(const char* text) {
+    return guarded_text([&]() -> const char* {
+        auto t = tf::parse_variations(text ? std::string_view(text) : std::string_view());
+        if (!t) return out(Json{{"error", error_json(t.error())}});
+        return out(tf::to_json(*t));
+    });
+}
+
+// The text of a tree given as JSON (checked turn by turn): {"text": "..."} or {"error": ...}.
+EMSCRIPTEN_KEEPALIVE const char* tf_variations_print(const char* tree_json) {
+    return guarded_text([&]() -> const char* {
+        Json err;
+        auto j = parse(tree_json, "tree", err);
+        if (!j) return out(Json{{"error", err}});
+        auto t = tf::variations_from_json(*j);
+        if (!t) return out(Json{{"error", error_json(t.error())}});
+        return out(Json{{"text", tf::print_variations(*t)}});
+    });
 }
 
 }  // extern "C"

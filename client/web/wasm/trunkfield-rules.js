@@ -18,6 +18,9 @@
 //   mirror.apply(serverMessageText);           // {update: "snapshot"|"event"|"gap"|"diverged"|...}
 //   mirror.view();                             // {code, version, status, state, players, clocks, turns...}
 //   Rules.turnToNotation(turn, 9); Rules.turnFromNotation("c1-c2:N", 9);
+//   RulesGame.fromPosition("9.5.3.40 ..."); game.position();   // position strings
+//   game.analyse(nodes, length);               // the engine's eval and best line here
+//   Rules.parseVariations(text); Rules.printVariations(tree);   // records with variations
 //   const an = new RulesAnalyser(record);      // the engine's analysis of a game, stepwise
 //   while (an.step().done < an.total);         // one position per step (a search each)
 //   an.result();                               // {nodes, positions, turns, players}
@@ -119,6 +122,17 @@ export class Rules {
   static turnFromNotation(notation, size = 9) {
     return JSON.parse(call("tf_turn_from_notation", true, String(notation), size));
   }
+
+  // A record with variations (docs/RULES.md §8) from its text: {tags, position, comment?,
+  // children: [{turn, comment?, children}]} or {error: {code, message}}.
+  static parseVariations(textForm) {
+    return JSON.parse(call("tf_variations_parse", true, String(textForm)));
+  }
+
+  // The text of such a tree (every turn checked): {text} or {error: {code, message}}.
+  static printVariations(tree) {
+    return JSON.parse(call("tf_variations_print", true, text(tree)));
+  }
 }
 
 // A FinalizationRegistry that frees the handles of objects the caller forgot to dispose with
@@ -144,6 +158,13 @@ export class RulesGame {
     }
     this._h = h;
     registry?.register(this, h, this);
+  }
+
+  // The game of a position string (docs/RULES.md §8 "Position strings"). Throws RulesError.
+  static fromPosition(position) {
+    const h = call("tf_game_from_position", false, String(position));
+    if (!h) throw new RulesError(lastError());
+    return new RulesGame(null, h);
   }
 
   // A game rebuilt from a state as state() returns it (and the server sends). Throws RulesError.
@@ -216,6 +237,20 @@ export class RulesGame {
   // most of a second: in a page, call it from a worker (botworker.js).
   botMove(level, seed = 1) {
     return JSON.parse(call("tf_game_bot_move", true, this.handle, Number(level), Number(seed)));
+  }
+
+  // The position string, or null during the setups.
+  position() {
+    const r = this._read("tf_game_position");
+    if (r.error) throw new RulesError(r.error);
+    return r.position;
+  }
+
+  // The engine's view (common/analysis.h analyse_position): {eval, win, forced, best, line}, the
+  // first search `nodes` positions (1,000 to 100,000,000), the line up to `length` turns; or
+  // {error}. 35,000 nodes take about 0.1 s in a browser: call it from a worker.
+  analyse(nodes = 35000, length = 6) {
+    return JSON.parse(call("tf_game_analyse", true, this.handle, Number(nodes), Number(length)));
   }
 
   turnToNotation(turn) {
