@@ -83,6 +83,10 @@ for (const scheme of ["light", "dark"]) {
     await ann.click("#rp-analyse");
     await ann.waitForSelector("#rp-accuracy:not([hidden])", { timeout: 60000 });
     await audit(ann, "the replay with its computer analysis");
+    await ann.click("#rp-explore");
+    await ann.waitForSelector("#ex-engine:not([data-state=waiting])", { timeout: 60000 });
+    await ann.click("#ex-paste");
+    await audit(ann, "the analysis board");
     await ann.goto(`${server.base}/no/such/page`);
     await ann.waitForSelector("#notfound:not([hidden])");
     await audit(ann, "an address that is no page");

@@ -83,7 +83,7 @@ function onWorker(m) {
 }
 
 // "+1.3" from silver's view, or who wins by force.
-function evalText(p) {
+export function evalText(p) {
   if (p.forced) return t("analysis.forced", { side: SideName(p.forced) });
   const v = p.eval / 100;
   return `${v > 0 ? "+" : v < 0 ? "−" : ""}${Math.abs(v).toFixed(1)}`;

@@ -8,6 +8,7 @@
 //            /g/CODE      a game (the shareable link the server hands out)
 //            /#replay/CODE  the replay of a finished game
 //            /#how        How to play
+//            /#analysis/POSITION?line=…&at=…   the analysis board (explore.js)
 //            /#local/ID   a game on this device (localgame.js), against the computer or two players
 //            /@/NAME      a player's page (ratings, their history, results, recent games)
 //            /players     the leaderboard (?category=blitz)
@@ -23,6 +24,7 @@ import { renderGame, setupGameControls, onTurnShown, showNotice, clearNotice, no
 import { renderLobby, setupLobby, showLobbyError, loadRecent, translateLobbyForms } from "./lobby.js";
 import { openReplay, closeReplay, renderReplay, setupReplay } from "./replay.js";
 import { renderHow, setupHow } from "./howto.js";
+import { openExplore, closeExplore, renderExplore, setupExplore, exploreRulesReady } from "./explore.js";
 import { rememberCreated } from "./result.js";
 import { playSound, played, isMuted, setMuted, unlockAudio } from "./sound.js";
 import { motion } from "./anim.js";
@@ -52,6 +54,8 @@ function parseRoute() {
   const r = hash.match(/^replay\/([A-Za-z0-9_-]+)$/);
   if (r) return { view: "replay", code: r[1].toLowerCase() };
   if (hash === "how") return { view: "how" };
+  const a = hash.match(/^analysis(?:\/(.*))?$/);
+  if (a) return { view: "analysis", rest: a[1] ?? "" };
   const l = hash.match(/^local\/([a-z0-9]{1,10})$/);
   if (l) return { view: "game", code: LOCAL_PREFIX + l[1] };
   if (!/^\/(index\.html)?$/.test(location.pathname)) return { view: "notfound" }; // the server said 404 too
@@ -62,11 +66,14 @@ function route() {
   const prev = S.route;
   S.route = parseRoute();
   if (prev.view === "replay" && S.route.view !== "replay") closeReplay();
+  if (prev.view === "analysis" && S.route.view !== "analysis") closeExplore();
   if (S.route.view === "game") {
     const G = gameView(S.route.code);
     if ((S.me || isLocalCode(G.code)) && !G.watchSent) watchGame(G);
   } else if (S.route.view === "replay") {
     openReplay(S.route.code);
+  } else if (S.route.view === "analysis") {
+    openExplore(S.route.rest);
   } else if (S.route.view === "lobby") {
     if (S.me) loadRecent();
   } else if (S.route.view === "profile") {
@@ -93,13 +100,14 @@ function render() {
   renderAccount();
   const v = S.route.view;
   const screens = { lobby: "lobby", game: "game", replay: "replay", how: "howto", profile: "profile", leaderboard: "leaderboard",
-    notfound: "notfound" };
+    notfound: "notfound", analysis: "analysis" };
   for (const [view, id] of Object.entries(screens)) $(id).hidden = view !== v;
   for (const a of document.querySelectorAll(".nav a")) a.classList.toggle("active", a.dataset.view === v);
   if (v === "lobby") renderLobby();
   else if (v === "game") renderGame(gameView(S.route.code));
   else if (v === "replay") renderReplay();
   else if (v === "how") renderHow();
+  else if (v === "analysis") renderExplore();
   else if (v === "profile") renderProfile();
   else if (v === "leaderboard") renderLeaderboard();
   updateTitle();
@@ -119,6 +127,7 @@ function baseTitle() {
   if (v === "game") return t("title.game", { code: S.route.code });
   if (v === "replay") return t("title.replay", { code: S.route.code });
   if (v === "how") return t("title.how");
+  if (v === "analysis") return t("title.analysis");
   if (v === "profile") return t("title.profile", { name: S.profile?.data?.username ?? S.route.name });
   if (v === "leaderboard") return t("title.leaderboard");
   if (v === "notfound") return t("title.notfound");
@@ -405,6 +414,7 @@ function main() {
   setupReplay();
   setupFlip();
   setupHow();
+  setupExplore();
   setupAccount();
   document.querySelector(".skip").addEventListener("click", (ev) => {
     ev.preventDefault();
@@ -431,6 +441,7 @@ function main() {
   rulesLoading.then(() => {
     S.rulesReady = true;
     for (const [m, raw] of waiting.splice(0)) onGameMessage(m, raw);
+    exploreRulesReady();
     render();
   }, (e) => {
     S.rulesError = e.message;

@@ -10,6 +10,11 @@
 //   page -> worker  {id, kind: "analyse", record, nodes}   nodes: 0 for the default budget
 //   worker -> page  {id, progress: {done, total}} ... then {id, analysis} | {id, error}
 //
+// And it looks at one position for the analysis board (explore.js; common/analysis.h
+// analyse_position): the evaluation and the engine's best line.
+//   page -> worker  {id, kind: "position", state, nodes, length}
+//   worker -> page  {id, analysis: {eval, win, forced, best, line}} | {id, error}
+//
 // client/web/assemble.mjs bundles it on its own (botworker.<hash>.js, at the site root) and puts
 // that name in place of the literal "/botworker.js" in the app's bundle.
 import { Rules, RulesGame, RulesAnalyser } from "./trunkfield-rules.js";
@@ -54,7 +59,23 @@ async function analyse({ id, record, nodes }) {
   }
 }
 
+async function lookAt({ id, state, nodes, length }) {
+  try {
+    await Rules.load();
+    const game = RulesGame.fromState(state);
+    try {
+      const r = game.analyse(nodes, length);
+      return r.error ? { id, error: r.error } : { id, analysis: r };
+    } finally {
+      game.dispose();
+    }
+  } catch (e) {
+    return failure(id, e);
+  }
+}
+
 self.onmessage = async (ev) => {
   const m = ev.data ?? {};
-  self.postMessage(m.kind === "analyse" ? await analyse(m) : await answerBot(m));
+  const answer = { analyse, position: lookAt }[m.kind] ?? answerBot;
+  self.postMessage(await answer(m));
 };

@@ -15,17 +15,17 @@ export function toggleFlip() {
 
 // The buttons' pressed state (both pages).
 export function renderFlipButtons() {
-  for (const id of ["flip-btn", "rp-flip"]) $(id)?.setAttribute("aria-pressed", boardTurned ? "true" : "false");
+  for (const id of ["flip-btn", "rp-flip", "ex-flip"]) $(id)?.setAttribute("aria-pressed", boardTurned ? "true" : "false");
 }
 
 export function setupFlip() {
-  for (const id of ["flip-btn", "rp-flip"]) $(id)?.addEventListener("click", toggleFlip);
+  for (const id of ["flip-btn", "rp-flip", "ex-flip"]) $(id)?.addEventListener("click", toggleFlip);
   document.addEventListener("keydown", (ev) => {
     if (ev.key !== "f" && ev.key !== "F") return;
     if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.defaultPrevented) return;
     if (ev.target.closest?.("input, textarea, select, [contenteditable]")) return;
     const view = S.route?.view;
-    if (!(view === "game" && !$("game").hidden) && !(view === "replay" && !$("replay").hidden)) return;
+    if (!(view === "game" && !$("game").hidden) && !(view === "replay" && !$("replay").hidden) && !(view === "analysis" && !$("analysis").hidden)) return;
     ev.preventDefault();
     toggleFlip();
   });

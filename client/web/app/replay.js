@@ -13,6 +13,7 @@ import { deviceGame, isLocalCode } from "./device.js";
 import { recordTurn } from "./game.js";
 import { notation, turnCells } from "./gamescreen.js";
 import { boardFlipped, renderFlipButtons } from "./flip.js";
+import { exploreGameUrl } from "./explore.js";
 import { loadAnalysis, renderAnalysis, setupAnalysis, turnMark, betterView } from "./analysis.js";
 
 // Positions of a record: [{state, turn, side, captures}], the first one after both setups (or
@@ -164,6 +165,9 @@ export function renderReplay() {
     $("rp-notation").setAttribute("download", `trunkfield-${R.code}.txt`);
   }
   $("rp-play").textContent = R?.timer ? t("replay.pause") : t("replay.play");
+  const exploreUrl = ready ? exploreGameUrl(R.positions[0].state, R.positions.slice(1).map((q) => q.turn), R.index, isLocalCode(R.code) ? null : R.code) : null;
+  $("rp-explore").hidden = !exploreUrl;
+  if (exploreUrl) $("rp-explore").href = exploreUrl;
   if (!ready) return;
   const g = R.game;
   const last = R.positions.length - 1;

@@ -1,0 +1,199 @@
+// Issue 37, the analysis board: opened from a finished game's replay at the turn shown, turns for
+// either side played on its board with the rules, a variation branched off and navigated by
+// keyboard, made the main line, the engine's evaluation and best line (checked against the same
+// WebAssembly in Node, search for search), the engine's turn played, the whole tree kept in the
+// address (a reload shows it again), and a record with variations pasted in. The texts are
+// checked against the rules library's own reading of them (common/variations.h).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { ART, WEB_ROOT, serverAndBrowser, PageProblems, newPlayer, clickTurn } from "./lib.mjs";
+
+const { Rules, RulesGame } = await import(pathToFileURL(path.join(WEB_ROOT, "trunkfield-rules.js")).href);
+await Rules.load();
+
+let server, browser;
+const problems = new PageProblems();
+serverAndBrowser(problems, (s, b) => ([server, browser] = [s, b]));
+
+// A whole game between the bot's levels 2 (silver) and 3 (bronze) on the 7×7 board.
+function botGame(seed) {
+  const variant = { size: 7, elephants: 3, burnt: 2, quiet: 30 };
+  const g = new RulesGame(variant);
+  const record = { variant: g.state().variant, setup: {}, turns: [] };
+  try {
+    for (const side of ["silver", "bronze"]) {
+      const { setup } = g.botMove(3, seed);
+      assert.ok(g.applySetup(side, setup).ok);
+      record.setup[side] = setup;
+    }
+    const start = g.state();
+    while (!g.state().over) {
+      const st = g.state();
+      const { turn } = g.botMove(st.to_move === "silver" ? 2 : 3, seed + record.turns.length);
+      assert.ok(g.applyTurn(turn).ok);
+      record.turns.push(turn);
+    }
+    const st = g.state();
+    return { record, start, result: { over: true, reason: st.reason, score: st.score, winner: st.winner, to_move: null } };
+  } finally {
+    g.dispose();
+  }
+}
+
+// The position string after the record's first `k` turns, and the game there (to be disposed).
+function gameAfter(record, k) {
+  const g = new RulesGame(record.variant);
+  for (const side of ["silver", "bronze"]) g.applySetup(side, record.setup[side]);
+  for (const turn of record.turns.slice(0, k)) assert.ok(g.applyTurn(turn).ok);
+  return g;
+}
+
+// The page's tree, as the rules library reads it back from the address.
+const pageTree = (page) => page.evaluate(() => window.trunkfield.S.explore.tree);
+const pagePath = (page) => page.evaluate(() => window.trunkfield.S.explore.path.join("."));
+
+test("issue 37: the analysis board, from a replay to variations, the engine and shared links", async () => {
+  const game = botGame(4);
+  const n = game.record.variant.size;
+  assert.ok(game.record.turns.length > 12, "a game long enough to branch in");
+  const ann = await newPlayer(browser, server.base, problems, "AnnExplore");
+  const code = "local-explore1";
+  await ann.evaluate(({ code, game }) => {
+    const entry = { code, kind: "bot", level: 3, human: "silver", players: { silver: { id: "you", name: "Ann" }, bronze: { id: "bot3", name: "Computer (level 3)" } },
+      record: game.record, result: game.result, version: 1, seed: 1, created_at: Date.now(), finished_at: Date.now() };
+    localStorage.setItem("trunkfield.device.games", JSON.stringify([entry]));
+  }, { code, game });
+
+  // From the replay (it opens at the end), at turn 6: the analysis board with the game as its main line, at turn 6.
+  await ann.goto(`${server.base}/#replay/${code}`);
+  await ann.waitForSelector("#rp-explore:not([hidden])");
+  await ann.click("#rp-first");
+  for (let i = 0; i < 6; i++) await ann.click("#rp-next");
+  await ann.click("#rp-explore");
+  await ann.waitForSelector("#ex-body:not([hidden])");
+  assert.equal(await pagePath(ann), "0.0.0.0.0.0");
+  const start = gameAfter(game.record, 0);
+  const startPos = start.position();
+  start.dispose();
+  let tree = await pageTree(ann);
+  assert.equal(tree.position, startPos);
+  let depth = 0;
+  for (let k = tree.children; k.length; k = k[0].children) depth++;
+  assert.equal(depth, game.record.turns.length, "the game is the main line");
+  assert.equal(await ann.locator("#ex-tree .turn-btn").count(), game.record.turns.length + 1);
+  assert.equal(await ann.getAttribute("#ex-tree .turn-btn.current", "data-path"), "0.0.0.0.0.0");
+  const at6 = gameAfter(game.record, 6);
+  assert.equal(await ann.inputValue("#ex-position"), at6.position());
+
+  // The engine: the same evaluation and line as the WebAssembly rules give in Node, deepest budget.
+  await ann.waitForSelector("#ex-engine[data-state=done]", { timeout: 120000 });
+  const shown = await ann.evaluate(() => window.trunkfield.S.explore.look.result);
+  // (From the position string, as the page's game is: the order in which pieces are read breaks
+  // the search's ties.)
+  const fromPos = RulesGame.fromPosition(at6.position());
+  assert.deepEqual(shown, fromPos.analyse(560000, 6), "the page's engine is the library's");
+  fromPos.dispose();
+  assert.match(await ann.textContent("#ex-eval"), /^[+−]?\d+\.\d$|wins by force/);
+  assert.ok((await ann.textContent("#ex-line")).startsWith(`7. ${Rules.turnToNotation(shown.line[0], n).notation}`));
+
+  // A turn of the side to move that is not the game's: a new variation beside turn 7.
+  const played = game.record.turns[6];
+  const other = at6.legalMoves().map((m) => ({ elephant: m, burnt: null, guardians: [] }))
+    .find((tt) => JSON.stringify(tt.elephant) !== JSON.stringify(played.elephant));
+  at6.dispose();
+  await clickTurn(ann, other, n, "#ex-board");
+  await ann.click("#ex-send");
+  await ann.waitForFunction(() => window.trunkfield.S.explore.path.join(".") === "0.0.0.0.0.0.1");
+  assert.equal(await ann.locator("#ex-tree .ex-alt").count(), 1);
+  tree = await pageTree(ann);
+  let node = tree;
+  for (let i = 0; i < 6; i++) node = node.children[0];
+  assert.equal(node.children.length, 2);
+  assert.deepEqual(node.children[1].turn.elephant, other.elephant);
+  assert.match(ann.url(), /#analysis\/[^?]+\?line=.*&at=0\.0\.0\.0\.0\.0\.1$/);
+
+  // Keys: ↑ to the game's turn, ↓ back to the variation, ← to the branching point.
+  await ann.locator("#ex-h").click();
+  await ann.keyboard.press("ArrowUp");
+  assert.equal(await pagePath(ann), "0.0.0.0.0.0.0");
+  await ann.keyboard.press("ArrowDown");
+  assert.equal(await pagePath(ann), "0.0.0.0.0.0.1");
+  await ann.keyboard.press("ArrowLeft");
+  assert.equal(await pagePath(ann), "0.0.0.0.0.0");
+  await ann.keyboard.press("ArrowDown");
+  assert.equal(await pagePath(ann), "0.0.0.0.0.0", "no alternative to turn 6");
+  await ann.keyboard.press("ArrowRight");
+  assert.equal(await pagePath(ann), "0.0.0.0.0.0.0", "forward follows the main line");
+
+  // The engine's turn from the variation; then the variation becomes the main line.
+  await ann.keyboard.press("ArrowDown");
+  await ann.waitForSelector("#ex-play-best:not([hidden])", { timeout: 60000 });
+  const best = await ann.evaluate(() => window.trunkfield.S.explore.look.result.best);
+  await ann.click("#ex-play-best");
+  assert.equal(await pagePath(ann), "0.0.0.0.0.0.1.0");
+  tree = await pageTree(ann);
+  node = tree;
+  for (let i = 0; i < 6; i++) node = node.children[0];
+  assert.deepEqual(node.children[1].children[0].turn, best);
+  await ann.click("#ex-promote");
+  assert.equal(await pagePath(ann), "0.0.0.0.0.0.0.0");
+  tree = await pageTree(ann);
+  node = tree;
+  for (let i = 0; i < 6; i++) node = node.children[0];
+  assert.deepEqual(node.children[0].turn.elephant, other.elephant, "promoted");
+  assert.deepEqual(node.children[1].turn, played, "the game's turn is now the alternative");
+  await ann.screenshot({ path: path.join(ART, "explore-variation.png") });
+
+  // The address holds it all: a reload shows the same tree at the same node.
+  const before = JSON.stringify(tree);
+  await ann.reload();
+  await ann.waitForSelector("#ex-body:not([hidden])");
+  assert.deepEqual(await pageTree(ann), JSON.parse(before));
+  assert.equal(await pagePath(ann), "0.0.0.0.0.0.0.0");
+  const text = Rules.printVariations(await pageTree(ann));
+  assert.ok(!text.error, text.error?.message);
+  assert.match(text.text, /^\[Position "[^"]+"\]\n\[Game "local-explore1"\]|^\[Position "[^"]+"\]\n\n/);
+  assert.match(text.text, /\(7\. /, "the alternative in parentheses");
+
+  // Deleting the turn shown takes the page back one turn.
+  await ann.click("#ex-delete");
+  assert.equal(await pagePath(ann), "0.0.0.0.0.0.0");
+
+  // Pasting a record with variations made here (a comment, two alternatives, one nested).
+  const g = gameAfter(game.record, 0);
+  const moves = g.legalMoves().slice(0, 3).map((m) => ({ elephant: m, burnt: null, guardians: [] }));
+  const after0 = g.clone();
+  assert.ok(after0.applyTurn(moves[0]).ok);
+  const reply = { elephant: after0.legalMoves()[0], burnt: null, guardians: [] };
+  after0.dispose();
+  const pasted = { position: g.position(), tags: { Event: "Test" }, comment: "from the start",
+    children: [{ turn: moves[0], comment: "the first", children: [{ turn: reply, children: [] }] },
+      { turn: moves[1], children: [] }, { turn: moves[2], children: [] }] };
+  g.dispose();
+  const record = Rules.printVariations(pasted);
+  assert.ok(!record.error);
+  await ann.click("#ex-paste");
+  await ann.fill("#ex-paste-text", record.text);
+  await ann.click("#ex-paste-load");
+  await ann.waitForFunction(() => window.trunkfield.S.explore?.tree?.tags?.Event === "Test");
+  tree = await pageTree(ann);
+  assert.deepEqual(tree, Rules.parseVariations(record.text));
+  assert.equal(await ann.locator("#ex-tree .ex-alt").count(), 2);
+  assert.equal(await pagePath(ann), "");
+
+  // Something that is no position is refused, with the library's reason.
+  await ann.click("#ex-paste");
+  await ann.fill("#ex-paste-text", "9.5.3.40 nonsense s 0.0.3.0.0 0.0.3.0.0 0 0");
+  await ann.click("#ex-paste-load");
+  assert.match(await ann.textContent("#ex-notice"), /^This cannot be opened: position: the board has 1 rows, the variant 11$/);
+
+  // The address alone opens a position (the board's link in the nav: the standard board).
+  await ann.goto(`${server.base}/#analysis`);
+  await ann.waitForSelector("#ex-body:not([hidden])");
+  const std = RulesGame.fromPosition(await ann.inputValue("#ex-position"));
+  assert.equal(std.state().variant.size, 9);
+  std.dispose();
+  await ann.context().close();
+});
