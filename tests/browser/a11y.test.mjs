@@ -87,6 +87,9 @@ for (const scheme of ["light", "dark"]) {
     await ann.waitForSelector("#ex-engine:not([data-state=waiting])", { timeout: 60000 });
     await ann.click("#ex-paste");
     await audit(ann, "the analysis board");
+    await ann.click("#ex-edit");
+    await ann.waitForSelector("#ed-body:not([hidden])");
+    await audit(ann, "the position editor");
     await ann.goto(`${server.base}/no/such/page`);
     await ann.waitForSelector("#notfound:not([hidden])");
     await audit(ann, "an address that is no page");
@@ -213,5 +216,12 @@ test("issue 39: zoomed to 200 %, no page scrolls sideways and none has a violati
   await ann.goto(server.base + "/players");
   await ann.waitForSelector("#leaderboard:not([hidden])");
   await fits("the leaderboard");
+  await ann.goto(server.base + "/#analysis");
+  await ann.waitForSelector("#ex-body:not([hidden])");
+  await fits("the analysis board");
+  await ann.goto(server.base + "/#editor");
+  await ann.waitForSelector("#ed-body:not([hidden])");
+  await fits("the position editor");
+  await ann.screenshot({ path: path.join(ART, "zoom200-editor.png"), fullPage: true });
   await ann.context().close();
 });

@@ -197,3 +197,69 @@ test("issue 37: the analysis board, from a replay to variations, the engine and 
   std.dispose();
   await ann.context().close();
 });
+
+test("issue 37: the position editor, checked by the rules, to the analysis board and back", async () => {
+  const eve = await newPlayer(browser, server.base, problems, "EveEditor", undefined, { path: "/#editor" });
+  await eve.waitForSelector("#ed-body:not([hidden])");
+  assert.equal(await eve.getAttribute("#ed-status", "data-valid"), "yes", "a start position to begin with");
+
+  // Only trunks: no herd, no guardian, refused with the rules' words.
+  await eve.click("#ed-clear");
+  assert.equal(await eve.getAttribute("#ed-status", "data-valid"), "no");
+  assert.match(await eve.textContent("#ed-status"), /^Not a position the rules accept: position: /);
+
+  // Five silver elephants on b1..f1 facing north, five bronze on a2..a6 facing east, the
+  // guardians in the corners (which watch nothing).
+  const n = 9;
+  const put = async (tool, names, facing = null) => {
+    await eve.check(`#ed-tools input[value="${tool}"]`);
+    if (facing) await eve.check(`#ed-facing input[value="${facing}"]`);
+    for (const name of names) await eve.locator(`#ed-board [data-name="${name}"]`).click();
+  };
+  await put("silver", ["b1", "c1", "d1", "e1", "f1"], "N");
+  await put("bronze", ["a2", "a3", "a4", "a5", "a6"], "E");
+  await put("guardian-silver", ["SW", "SE"]);
+  await put("guardian-bronze", ["NW", "NE"]);
+  assert.equal(await eve.getAttribute("#ed-status", "data-valid"), "yes", await eve.textContent("#ed-status"));
+  let g = RulesGame.fromPosition(await eve.inputValue("#ed-position"));
+  let st = g.state();
+  g.dispose();
+  assert.equal(st.elephants.length, 10);
+  assert.ok(st.elephants.some((e) => e.side === "bronze" && e.cell[0] === 1 && e.cell[1] === 6 && e.facing === "E"));
+  assert.equal(st.trunks.length, (n - 1) * (n - 1));
+
+  // Clicked again with its own herd's tool, an elephant turns; a sixth is refused.
+  await put("silver", ["c1"]);
+  g = RulesGame.fromPosition(await eve.inputValue("#ed-position"));
+  assert.equal(g.state().elephants.find((e) => e.cell[0] === 3 && e.cell[1] === 1).facing, "E");
+  g.dispose();
+  await put("silver", ["g1"]);
+  assert.equal(await eve.textContent("#ed-notice"), "That herd has all its elephants on the field.");
+
+  // A trunk taken off: someone holds or spent it. Bronze's spent is the rest until silver holds it.
+  await put("erase", ["e5"]);
+  assert.equal(await eve.inputValue("#ed-bronze-spent"), "1");
+  await eve.fill("#ed-silver-held", "1");
+  await eve.locator("#ed-silver-held").press("Tab");
+  assert.equal(await eve.inputValue("#ed-bronze-spent"), "0");
+  assert.equal(await eve.inputValue("#ed-silver-held"), "1");
+  assert.equal(await eve.getAttribute("#ed-status", "data-valid"), "yes");
+  await eve.selectOption("#ed-to-move", "bronze");
+  const pos = await eve.inputValue("#ed-position");
+  assert.match(pos, / b 1\.0\.3\.0\.0 0\.0\.3\.0\.0 0 0$/);
+  await eve.screenshot({ path: path.join(ART, "editor.png") });
+
+  // To the analysis board with it, and back to the editor from there.
+  await eve.click("#ed-analyse");
+  await eve.waitForSelector("#ex-body:not([hidden])");
+  assert.equal(await eve.inputValue("#ex-position"), pos);
+  assert.match(await eve.textContent("#ex-status"), /^Bronze to move/);
+  await eve.click("#ex-edit");
+  await eve.waitForSelector("#ed-body:not([hidden])");
+  assert.equal(await eve.inputValue("#ed-position"), pos);
+  // The address keeps the position: a reload shows it again.
+  await eve.reload();
+  await eve.waitForSelector("#ed-body:not([hidden])");
+  assert.equal(await eve.inputValue("#ed-position"), pos);
+  await eve.context().close();
+});

@@ -9,6 +9,7 @@
 //            /#replay/CODE  the replay of a finished game
 //            /#how        How to play
 //            /#analysis/POSITION?line=…&at=…   the analysis board (explore.js)
+//            /#editor/POSITION  the position editor (editor.js)
 //            /#local/ID   a game on this device (localgame.js), against the computer or two players
 //            /@/NAME      a player's page (ratings, their history, results, recent games)
 //            /players     the leaderboard (?category=blitz)
@@ -25,6 +26,7 @@ import { renderLobby, setupLobby, showLobbyError, loadRecent, translateLobbyForm
 import { openReplay, closeReplay, renderReplay, setupReplay } from "./replay.js";
 import { renderHow, setupHow } from "./howto.js";
 import { openExplore, closeExplore, renderExplore, setupExplore, exploreRulesReady } from "./explore.js";
+import { openEditor, renderEditor, setupEditor, editorRulesReady } from "./editor.js";
 import { rememberCreated } from "./result.js";
 import { playSound, played, isMuted, setMuted, unlockAudio } from "./sound.js";
 import { motion } from "./anim.js";
@@ -56,6 +58,8 @@ function parseRoute() {
   if (hash === "how") return { view: "how" };
   const a = hash.match(/^analysis(?:\/(.*))?$/);
   if (a) return { view: "analysis", rest: a[1] ?? "" };
+  const ed = hash.match(/^editor(?:\/(.*))?$/);
+  if (ed) return { view: "editor", rest: ed[1] ?? "" };
   const l = hash.match(/^local\/([a-z0-9]{1,10})$/);
   if (l) return { view: "game", code: LOCAL_PREFIX + l[1] };
   if (!/^\/(index\.html)?$/.test(location.pathname)) return { view: "notfound" }; // the server said 404 too
@@ -74,6 +78,8 @@ function route() {
     openReplay(S.route.code);
   } else if (S.route.view === "analysis") {
     openExplore(S.route.rest);
+  } else if (S.route.view === "editor") {
+    openEditor(S.route.rest);
   } else if (S.route.view === "lobby") {
     if (S.me) loadRecent();
   } else if (S.route.view === "profile") {
@@ -100,7 +106,7 @@ function render() {
   renderAccount();
   const v = S.route.view;
   const screens = { lobby: "lobby", game: "game", replay: "replay", how: "howto", profile: "profile", leaderboard: "leaderboard",
-    notfound: "notfound", analysis: "analysis" };
+    notfound: "notfound", analysis: "analysis", editor: "editor" };
   for (const [view, id] of Object.entries(screens)) $(id).hidden = view !== v;
   for (const a of document.querySelectorAll(".nav a")) a.classList.toggle("active", a.dataset.view === v);
   if (v === "lobby") renderLobby();
@@ -108,6 +114,7 @@ function render() {
   else if (v === "replay") renderReplay();
   else if (v === "how") renderHow();
   else if (v === "analysis") renderExplore();
+  else if (v === "editor") renderEditor();
   else if (v === "profile") renderProfile();
   else if (v === "leaderboard") renderLeaderboard();
   updateTitle();
@@ -128,6 +135,7 @@ function baseTitle() {
   if (v === "replay") return t("title.replay", { code: S.route.code });
   if (v === "how") return t("title.how");
   if (v === "analysis") return t("title.analysis");
+  if (v === "editor") return t("title.editor");
   if (v === "profile") return t("title.profile", { name: S.profile?.data?.username ?? S.route.name });
   if (v === "leaderboard") return t("title.leaderboard");
   if (v === "notfound") return t("title.notfound");
@@ -415,6 +423,7 @@ function main() {
   setupFlip();
   setupHow();
   setupExplore();
+  setupEditor();
   setupAccount();
   document.querySelector(".skip").addEventListener("click", (ev) => {
     ev.preventDefault();
@@ -442,6 +451,7 @@ function main() {
     S.rulesReady = true;
     for (const [m, raw] of waiting.splice(0)) onGameMessage(m, raw);
     exploreRulesReady();
+    editorRulesReady();
     render();
   }, (e) => {
     S.rulesError = e.message;

@@ -32,6 +32,7 @@ let engine = null; // the worker, or false when none can run
 let engineSeq = 0;
 
 export const explorePath = (position, extra = "") => `/#analysis/${position.replaceAll(" ", "_")}${extra}`;
+export const editorPath = (position) => `/#editor/${position.replaceAll(" ", "_")}`;
 
 // The address of the analysis board on a record's position after the setups, the game's turns
 // as the main line, at turn `at` (0: the start).
@@ -55,7 +56,7 @@ export function exploreGameUrl(startState, turns, at, code = null) {
 }
 
 // With no position in the address: the standard board after the computer's setups.
-function defaultPosition() {
+export function defaultPosition() {
   const g = new RulesGame(null);
   try {
     for (const side of SIDES) g.applySetup(side, g.botMove(1, 1).setup);
@@ -352,6 +353,7 @@ export function renderExplore() {
   $("ex-promote").disabled = !nodesOf(E).some((x) => x.index > 0);
   $("ex-delete").disabled = !at;
   $("ex-position").value = E.positionText ?? "";
+  $("ex-edit").href = E.positionText ? editorPath(E.positionText) : "/#editor";
   const note = $("ex-notice");
   note.hidden = !E.notice;
   note.textContent = E.notice ?? "";
