@@ -211,6 +211,9 @@ class Searcher {
 
     Turn choose(const Game& g, BotInfo& info);
     int evaluate(const Game& g) const;
+    // Root turns whose resulting position is one of these are not considered (puzzles: the
+    // best turn other than a given one). Not owned; null for none.
+    void exclude(const std::vector<Game>* positions) { exclude_ = positions; }
 
   private:
     struct Ply {
@@ -267,6 +270,7 @@ class Searcher {
     std::vector<Entry> table_;
     std::uint64_t mask_ = 0;
     mutable std::vector<Plan> scratch_;
+    const std::vector<Game>* exclude_ = nullptr;
 };
 
 // ---- Evaluation
@@ -844,6 +848,15 @@ Turn Searcher::choose(const Game& g, BotInfo& info) {
                 legal[i] = 0;
                 continue;
             }
+            if (exclude_ && depth == 1) {
+                const std::uint64_t h = hash(child);
+                bool out = false;
+                for (const Game& x : *exclude_) out = out || hash(x) == h;
+                if (out) {
+                    legal[i] = 0;
+                    continue;
+                }
+            }
             int v;
             if (child.over()) {
                 ++nodes_;
@@ -955,6 +968,23 @@ Expected<Setup> bot_setup(const Game& g, const BotOptions& opt) {
     }
     if (best.elephants.empty()) return random_setup(g, rng);
     return best;
+}
+
+Expected<Turn> bot_turn_excluding(const Game& g, const BotOptions& opt,
+                                  const std::vector<Game>& exclude, BotInfo* info) {
+    if (auto e = check_level(opt)) return *e;
+    if (g.over()) return RuleError{ErrorCode::GameOver, "the game is over"};
+    if (g.phase() != Phase::Play)
+        return RuleError{ErrorCode::WrongPhase, "the game is waiting for a setup"};
+    BotInfo local;
+    BotInfo& out = info ? *info : local;
+    Searcher s(g, opt);
+    s.exclude(&exclude);
+    Turn t = s.choose(g, out);
+    Game probe = g;
+    if (probe.apply_turn(t))
+        return RuleError{ErrorCode::NoLegalMove, "every turn the engine considers is excluded"};
+    return t;
 }
 
 Expected<Turn> bot_turn(const Game& g, const BotOptions& opt, BotInfo* info) {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "error.h"
 #include "game.h"
@@ -47,6 +48,12 @@ Expected<Setup> bot_setup(const Game& g, const BotOptions& opt);
 // is not being played (wrong_phase / game_over), or the level is out of range (bad_format).
 // The turn is checked with Game::apply_turn on a copy before it is returned.
 Expected<Turn> bot_turn(const Game& g, const BotOptions& opt, BotInfo* info = nullptr);
+
+// The best turn other than those leading to one of the `exclude` positions (games after a turn):
+// the second-best turn, for judging whether a best turn is the only good one (puzzles). Among the
+// root candidates the bot considers; no_legal_move when it excludes them all.
+Expected<Turn> bot_turn_excluding(const Game& g, const BotOptions& opt,
+                                  const std::vector<Game>& exclude, BotInfo* info = nullptr);
 
 // The stalling judgement (docs/RULES.md "Takebacks, more time and stalling"): a search of
 // kStallJudgeLevel with the default seed (deterministic). The mover is lost when its best turn
