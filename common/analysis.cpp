@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bot.h"
+#include "position.h"
 #include "record.h"
 
 namespace tf {
@@ -62,8 +63,12 @@ Expected<Analyser> Analyser::create(const Json& record, std::uint64_t nodes) {
     std::vector<Game> games;
     games.reserve(r->record.turns.size() + 1);
     Game g(r->record.variant);
-    g.apply_setup(Side::Silver, r->record.silver);
-    g.apply_setup(Side::Bronze, r->record.bronze);
+    if (r->record.position) {
+        g = *game_from_position(*r->record.position);  // read once already by replay_record
+    } else {
+        g.apply_setup(Side::Silver, r->record.silver);
+        g.apply_setup(Side::Bronze, r->record.bronze);
+    }
     games.push_back(g);
     for (const Turn& t : r->record.turns) {
         g.apply_turn(t);

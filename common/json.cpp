@@ -223,6 +223,8 @@ Json to_json(const Turn& t) {
 Json to_json(const Record& r) {
     Json turns = Json::array();
     for (const Turn& t : r.turns) turns.push_back(to_json(t));
+    if (r.position)
+        return Json{{"variant", to_json(r.variant)}, {"position", *r.position}, {"turns", turns}};
     return Json{{"variant", to_json(r.variant)},
                 {"setup", {{"silver", to_json(r.silver)}, {"bronze", to_json(r.bronze)}}},
                 {"turns", turns}};

@@ -218,8 +218,12 @@ Expected<std::vector<Puzzle>> mine_record(const Json& record, const std::string&
     if (!r) return r.error();
     if (r->error) return *r->error;
     Game g(r->record.variant);
-    g.apply_setup(Side::Silver, r->record.silver);
-    g.apply_setup(Side::Bronze, r->record.bronze);
+    if (r->record.position) {
+        g = *game_from_position(*r->record.position);
+    } else {
+        g.apply_setup(Side::Silver, r->record.silver);
+        g.apply_setup(Side::Bronze, r->record.bronze);
+    }
     std::vector<Puzzle> out;
     size_t skip_until = 0;
     for (size_t i = 0; i <= r->record.turns.size() && !g.over(); ++i) {

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "position.h"
+
 namespace tf {
 
 Expected<Replay> replay_record(const Json& j) {
@@ -9,28 +11,39 @@ Expected<Replay> replay_record(const Json& j) {
     if (!j.is_object()) return notrec("a record is a JSON object with variant, setup and turns");
     auto variant = variant_from_json(j.contains("variant") ? j.at("variant") : Json(nullptr));
     if (!variant) return variant.error();
-    if (!j.contains("setup") || !j.at("setup").is_object() || !j.at("setup").contains("silver") ||
-        !j.at("setup").contains("bronze"))
-        return notrec("record.setup must be an object with silver and bronze setups");
     const Json* turns = nullptr;
     if (j.contains("turns") && !j.at("turns").is_null()) {
         if (!j.at("turns").is_array()) return notrec("record.turns must be an array of turns");
         turns = &j.at("turns");
     }
     Replay r{Game(*variant), Record{*variant, {}, {}, {}}, 0, std::nullopt, std::nullopt, -1};
-    for (Side s : {Side::Silver, Side::Bronze}) {
-        auto setup = setup_from_json(j.at("setup").at(std::string(side_name(s))));
-        std::optional<RuleError> e;
-        if (!setup)
-            e = setup.error();
-        else
-            e = r.game.apply_setup(s, *setup);
-        if (e) {
-            r.error = std::move(e);
-            r.error_setup = s;
-            return r;
+    if (j.contains("position")) {
+        // A record from a position (docs/RULES.md §9.1): no setups; the variant must agree.
+        if (!j.at("position").is_string()) return notrec("record.position must be a string");
+        auto g = game_from_position(j.at("position").get<std::string>());
+        if (!g) return g.error();
+        if (!(g->variant() == *variant))
+            return notrec("record.position is of another variant than record.variant");
+        r.game = std::move(*g);
+        r.record.position = *position_string(r.game);
+    } else {
+        if (!j.contains("setup") || !j.at("setup").is_object() ||
+            !j.at("setup").contains("silver") || !j.at("setup").contains("bronze"))
+            return notrec("record.setup must be an object with silver and bronze setups");
+        for (Side s : {Side::Silver, Side::Bronze}) {
+            auto setup = setup_from_json(j.at("setup").at(std::string(side_name(s))));
+            std::optional<RuleError> e;
+            if (!setup)
+                e = setup.error();
+            else
+                e = r.game.apply_setup(s, *setup);
+            if (e) {
+                r.error = std::move(e);
+                r.error_setup = s;
+                return r;
+            }
+            (s == Side::Silver ? r.record.silver : r.record.bronze) = *setup;
         }
-        (s == Side::Silver ? r.record.silver : r.record.bronze) = *setup;
     }
     if (!turns) return r;
     for (size_t i = 0; i < turns->size(); ++i) {

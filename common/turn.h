@@ -41,6 +41,9 @@ struct Record {
     Variant variant;
     Setup silver, bronze;
     std::vector<Turn> turns;
+    // A record may start from a position string (docs/RULES.md §8) instead of the setups: a
+    // game played on from the analysis board or the position editor. The setups are then empty.
+    std::optional<std::string> position = std::nullopt;
 };
 
 }  // namespace tf

@@ -275,6 +275,9 @@ struct GameRecord {
     std::optional<TimeControl> time_control;
     std::optional<Setup> setup[2];  // silver, bronze
     std::vector<Turn> turns;
+    // A game from a position string instead of setups (docs/RULES.md §9.1): the web client's
+    // games on the device played on from the analysis board; no server game has one yet.
+    std::optional<std::string> position = std::nullopt;
     friend bool operator==(const GameRecord&, const GameRecord&) = default;
 };
 

@@ -219,6 +219,7 @@ ServerMsg snapshot(const Json& j) {
         if (auto* v = opt_field(setups, std::string(side_name(s)).c_str()))
             m.record.setup[idx(s)] = setup(*v);
     for (const Json& t : array(field(rec, "turns"), "turns")) m.record.turns.push_back(turn(t));
+    if (auto* pos = opt_field(rec, "position")) m.record.position = str(*pos, "position", 600);
     const Json& players = object(field(j, "players"), "players");
     for (Side s : {Side::Silver, Side::Bronze}) {
         const Json* p = opt_field(players, std::string(side_name(s)).c_str());

@@ -298,6 +298,7 @@ std::string to_text(const SnapshotMsg& m) {
             write(w, *m.ratings);
         }
         w.key("record").begin_object();
+        if (m.record.position) w.key("position").value(*m.record.position);
         w.key("setup").begin_object();
         for (Side s : {Side::Bronze, Side::Silver}) {
             w.key(side_name(s));

@@ -1,5 +1,7 @@
 #include "client/lib/game_mirror.h"
 
+#include "common/position.h"
+
 namespace tf::client {
 
 using proto::GameStatus;
@@ -42,8 +44,14 @@ Update GameMirror::apply(const proto::SnapshotMsg& s) {
     if (s.status == GameStatus::Over) result_ = proto::result_of(s.state);
     if (s.status == GameStatus::Aborted) result_ = proto::aborted_result(s.state);
     turns_.clear();
+    position_ = s.record.position;
     Game replay(s.record.variant);
     bool ok = true;
+    if (position_) {
+        auto start = game_from_position(*position_);
+        ok = bool(start);
+        if (start) replay = std::move(*start);
+    }
     for (Side side : {Side::Silver, Side::Bronze})
         if (s.record.setup[idx(side)])
             ok = ok && !replay.apply_setup(side, *s.record.setup[idx(side)]);
@@ -209,8 +217,14 @@ int GameMirror::takeback_turns(Side s) const {
 
 bool GameMirror::rebuild() {
     Game g(game_.variant());
-    for (Side s : {Side::Silver, Side::Bronze})
-        if (!setups_[idx(s)] || g.apply_setup(s, *setups_[idx(s)])) return false;
+    if (position_) {
+        auto start = game_from_position(*position_);
+        if (!start) return false;
+        g = std::move(*start);
+    } else {
+        for (Side s : {Side::Silver, Side::Bronze})
+            if (!setups_[idx(s)] || g.apply_setup(s, *setups_[idx(s)])) return false;
+    }
     for (const TurnEntry& t : turns_)
         if (g.apply_turn(t.turn)) return false;
     game_ = std::move(g);

@@ -73,6 +73,8 @@ class GameMirror {
     const std::optional<proto::Result>& result() const { return result_; }
     bool finished() const { return proto::finished(status_); }
     const std::optional<Setup>& setup(Side s) const { return setups_[idx(s)]; }
+    // The position string a game from a position started at (no setups then).
+    const std::optional<std::string>& start_position() const { return position_; }
     const std::vector<TurnEntry>& turns() const { return turns_; }
     // The event the last apply() applied (Update::Event).
     const std::optional<proto::Event>& last_event() const { return last_; }
@@ -118,6 +120,7 @@ class GameMirror {
     bool aborted_ = false;  // an abort event came: game_over then has no rules result
     std::optional<proto::Result> result_;
     std::optional<Setup> setups_[2];
+    std::optional<std::string> position_;  // a game from a position string: where it started
     std::vector<TurnEntry> turns_;
     std::optional<proto::Event> last_;
     std::vector<proto::ChatEv> chat_;

@@ -261,5 +261,48 @@ test("issue 37: the position editor, checked by the rules, to the analysis board
   await eve.reload();
   await eve.waitForSelector("#ed-body:not([hidden])");
   assert.equal(await eve.inputValue("#ed-position"), pos);
+
+  // Played on from there against the computer, on this device: Eve has bronze (to move).
+  await eve.selectOption("#ed-level", "1");
+  await eve.click("#ed-play-bot");
+  await eve.waitForURL(/\/#local\/[a-z0-9]+$/);
+  const view = () => eve.evaluate(() => {
+    const S = window.trunkfield.S;
+    const G = S.games.get(S.route.code);
+    return G?.state ? { code: G.code, me: G.localSide, toMove: G.state.to_move, turns: G.turns.length, positions: G.positions.length,
+      pending: !!G.pending, draft: !!G.draft?.from } : null;
+  });
+  await eve.waitForFunction(() => window.trunkfield.S.games.get(window.trunkfield.S.route.code)?.state);
+  let v = await view();
+  assert.equal(v.me, "bronze");
+  assert.equal(v.toMove, "bronze");
+  assert.equal(v.turns, 0);
+  const start = RulesGame.fromPosition(pos);
+  const move = start.legalMoves()[0];
+  const text = start.turnToNotation({ elephant: move }).notation;
+  start.dispose();
+  await eve.fill("#typed-input", text);
+  await eve.press("#typed-input", "Enter");
+  // The computer (silver) answers; the turn list and every position start at the edited one.
+  await eve.waitForFunction(() => {
+    const G = window.trunkfield.S.games.get(window.trunkfield.S.route.code);
+    return G.turns.length === 2 && G.state.to_move === "bronze" && !G.pending;
+  }, null, { timeout: 30000 });
+  v = await view();
+  assert.equal(v.positions, 3, "the start and after each turn");
+  const rec = await eve.evaluate((c) => JSON.parse(localStorage.getItem("trunkfield.device.games")).find((g) => g.code === c).record, v.code);
+  assert.equal(rec.position, pos);
+  assert.equal(rec.turns.length, 2);
+  const replay = Rules.replay(rec);
+  assert.equal(replay.error, null, "the record replays with the rules from its position");
+  assert.equal(replay.applied, 2);
+  await eve.screenshot({ path: path.join(ART, "editor-play.png") });
+  // A reload continues the game from the device.
+  await eve.reload();
+  await eve.waitForFunction(() => window.trunkfield.S.games.get(window.trunkfield.S.route.code)?.turns?.length === 2);
+  // Its replay starts at the edited position too.
+  await eve.evaluate((c) => window.trunkfield.app.navigate(`/#replay/${c}`), v.code);
+  await eve.waitForSelector("#rp-body:not([hidden])");
+  assert.equal(await eve.locator("#rp-turns .turn-btn").count(), 3);
   await eve.context().close();
 });

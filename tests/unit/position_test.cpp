@@ -7,11 +7,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/analysis.h"
 #include "common/bot.h"
 #include "common/json.h"
 #include "common/notation.h"
 #include "common/playout.h"
 #include "common/position.h"
+#include "common/record.h"
 #include "common/variations.h"
 
 using namespace tf;
@@ -273,4 +275,49 @@ TEST_CASE("variations: errors name the turn and the rule") {
     j["children"] =
         Json::array({Json{{"turn", Json{{"elephant", nullptr}, {"guardians", Json::array()}}}}});
     CHECK(!variations_from_json(j));
+}
+
+TEST_CASE("records from a position: replayed, printed, analysed") {
+    const std::string pos =
+        "5.3.2.20 7/g1oooo1/1eoooo1/2Seoo1/2Neoo1/5N1/1G2gG1 s 2.0.2.0.0 2.0.2.0.0 0 4";
+    Json rec = {{"variant", {{"size", 5}, {"elephants", 3}, {"burnt", 2}, {"quiet", 20}}},
+                {"position", pos},
+                {"turns", Json::array()}};
+    auto start = game_from_position(pos);
+    REQUIRE(start);
+    Game g = *start;
+    const Turn t1 = *turn_from_notation("e1-e2", 5);
+    REQUIRE(!g.apply_turn(t1));
+    rec["turns"].push_back(to_json(t1));
+    auto r = replay_record(rec);
+    REQUIRE(r);
+    CHECK(!r->error);
+    CHECK(r->applied == 1);
+    CHECK(r->record.position == pos);
+    CHECK(state_to_json(r->game) == state_to_json(g));
+    // Printed as it was read: position, no setup.
+    const Json back = to_json(r->record);
+    CHECK(back.contains("position"));
+    CHECK(!back.contains("setup"));
+    CHECK(back["turns"].size() == 1);
+    // The analysis starts at the position.
+    auto a = Analyser::create(rec, 2000);
+    REQUIRE(a);
+    CHECK(a->total() == 2);
+    // Errors: another variant, a position that is no string or no position, an illegal turn.
+    Json other = rec;
+    other["variant"]["size"] = 7;
+    CHECK(!replay_record(other));
+    other = rec;
+    other["position"] = 5;
+    CHECK(!replay_record(other));
+    other = rec;
+    other["position"] = "nonsense";
+    CHECK(!replay_record(other));
+    other = rec;
+    other["turns"].push_back(to_json(t1));  // e1 is empty now
+    auto bad = replay_record(other);
+    REQUIRE(bad);
+    CHECK(bad->error);
+    CHECK(bad->error_turn == 1);
 }

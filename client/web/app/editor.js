@@ -16,7 +16,7 @@ import { $, SIDES, SideName } from "./dom.js";
 import { t } from "./i18n.js";
 import { S, app } from "./state.js";
 import { renderBoard, key, unkey, watchedBy, isField } from "./board.js";
-import { explorePath, defaultPosition } from "./explore.js";
+import { explorePath, defaultPosition, playFrom } from "./explore.js";
 
 const FACINGS = ["N", "E", "S", "W"];
 const TOOLS = ["trunk", "burnt", "silver", "bronze", "guardian-silver", "guardian-bronze", "erase"];
@@ -258,6 +258,8 @@ export function renderEditor() {
   st.dataset.valid = Ed.error ? "no" : "yes";
   st.textContent = Ed.error ? t("editor.invalid", { reason: Ed.error }) : t("editor.valid", { side: SideName(P.toMove) });
   $("ed-analyse").setAttribute("aria-disabled", Ed.error ? "true" : "false");
+  const over = !!Ed.state?.over;
+  for (const id of ["ed-play-bot", "ed-play-pass"]) $(id).disabled = !!Ed.error || over;
   $("ed-analyse").href = Ed.error ? "#" : explorePath(Ed.text);
   const note = $("ed-notice");
   note.hidden = !Ed.notice;
@@ -308,6 +310,8 @@ export function setupEditor() {
     if (p) e.P = p;
     else e.notice = t("editor.notAPosition");
   }));
+  $("ed-play-bot").addEventListener("click", () => Ed() && !Ed().error && playFrom(Ed().text, "bot", Number($("ed-level").value)));
+  $("ed-play-pass").addEventListener("click", () => Ed() && !Ed().error && playFrom(Ed().text, "pass", 3));
   $("ed-analyse").addEventListener("click", (ev) => {
     if (Ed()?.error) ev.preventDefault();
   });

@@ -22,6 +22,17 @@ import { boardView, renderDraft, notation } from "./gamescreen.js";
 import { recordTurn } from "./game.js";
 import { boardFlipped, renderFlipButtons } from "./flip.js";
 import { evalText } from "./analysis.js";
+import { newLocalGame } from "./localgame.js";
+import { localPath } from "./device.js";
+
+// A game on this device from `position` (the side to move is the person's against the computer).
+export function playFrom(position, kind, level) {
+  const g = RulesGame.fromPosition(position);
+  const side = g.state().to_move;
+  g.dispose();
+  const code = newLocalGame({ kind, level, human: side, position });
+  app.navigate(localPath(code));
+}
 
 // The engine looks deeper in steps while a position stays on the board (nodes of the first
 // search; the line's later turns get half). 35,000 is the game analysis's budget.
@@ -358,6 +369,7 @@ export function renderExplore() {
   note.hidden = !E.notice;
   note.textContent = E.notice ?? "";
   $("ex-paste-box").hidden = !E.pasteOpen;
+  for (const id of ["ex-play-bot", "ex-play-pass"]) $(id).disabled = st.over;
 }
 
 function renderEngine(E) {
@@ -487,6 +499,8 @@ export function setupExplore() {
     if (e.pasteOpen) $("ex-paste-text").focus();
   });
   on("ex-paste-load", () => loadText($("ex-paste-text").value));
+  on("ex-play-bot", (e) => playFrom(e.positionText, "bot", Number($("ex-level").value)));
+  on("ex-play-pass", (e) => playFrom(e.positionText, "pass", 3));
   $("ex-engine-on").addEventListener("change", (ev) => {
     const e = E();
     if (!e) return;

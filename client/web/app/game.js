@@ -119,15 +119,15 @@ function settle(G) {
 // each turn; as far as the rules accept the record ([] before both setups).
 function positionsOf(v) {
   const out = [];
-  if (!v.setup?.silver || !v.setup.bronze) return out;
+  if (!v.position && (!v.setup?.silver || !v.setup.bronze)) return out;
   let game;
   try {
-    game = new RulesGame(v.variant ?? null);
+    game = v.position ? RulesGame.fromPosition(v.position) : new RulesGame(v.variant ?? null);
   } catch {
     return out;
   }
   try {
-    if (game.applySetup("silver", v.setup.silver).error || game.applySetup("bronze", v.setup.bronze).error) return out;
+    if (!v.position && (game.applySetup("silver", v.setup.silver).error || game.applySetup("bronze", v.setup.bronze).error)) return out;
     out.push(game.state());
     for (const t of v.turns) {
       if (game.applyTurn(t.turn).error) break;

@@ -92,9 +92,12 @@ function newCode() {
 
 // Starts a game on the device and returns its code. `kind`: "bot" (against the computer of
 // `level`, the player holding `human`: silver, bronze or random) or "pass" (two players).
-export function newLocalGame({ kind, level = 3, human = "silver", variant = null }) {
-  const g = new RulesGame(variant);
+// `position`: a position string to start from instead of the setups (the analysis board's and
+// the position editor's "Play from here"); `variant` is then the position's.
+export function newLocalGame({ kind, level = 3, human = "silver", variant = null, position = null }) {
+  const g = position ? RulesGame.fromPosition(position) : new RulesGame(variant);
   const full = g.state().variant;
+  const start = position ? g.position() : null;
   g.dispose();
   const code = newCode();
   const side = human === "random" ? (crypto.getRandomValues(new Uint8Array(1))[0] & 1 ? "bronze" : "silver") : human;
@@ -102,7 +105,7 @@ export function newLocalGame({ kind, level = 3, human = "silver", variant = null
     ? { [side]: { id: "you", name: storedName() || t("local.you") }, [other(side)]: { id: `bot${level}`, name: t("local.computer", { n: level }) } }
     : { silver: { id: "silver", name: t("local.silverPlayer") }, bronze: { id: "bronze", name: t("local.bronzePlayer") } };
   keepOnDevice({ code, kind, level: kind === "bot" ? level : null, human: kind === "bot" ? side : null, players,
-    record: { variant: full, setup: { silver: null, bronze: null }, turns: [] }, result: null, version: 1,
+    record: { variant: full, setup: { silver: null, bronze: null }, turns: [], ...(start ? { position: start } : {}) }, result: null, version: 1,
     seed: crypto.getRandomValues(new Uint32Array(1))[0], created_at: Date.now(), finished_at: null });
   return code;
 }
@@ -111,7 +114,7 @@ export function newLocalGame({ kind, level = 3, human = "silver", variant = null
 export function againLocal(code) {
   const e = deviceGame(code);
   if (!e) return null;
-  return newLocalGame({ kind: e.kind, level: e.level ?? 3, human: e.human ?? "silver", variant: e.record.variant });
+  return newLocalGame({ kind: e.kind, level: e.level ?? 3, human: e.human ?? "silver", variant: e.record.variant, position: e.record.position ?? null });
 }
 
 // ------------------------------------------------------------------ the room
@@ -132,8 +135,9 @@ class LocalRoom {
   // The rules' game from the record (and the end decided outside the rules).
   rebuild() {
     this.game?.dispose();
-    const g = new RulesGame(this.e.record.variant);
-    for (const s of ["silver", "bronze"]) if (this.e.record.setup[s]) g.applySetup(s, this.e.record.setup[s]);
+    const rec = this.e.record;
+    const g = rec.position ? RulesGame.fromPosition(rec.position) : new RulesGame(rec.variant);
+    if (!rec.position) for (const s of ["silver", "bronze"]) if (rec.setup[s]) g.applySetup(s, rec.setup[s]);
     this.sides = [];
     for (const turn of this.e.record.turns) {
       this.sides.push(g.state().to_move);
@@ -189,7 +193,8 @@ class LocalRoom {
     const setup = {};
     for (const s of ["silver", "bronze"]) if (this.e.record.setup[s]) setup[s] = this.e.record.setup[s];
     return { type: "snapshot", game: this.code, version: this.e.version, status: this.e.result ? "over" : "playing",
-      state: this.state(), record: { variant: this.e.record.variant, setup, turns: this.e.record.turns, time_control: null },
+      state: this.state(), record: { variant: this.e.record.variant, setup, turns: this.e.record.turns, time_control: null,
+        ...(this.e.record.position ? { position: this.e.record.position } : {}) },
       players: this.e.players, clocks: null, spectators: 0, public: false, rated: false, chat: [],
       // takebacks on (granted at once), no clock to give time on
       preferences: { silver: { takeback: true, more_time: false }, bronze: { takeback: true, more_time: false } } };

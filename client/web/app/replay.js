@@ -17,18 +17,19 @@ import { exploreGameUrl } from "./explore.js";
 import { loadAnalysis, renderAnalysis, setupAnalysis, turnMark, betterView } from "./analysis.js";
 
 // Positions of a record: [{state, turn, side, captures}], the first one after both setups (or
-// as far as the setups go), and a problem ({key, params}) when the rules refuse part of it.
+// as far as the setups go; or the position a game from a position started at), and a problem ({key, params}) when the rules refuse part of it.
 export function replayPositions(record) {
   const positions = [];
   let problem = null;
   let game;
   try {
-    game = new RulesGame(record?.variant ?? null);
+    // A game from a position (docs/RULES.md §9.1) starts there, without setups.
+    game = record?.position ? RulesGame.fromPosition(record.position) : new RulesGame(record?.variant ?? null);
   } catch (e) {
     return { positions, problem: { key: "replay.badVariant", params: { reason: e.message } } };
   }
   try {
-    for (const side of SIDES) {
+    for (const side of record?.position ? [] : SIDES) {
       const s = record.setup?.[side];
       if (!s) {
         problem = { key: "replay.noSetup", params: { side: SideName(side) } };

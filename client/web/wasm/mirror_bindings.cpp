@@ -127,6 +127,7 @@ json view(const GameMirror& m) {
         {"rated", m.rated()},
         {"ratings", m.ratings() ? ratings_json(*m.ratings()) : json(nullptr)},
         {"setup", setups},
+        {"position", m.start_position() ? json(*m.start_position()) : json(nullptr)},
         {"turns", turns},
         {"chat", chat},
         {"rematch_offer", side_or_null(m.rematch_offer())},

@@ -306,7 +306,8 @@ export class RulesMirror {
   //  preferences: {silver, bronze: {takeback, more_time}},
   //  takebacks_on (both seats accept them), takeback_turns: {silver, bronze} (what a takeback
   //  asked by that side would remove now; 0: none), spectators, result, rated, ratings: null | {category, silver, bronze:
-  //  {before, after: {rating, deviation, games, provisional}} | null}, setup,
+  //  {before, after: {rating, deviation, games, provisional}} | null}, setup, position (a game
+  //  from a position string: where it started, else null),
   //  turns: [{side, turn, captures: [{side, cell}]}], chat: [{from: {id, name}, text, room}],
   //  rematch_offer, rematch_declined, rematch_code}
   // or null before the first snapshot. A seat's rating is the player's as the rated game
