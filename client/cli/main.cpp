@@ -5,6 +5,7 @@
 #include "bot_cmd.h"
 #include "cli_args.h"
 #include "play_cmd.h"
+#include "puzzle_cmd.h"
 #include "puzzles_cmd.h"
 #include "rules_cmd.h"
 
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
     tf::cli::add_rules_command(app, run);
     tf::cli::add_analyse_command(app, run);
     tf::cli::add_puzzles_command(app, run);
+    tf::cli::add_puzzle_command(app, run);
     tf::cli::add_play_command(app, run);
     tf::cli::add_bot_command(app, run);
     if (auto code = tf::cli::parse_args(app, argc, argv)) return *code;

@@ -81,6 +81,50 @@ def main():
         for l in g.stdout.splitlines():
             check(json.loads(l)["source"] == rpath, "a record's puzzles name it")
 
+        # Solving in the terminal: the first puzzle right, turn by turn; the second wrong.
+        def notation(p):
+            rec = {"variant": {"size": 7, "elephants": 3, "burnt": 2, "quiet": 30}, "position": p["position"], "turns": p["line"]}
+            rp = os.path.join(tmp, "line.json")
+            with open(rp, "w") as f:
+                json.dump(rec, f)
+            n = run([tf, "rules", "notation", rp])
+            check(n.returncode == 0, "rules notation reads a record from a position", n)
+            return n.stdout.splitlines()
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        first = notation(puzzles[0])
+        answers = "\n".join(first[0::2]) + "\n"
+        wrong_for = puzzles[1]
+        # A legal turn that is not the solution: the first legal elephant move that differs.
+        rec2 = {"variant": {"size": 7, "elephants": 3, "burnt": 2, "quiet": 30}, "position": wrong_for["position"], "turns": []}
+        with open(os.path.join(tmp, "start.json"), "w") as f:
+            json.dump(rec2, f)
+        legal = json.loads(run([tf, "rules", "moves", os.path.join(tmp, "start.json")]).stdout)["moves"]
+        sol = notation(wrong_for)[0]
+        other = None
+        for m in legal:
+            rec2["turns"] = [{"elephant": m}]
+            with open(os.path.join(tmp, "one.json"), "w") as f:
+                json.dump(rec2, f)
+            t = run([tf, "rules", "notation", os.path.join(tmp, "one.json")]).stdout.strip()
+            if t and t != sol:
+                other = t
+                break
+        check(other is not None, "a legal turn other than the solution")
+        s = run([tf, "puzzle", path, "--ascii"], stdin=answers + (other or "") + "\nquit\n")
+        check(s.returncode == 0, "puzzle: exit 0", s)
+        check("Puzzle 1 (" + puzzles[0]["id"] + ")" in s.stdout, "the first puzzle shown", s)
+        check(s.stdout.count("Solved.") >= 1, "the first puzzle solved", s)
+        check("Puzzle 2 (" in s.stdout and ("Wrong." in s.stdout or "Also good" in s.stdout), "the second judged", s)
+        if "Wrong." in s.stdout:
+            check("The solution: " in s.stdout, "a wrong answer shows the solution", s)
+        check("Solved 1 of 2." in s.stdout or "Solved 2 of 2." in s.stdout, "the count", s)
+        h = run([tf, "puzzle", path, "--ascii"], stdin="hint\nskip\nquit\n")
+        check("Move the elephant on " in h.stdout or "No elephant can move" in h.stdout, "hint", h)
+        check("The solution: 1" in h.stdout or "The solution: " in h.stdout, "skip shows the solution", h)
+        bad_theme = run([tf, "puzzle", path, "--theme", "nonsense"])
+        check(bad_theme.returncode == 2, "an unknown theme is a usage error", bad_theme)
+
         u = run([tf, "puzzles", "generate", "--size", "8"])
         check(u.returncode == 2, "--size 8: a usage error", u)
         u = run([tf, "puzzles", "verify", os.path.join(tmp, "missing.jsonl")])
