@@ -23,6 +23,7 @@
 #include "common/position.h"
 #include "common/puzzles.h"
 #include "play_view.h"
+#include "puzzles_cmd.h"
 #include "rules_cmd.h"
 
 namespace tf::cli {
@@ -153,24 +154,11 @@ int run_puzzles(const Args& args) {
     std::string text, err;
     if (!read_input(args.file, text, err)) return fail(err);
     std::vector<Puzzle> all;
-    size_t start = 0;
-    int line_no = 0;
-    while (start < text.size()) {
-        size_t end = text.find('\n', start);
-        if (end == std::string::npos) end = text.size();
-        const std::string line = text.substr(start, end - start);
-        start = end + 1;
-        ++line_no;
-        if (trim(line).empty()) continue;
-        Json j = Json::parse(line, nullptr, false);
-        auto p = j.is_discarded()
-                     ? Expected<Puzzle>(RuleError{ErrorCode::BadFormat, "not valid JSON"})
-                     : puzzle_from_json(j);
-        if (!p) return fail(args.file + ":" + std::to_string(line_no) + ": " + p.error().message);
-        if (!args.theme.empty() &&
-            std::find(p->themes.begin(), p->themes.end(), args.theme) == p->themes.end())
-            continue;
-        all.push_back(std::move(*p));
+    for (PuzzleLine& l : read_puzzle_lines(text)) {
+        if (!l.puzzle) return fail(args.file + ":" + std::to_string(l.line) + ": " + l.error);
+        const auto& th = l.puzzle->themes;
+        if (args.theme.empty() || std::find(th.begin(), th.end(), args.theme) != th.end())
+            all.push_back(std::move(*l.puzzle));
     }
     if (all.empty())
         return fail("no puzzle" + (args.theme.empty() ? "" : " with theme " + args.theme));

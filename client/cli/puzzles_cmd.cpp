@@ -89,35 +89,49 @@ int verify(const Args& args) {
     if (!read_input(args.file, text, err)) return fail(err);
     const PuzzleOptions opt = options(args);
     int n = 0, bad = 0;
-    size_t start = 0;
-    while (start < text.size()) {
-        size_t end = text.find('\n', start);
-        if (end == std::string::npos) end = text.size();
-        const std::string line = text.substr(start, end - start);
-        start = end + 1;
-        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    for (const PuzzleLine& l : read_puzzle_lines(text)) {
         ++n;
-        Json j = Json::parse(line, nullptr, false);
-        auto p = j.is_discarded() ? Expected<Puzzle>(RuleError{ErrorCode::BadFormat, "not JSON"})
-                                  : puzzle_from_json(j);
-        std::string why;
-        if (!p) {
-            why = p.error().message;
-        } else if (verify_puzzle(*p, args.verify_nodes, opt, &why)) {
-            continue;
-        }
+        std::string why = l.error;
+        if (l.puzzle && verify_puzzle(*l.puzzle, args.verify_nodes, opt, &why)) continue;
         ++bad;
-        const std::string id = p ? p->id
-                               : j.is_object() && j.contains("id") && j["id"].is_string()
-                                   ? j["id"].get<std::string>()
-                                   : std::string();
-        std::cout << "puzzle " << n << (id.empty() ? "" : " (" + id + ")") << ": " << why << "\n";
+        std::cout << "puzzle " << n << (l.id.empty() ? "" : " (" + l.id + ")") << ": " << why
+                  << "\n";
     }
     std::cout << n - bad << " of " << n << " puzzles verified\n";
     return bad ? 1 : 0;
 }
 
 }  // namespace
+
+std::vector<PuzzleLine> read_puzzle_lines(const std::string& text) {
+    std::vector<PuzzleLine> out;
+    size_t start = 0;
+    for (int no = 1; start < text.size(); ++no) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string line = text.substr(start, end - start);
+        start = end + 1;
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        PuzzleLine l;
+        l.line = no;
+        Json j = Json::parse(line, nullptr, false);
+        if (j.is_discarded()) {
+            l.error = "not valid JSON";
+        } else {
+            if (j.is_object() && j.contains("id") && j["id"].is_string())
+                l.id = j["id"].get<std::string>();
+            auto p = puzzle_from_json(j);
+            if (p) {
+                l.id = p->id;
+                l.puzzle = std::move(*p);
+            } else {
+                l.error = p.error().message;
+            }
+        }
+        out.push_back(std::move(l));
+    }
+    return out;
+}
 
 void add_puzzles_command(CLI::App& app, Run& run) {
     CLI::App* cmd = app.add_subcommand("puzzles", "mine puzzles from games; verify puzzles");

@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { ART, WEB_ROOT, serverAndBrowser, PageProblems, newPlayer } from "./lib.mjs";
+import { ART, WEB_ROOT, serverAndBrowser, PageProblems, newPlayer, botGame } from "./lib.mjs";
 
 const { Rules, RulesGame, RulesAnalyser } = await import(pathToFileURL(path.join(WEB_ROOT, "trunkfield-rules.js")).href);
 await Rules.load();
@@ -18,30 +18,6 @@ let server, browser;
 const problems = new PageProblems();
 serverAndBrowser(problems, (s, b) => ([server, browser] = [s, b]));
 
-// A whole game between the bot at level 1 (silver) and level 5 (bronze) on the 7×7 board.
-function botGame(seed) {
-  const variant = { size: 7, elephants: 3, burnt: 2, quiet: 30 };
-  const g = new RulesGame(variant);
-  const record = { variant: g.state().variant, setup: {}, turns: [] };
-  try {
-    for (const side of ["silver", "bronze"]) {
-      const { setup } = g.botMove(side === "silver" ? 1 : 5, seed);
-      assert.ok(setup);
-      assert.ok(g.applySetup(side, setup).ok);
-      record.setup[side] = setup;
-    }
-    while (!g.state().over) {
-      const st = g.state();
-      const { turn } = g.botMove(st.to_move === "silver" ? 1 : 5, seed + record.turns.length);
-      assert.ok(g.applyTurn(turn).ok);
-      record.turns.push(turn);
-    }
-    const st = g.state();
-    return { record, result: { over: true, reason: st.reason, score: st.score, winner: st.winner, to_move: null } };
-  } finally {
-    g.dispose();
-  }
-}
 
 function analyseHere(record) {
   const a = new RulesAnalyser(record, 0);
@@ -58,7 +34,7 @@ test("issue 37: a finished game analysed on the replay page", async () => {
   let game = null;
   let expected = null;
   for (let seed = 1; seed < 20 && !game; seed++) {
-    const g = botGame(seed);
+    const g = botGame(RulesGame, seed);
     const a = analyseHere(g.record);
     if (a.turns.some((t) => t.side === "silver" && t.judgement && t.best)) [game, expected] = [g, a];
   }

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { ART, WEB_ROOT, serverAndBrowser, PageProblems, newPlayer, clickTurn } from "./lib.mjs";
+import { ART, WEB_ROOT, serverAndBrowser, PageProblems, newPlayer, clickTurn, botGame } from "./lib.mjs";
 
 const { Rules, RulesGame } = await import(pathToFileURL(path.join(WEB_ROOT, "trunkfield-rules.js")).href);
 await Rules.load();
@@ -17,30 +17,6 @@ let server, browser;
 const problems = new PageProblems();
 serverAndBrowser(problems, (s, b) => ([server, browser] = [s, b]));
 
-// A whole game between the bot's levels 2 (silver) and 3 (bronze) on the 7×7 board.
-function botGame(seed) {
-  const variant = { size: 7, elephants: 3, burnt: 2, quiet: 30 };
-  const g = new RulesGame(variant);
-  const record = { variant: g.state().variant, setup: {}, turns: [] };
-  try {
-    for (const side of ["silver", "bronze"]) {
-      const { setup } = g.botMove(3, seed);
-      assert.ok(g.applySetup(side, setup).ok);
-      record.setup[side] = setup;
-    }
-    const start = g.state();
-    while (!g.state().over) {
-      const st = g.state();
-      const { turn } = g.botMove(st.to_move === "silver" ? 2 : 3, seed + record.turns.length);
-      assert.ok(g.applyTurn(turn).ok);
-      record.turns.push(turn);
-    }
-    const st = g.state();
-    return { record, start, result: { over: true, reason: st.reason, score: st.score, winner: st.winner, to_move: null } };
-  } finally {
-    g.dispose();
-  }
-}
 
 // The position string after the record's first `k` turns, and the game there (to be disposed).
 function gameAfter(record, k) {
@@ -55,7 +31,7 @@ const pageTree = (page) => page.evaluate(() => window.trunkfield.S.explore.tree)
 const pagePath = (page) => page.evaluate(() => window.trunkfield.S.explore.path.join("."));
 
 test("issue 37: the analysis board, from a replay to variations, the engine and shared links", async () => {
-  const game = botGame(4);
+  const game = botGame(RulesGame, 4, { levels: { silver: 2, bronze: 3 } });
   const n = game.record.variant.size;
   assert.ok(game.record.turns.length > 12, "a game long enough to branch in");
   const ann = await newPlayer(browser, server.base, problems, "AnnExplore");

@@ -305,3 +305,30 @@ export async function tcpTurn(bob, code, turn) {
   if (r.type === "error") throw new Error(`the scripted turn was refused: ${JSON.stringify(r)}`);
   return r;
 }
+
+// A whole game of the rules' own bot against itself (RulesGame: the WebAssembly rules module's
+// class), deterministic for a seed: `levels` by side, for the setups and every turn. Returns
+// {record, start (the state after the setups), result (a game_over payload)}.
+export function botGame(RulesGame, seed, { variant = { size: 7, elephants: 3, burnt: 2, quiet: 30 }, levels = { silver: 1, bronze: 5 } } = {}) {
+  const g = new RulesGame(variant);
+  const record = { variant: g.state().variant, setup: {}, turns: [] };
+  try {
+    for (const side of ["silver", "bronze"]) {
+      const { setup } = g.botMove(levels[side], seed);
+      assert.ok(setup);
+      assert.ok(g.applySetup(side, setup).ok);
+      record.setup[side] = setup;
+    }
+    const start = g.state();
+    while (!g.state().over) {
+      const st = g.state();
+      const { turn } = g.botMove(levels[st.to_move], seed + record.turns.length);
+      assert.ok(g.applyTurn(turn).ok);
+      record.turns.push(turn);
+    }
+    const st = g.state();
+    return { record, start, result: { over: true, reason: st.reason, score: st.score, winner: st.winner, to_move: null } };
+  } finally {
+    g.dispose();
+  }
+}
