@@ -27,6 +27,13 @@ double win_for(Side s, double silver_win) {
     return s == Side::Silver ? silver_win : 100 - silver_win;
 }
 
+// The mover's winning chance of a search score from its own view (a forced win is certain).
+double mover_win(int score) {
+    if (score >= kForcedScore) return 100;
+    if (score <= -kForcedScore) return 0;
+    return win_chance(score);
+}
+
 }  // namespace
 
 std::string_view judgement_name(Judgement j) {
@@ -93,6 +100,7 @@ PositionEval evaluate_position(const Game& g, std::uint64_t nodes) {
     auto t = bot_turn(g, opt, &info);
     if (!t) return e;  // not in play (during the setups): nothing to say
     e.best = *t;
+    e.depth = info.score_depth;
     const Side mover = g.to_move();
     int score = info.score;
     if (score >= kForcedScore || score <= -kForcedScore) {
@@ -127,7 +135,19 @@ PositionAnalysis analyse_position(const Game& g, std::uint64_t nodes, int length
 
 void Analyser::step() {
     if (finished()) return;
-    evals_.push_back(evaluate_position(games_[evals_.size()], nodes_));
+    const size_t i = evals_.size();
+    evals_.push_back(evaluate_position(games_[i], nodes_));
+    std::optional<int> played;
+    const PositionEval& e = evals_.back();
+    if (i < record_.turns.size() && e.best && *e.best != record_.turns[i] && e.depth > 0) {
+        BotOptions opt;
+        opt.level = kMaxBotLevel;
+        opt.seed = 1;
+        // One root turn: a larger budget lets it reach the depth the whole search reached.
+        opt.nodes = nodes_ * 4;
+        played = bot_turn_score(games_[i], opt, record_.turns[i], e.depth);
+    }
+    played_.push_back(played);
 }
 
 Analysis Analyser::result() const {
@@ -144,8 +164,9 @@ Analysis Analyser::result() const {
         t.turn = record_.turns[i];
         if (before.best && *before.best != t.turn) {
             t.best = before.best;
-            t.loss = one_decimal(
-                std::max(0.0, win_for(t.side, before.win) - win_for(t.side, after.win)));
+            const double after_win =
+                played_[i] ? mover_win(*played_[i]) : win_for(t.side, after.win);
+            t.loss = one_decimal(std::max(0.0, win_for(t.side, before.win) - after_win));
         }
         t.judgement = judge_loss(t.loss);
         PlayerEval& p = a.players[idx(t.side)];

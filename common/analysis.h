@@ -11,9 +11,11 @@
 //   is the actual score difference, and its `forced` is the winner.
 // - win: silver's winning chance in per cent, W(cp) = 50 + 50 * (2 / (1 + exp(-k * cp)) - 1)
 //   with k = ln 3 / 300 (three points ahead is 75 %); a finished position is 100, 0 or 50.
-// - loss of a turn: the winning chance its mover gave away, max(0, W_mover(before) -
-//   W_mover(after)), in points of per cent; 0 when the turn is the engine's own best choice (the
-//   next search sees further, and its horizon must not mark the engine's choice).
+// - loss of a turn: the winning chance its mover gave away, max(0, W_mover(best) -
+//   W_mover(played)), in points of per cent, both scored in the position before it by searches to
+//   the same depth (bot_turn_score), so that the horizon of the next position's search does not
+//   count; W_mover(after) from the next position's evaluation when the engine does not consider
+//   the played turn; 0 when the turn is the engine's own best choice.
 // - judgement: loss >= 30 blunder, >= 20 mistake, >= 10 inaccuracy.
 // - accuracy of a player: the mean over its turns of lichess's per-move accuracy,
 //   clamp(103.1668 * exp(-0.04354 * loss) - 3.1669, 0, 100); 100 for a player without turns.
@@ -45,6 +47,7 @@ struct PositionEval {
     double win = 50;             // silver's winning chance, per cent
     std::optional<Side> forced;  // the side whose win is certain, if any
     std::optional<Turn> best;    // the engine's turn here; none once the game is over
+    int depth = 0;               // the depth of the search that gave `eval` (not in the JSON)
 };
 
 struct TurnEval {
@@ -112,6 +115,10 @@ class Analyser {
     std::vector<Game> games_;  // games_[i]: position i
     std::uint64_t nodes_;
     std::vector<PositionEval> evals_;
+    // The played turn of each position, scored for its mover by a search to the depth of that
+    // position's own (bot_turn_score): nullopt where it is the engine's best, where the engine
+    // does not consider it, or after the last turn.
+    std::vector<std::optional<int>> played_;
 };
 
 // {"nodes", "positions": [{"eval", "win", "forced", "best"}], "turns": [{"side", "turn", "loss",

@@ -205,15 +205,19 @@ class Searcher {
           ring_(v_.size),
           rng_(opt.seed * 0x9e3779b97f4a7c15ULL + 17),
           budget_(opt.nodes ? opt.nodes : kLevels[opt.level].nodes),
-          max_depth_(kLevels[opt.level].depth) {
+          max_depth_(opt.depth > 0 ? std::min(opt.depth, kLevels[opt.level].depth)
+                                   : kLevels[opt.level].depth) {
         plies_.reserve(kMaxPly + 2);
     }
 
     Turn choose(const Game& g, BotInfo& info);
     int evaluate(const Game& g) const;
-    // Root turns whose resulting position is one of these are not considered (puzzles: the
-    // best turn other than a given one). Not owned; null for none.
-    void exclude(const std::vector<Game>* positions) { exclude_ = positions; }
+    // Root turns whose resulting position is (keep: is not) one of these are not considered
+    // (puzzles: the best turn other than a given one; analysis: one turn's score). Not owned.
+    void filter(const std::vector<Game>* positions, bool keep) {
+        filter_ = positions;
+        keep_ = keep;
+    }
 
   private:
     struct Ply {
@@ -270,7 +274,8 @@ class Searcher {
     std::vector<Entry> table_;
     std::uint64_t mask_ = 0;
     mutable std::vector<Plan> scratch_;
-    const std::vector<Game>* exclude_ = nullptr;
+    const std::vector<Game>* filter_ = nullptr;
+    bool keep_ = false;
 };
 
 // ---- Evaluation
@@ -848,11 +853,11 @@ Turn Searcher::choose(const Game& g, BotInfo& info) {
                 legal[i] = 0;
                 continue;
             }
-            if (exclude_ && depth == 1) {
+            if (filter_ && depth == 1) {
                 const std::uint64_t h = hash(child);
-                bool out = false;
-                for (const Game& x : *exclude_) out = out || hash(x) == h;
-                if (out) {
+                bool listed = false;
+                for (const Game& x : *filter_) listed = listed || hash(x) == h;
+                if (listed != keep_) {
                     legal[i] = 0;
                     continue;
                 }
@@ -882,6 +887,7 @@ Turn Searcher::choose(const Game& g, BotInfo& info) {
         if (it_best >= 0) {
             best = it_best;
             best_score = alpha;
+            info.score_depth = depth;
         }
         if (!complete) break;
         info.depth = depth;
@@ -979,12 +985,29 @@ Expected<Turn> bot_turn_excluding(const Game& g, const BotOptions& opt,
     BotInfo local;
     BotInfo& out = info ? *info : local;
     Searcher s(g, opt);
-    s.exclude(&exclude);
+    s.filter(&exclude, false);
     Turn t = s.choose(g, out);
     Game probe = g;
     if (probe.apply_turn(t))
         return RuleError{ErrorCode::NoLegalMove, "every turn the engine considers is excluded"};
     return t;
+}
+
+std::optional<int> bot_turn_score(const Game& g, const BotOptions& opt, const Turn& turn,
+                                  int depth) {
+    if (check_level(opt) || g.phase() != Phase::Play || depth < 1) return std::nullopt;
+    Game after = g;
+    if (after.apply_turn(turn)) return std::nullopt;
+    const std::vector<Game> only{after};
+    BotOptions o = opt;
+    o.depth = depth;
+    BotInfo info;
+    Searcher s(g, o);
+    s.filter(&only, true);
+    Turn t = s.choose(g, info);
+    Game probe = g;
+    if (info.score_depth == 0 || probe.apply_turn(t)) return std::nullopt;
+    return info.score;
 }
 
 Expected<Turn> bot_turn(const Game& g, const BotOptions& opt, BotInfo* info) {

@@ -25,6 +25,7 @@ struct BotOptions {
     int level = 3;            // 1 (weakest) .. 5 (strongest)
     std::uint64_t seed = 1;   // varies the choice among equal setups and equally good turns
     std::uint64_t nodes = 0;  // when non-zero, this node budget replaces the level's
+    int depth = 0;            // when non-zero, the search stops at this depth (at most the level's)
 };
 
 // What a search did, for benchmarks and logs.
@@ -33,6 +34,7 @@ struct BotInfo {
     int depth = 0;            // deepest iteration completed, in whole turns
     int candidates = 0;       // whole-turn candidates at the root
     int score = 0;            // evaluation of the chosen turn, centipoints for the mover
+    int score_depth = 0;      // the depth of the iteration that gave `score` (0: none)
 };
 
 // The node budget of a level (0 for levels outside 1..5). When it is smaller than the number of
@@ -54,6 +56,13 @@ Expected<Turn> bot_turn(const Game& g, const BotOptions& opt, BotInfo* info = nu
 // root candidates the bot considers; no_legal_move when it excludes them all.
 Expected<Turn> bot_turn_excluding(const Game& g, const BotOptions& opt,
                                   const std::vector<Game>& exclude, BotInfo* info = nullptr);
+
+// The score (centipoints for the mover) of one turn, searched as bot_turn searches its best — to
+// `depth` whole turns, so that it compares with a bot_turn score of that depth (BotInfo's
+// score_depth). nullopt when the turn is not among the root candidates the bot considers, or the
+// game is not in play.
+std::optional<int> bot_turn_score(const Game& g, const BotOptions& opt, const Turn& turn,
+                                  int depth);
 
 // The stalling judgement (docs/RULES.md "Takebacks, more time and stalling"): a search of
 // kStallJudgeLevel with the default seed (deterministic). The mover is lost when its best turn

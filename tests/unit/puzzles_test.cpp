@@ -133,3 +133,37 @@ TEST_CASE("puzzles: malformed JSON is refused") {
     j["line"] = Json::array();
     CHECK(!puzzle_from_json(j));
 }
+
+TEST_CASE("bot_turn_score: the best turn searched alone to the same depth scores as the search") {
+    Json rec = selfplay_record(11, Variant{});
+    auto r = replay_record(rec);
+    REQUIRE(r);
+    Game g(r->record.variant);
+    g.apply_setup(Side::Silver, r->record.silver);
+    g.apply_setup(Side::Bronze, r->record.bronze);
+    int checked = 0, same = 0;
+    const size_t positions = kGames == 4 ? 30 : 12;  // fewer in the sanitizer build
+    for (size_t i = 0; i < r->record.turns.size() && i < positions; ++i) {
+        BotOptions o;
+        o.level = kMaxBotLevel;
+        o.nodes = 20'000;
+        BotInfo info;
+        auto best = bot_turn(g, o, &info);
+        REQUIRE(best);
+        if (info.score_depth > 0) {
+            BotOptions wide = o;
+            wide.nodes = o.nodes * 4;
+            auto alone = bot_turn_score(g, wide, *best, info.score_depth);
+            REQUIRE(alone);
+            ++checked;
+            same += *alone == info.score;
+        }
+        g.apply_turn(r->record.turns[i]);
+    }
+    MESSAGE(same << " of " << checked << " best turns score the same alone");
+    CHECK(checked * 3 >= int(positions) * 2);
+    CHECK(same * 10 >= checked * 8);  // the transposition table may shift a few
+    // A turn the engine does not consider, or a game not in play: no score.
+    Game fresh(Variant{});
+    CHECK(!bot_turn_score(fresh, BotOptions{}, Turn{}, 1));
+}
