@@ -165,6 +165,13 @@ test("issue 37: the analysis board, from a replay to variations, the engine and 
   await ann.click("#ex-paste-load");
   assert.match(await ann.textContent("#ex-notice"), /^This cannot be opened: position: the board has 1 rows, the variant 11$/);
 
+  // A broken address is said so, and breaks nothing.
+  await ann.goto(`${server.base}/#analysis/%E0%A4%A`);
+  await ann.waitForSelector("#ex-error:not([hidden])");
+  await ann.goto(`${server.base}/#editor/%E0%A4%A`);
+  await ann.waitForSelector("#ed-body:not([hidden])");
+  assert.equal(await ann.getAttribute("#ed-status", "data-valid"), "yes", "a start position instead");
+
   // The address alone opens a position (the board's link in the nav: the standard board).
   await ann.goto(`${server.base}/#analysis`);
   await ann.waitForSelector("#ex-body:not([hidden])");

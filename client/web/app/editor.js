@@ -148,7 +148,13 @@ export function openEditor(rest) {
   const Ed = { key: rest, P: null, tool: "trunk", facing: "N", notice: null, waiting: !S.rulesReady };
   S.editor = Ed;
   if (Ed.waiting) return;
-  Ed.P = (rest && parseLoose(decodeURIComponent(rest))) || parseLoose(defaultPosition());
+  let text = "";
+  try {
+    text = decodeURIComponent(rest);
+  } catch {
+    // a broken %-escape: the editor starts from a start position
+  }
+  Ed.P = (text && parseLoose(text)) || parseLoose(defaultPosition());
   check(Ed);
 }
 

@@ -106,7 +106,13 @@ export function openExplore(hashRest) {
     return;
   }
   E.waiting = false;
-  const position = posPart ? decodeURIComponent(posPart).replaceAll("_", " ") : defaultPosition();
+  let position;
+  try {
+    position = posPart ? decodeURIComponent(posPart).replaceAll("_", " ") : defaultPosition();
+  } catch (e) {
+    E.error = e.message; // a malformed address (a broken %-escape)
+    return;
+  }
   const q = new URLSearchParams(query);
   const line = q.get("line");
   const text = `[Position "${position}"]\n${line ? (line.trim().startsWith("[") ? line : `\n${line}`) : ""}`;
