@@ -6,16 +6,11 @@
 #include <string>
 
 #include "bot.h"
-#include "position.h"
 #include "record.h"
 
 namespace tf {
 
 namespace {
-
-// A bot score at or beyond this is a forced win (common/bot.cpp scores a won game kWin
-// = 10,000,000 plus the score difference; no evaluation comes near it).
-constexpr int kForcedScore = 5'000'000;
 
 // Win, loss and accuracy are shown to one decimal; judging the rounded loss keeps what a reader
 // sees (30.0) and the judgement (blunder) in agreement.
@@ -25,13 +20,6 @@ double one_decimal(double x) {
 
 double win_for(Side s, double silver_win) {
     return s == Side::Silver ? silver_win : 100 - silver_win;
-}
-
-// The mover's winning chance of a search score from its own view (a forced win is certain).
-double mover_win(int score) {
-    if (score >= kForcedScore) return 100;
-    if (score <= -kForcedScore) return 0;
-    return win_chance(score);
 }
 
 }  // namespace
@@ -44,6 +32,20 @@ std::string_view judgement_name(Judgement j) {
 double win_chance(int eval) {
     const double k = std::log(3.0) / 300;
     return 50 + 50 * (2 / (1 + std::exp(-k * eval)) - 1);
+}
+
+double mover_win(int score) {
+    if (score >= kForcedScore) return 100;
+    if (score <= -kForcedScore) return 0;
+    return win_chance(score);
+}
+
+BotOptions analysis_engine(std::uint64_t nodes) {
+    BotOptions o;
+    o.level = kMaxBotLevel;
+    o.seed = 1;
+    o.nodes = std::max(nodes, kMinAnalysisNodes);
+    return o;
 }
 
 double turn_accuracy(double loss) {
@@ -69,13 +71,7 @@ Expected<Analyser> Analyser::create(const Json& record, std::uint64_t nodes) {
     // record cannot stop short of them without an error).
     std::vector<Game> games;
     games.reserve(r->record.turns.size() + 1);
-    Game g(r->record.variant);
-    if (r->record.position) {
-        g = *game_from_position(*r->record.position);  // read once already by replay_record
-    } else {
-        g.apply_setup(Side::Silver, r->record.silver);
-        g.apply_setup(Side::Bronze, r->record.bronze);
-    }
+    Game g = start_game(r->record);
     games.push_back(g);
     for (const Turn& t : r->record.turns) {
         g.apply_turn(t);
@@ -92,12 +88,8 @@ PositionEval evaluate_position(const Game& g, std::uint64_t nodes) {
         e.win = !e.forced ? 50 : *e.forced == Side::Silver ? 100 : 0;
         return e;
     }
-    BotOptions opt;
-    opt.level = kMaxBotLevel;
-    opt.seed = 1;
-    opt.nodes = nodes;
     BotInfo info;
-    auto t = bot_turn(g, opt, &info);
+    auto t = bot_turn(g, analysis_engine(nodes), &info);
     if (!t) return e;  // not in play (during the setups): nothing to say
     e.best = *t;
     e.depth = info.score_depth;
@@ -121,11 +113,7 @@ PositionAnalysis analyse_position(const Game& g, std::uint64_t nodes, int length
     at.apply_turn(*a.eval.best);
     const std::uint64_t later = std::max(kMinAnalysisNodes, nodes / 2);
     while (int(a.line.size()) < length && !at.over()) {
-        BotOptions opt;
-        opt.level = kMaxBotLevel;
-        opt.seed = 1;
-        opt.nodes = later;
-        auto t = bot_turn(at, opt);
+        auto t = bot_turn(at, analysis_engine(later));
         if (!t) break;
         at.apply_turn(*t);
         a.line.push_back(std::move(*t));
@@ -140,12 +128,8 @@ void Analyser::step() {
     std::optional<int> played;
     const PositionEval& e = evals_.back();
     if (i < record_.turns.size() && e.best && *e.best != record_.turns[i] && e.depth > 0) {
-        BotOptions opt;
-        opt.level = kMaxBotLevel;
-        opt.seed = 1;
         // One root turn: a larger budget lets it reach the depth the whole search reached.
-        opt.nodes = nodes_ * 4;
-        played = bot_turn_score(games_[i], opt, record_.turns[i], e.depth);
+        played = bot_turn_score(games_[i], analysis_engine(nodes_ * 4), record_.turns[i], e.depth);
     }
     played_.push_back(played);
 }

@@ -26,6 +26,7 @@
 #include <optional>
 #include <vector>
 
+#include "bot.h"
 #include "json.h"
 
 namespace tf {
@@ -72,6 +73,14 @@ struct Analysis {
 
 // Silver's winning chance (per cent) for an eval in centipoints from silver's view.
 double win_chance(int eval);
+// A bot score at or beyond this is a forced win (common/bot.cpp scores a won game 10,000,000
+// plus the score difference; no evaluation comes near it).
+inline constexpr int kForcedScore = 5'000'000;
+// The mover's winning chance of a search score from its own view (a forced win is certain).
+double mover_win(int score);
+// The engine every analysis search uses: level 5's depth, seed 1, `nodes` positions (at least
+// kMinAnalysisNodes).
+BotOptions analysis_engine(std::uint64_t nodes);
 // Lichess's accuracy of one turn from its loss (per cent), 0 to 100.
 double turn_accuracy(double loss);
 Judgement judge_loss(double loss);

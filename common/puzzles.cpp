@@ -17,26 +17,10 @@ namespace tf {
 
 namespace {
 
-// Bot scores at or beyond this are forced wins (common/bot.cpp: kWin = 10,000,000 plus the score).
-constexpr int kForcedScore = 5'000'000;
 // Below this, a search found nothing to score (every candidate excluded).
 constexpr int kNothing = -50'000'000;
 // A first look with this share of the budget drops positions that are far from being puzzles.
 constexpr std::uint64_t kPrefilterShare = 4;
-
-double mover_win(int score) {
-    if (score >= kForcedScore) return 100;
-    if (score <= -kForcedScore) return 0;
-    return win_chance(score);
-}
-
-BotOptions engine(std::uint64_t nodes) {
-    BotOptions o;
-    o.level = kMaxBotLevel;
-    o.seed = 1;
-    o.nodes = std::max(nodes, kMinAnalysisNodes);
-    return o;
-}
 
 // The engine's best turn at `g`, its score, and the best score of any other turn (as the mover).
 struct Choice {
@@ -49,13 +33,13 @@ struct Choice {
 
 std::optional<Choice> choose(const Game& g, std::uint64_t nodes) {
     BotInfo info;
-    auto t = bot_turn(g, engine(nodes), &info);
+    auto t = bot_turn(g, analysis_engine(nodes), &info);
     if (!t) return std::nullopt;
     Game after = g;
     if (after.apply_turn(*t)) return std::nullopt;
     Choice c{*t, info.score, std::nullopt, after};
     BotInfo info2;
-    auto t2 = bot_turn_excluding(g, engine(nodes), {after}, &info2);
+    auto t2 = bot_turn_excluding(g, analysis_engine(nodes), {after}, &info2);
     if (t2 && info2.score > kNothing) c.second = info2.score;
     return c;
 }
@@ -93,7 +77,7 @@ int verified_solver_turns(const Game& start, const std::vector<Turn>& line, std:
                             std::to_string(int(c->margin())) + ")");
             ++ok;
         } else {
-            auto r = bot_turn(g, engine(nodes));
+            auto r = bot_turn(g, analysis_engine(nodes));
             Game best = g;
             if (!r || best.apply_turn(*r) || !same_position(best, played))
                 return fail(where + ": the engine replies otherwise");
@@ -180,7 +164,7 @@ std::optional<Puzzle> find_puzzle(const Game& g, const PuzzleOptions& opt) {
     std::vector<Turn> line{first->best};
     Game cur = first->after;
     for (int solver = 1; solver < opt.max_solver_turns && !cur.over(); ++solver) {
-        auto reply = bot_turn(cur, engine(opt.nodes));
+        auto reply = bot_turn(cur, analysis_engine(opt.nodes));
         if (!reply) break;
         Game next = cur;
         if (next.apply_turn(*reply) || next.over()) break;
@@ -217,13 +201,7 @@ Expected<std::vector<Puzzle>> mine_record(const Json& record, const std::string&
     auto r = replay_record(record);
     if (!r) return r.error();
     if (r->error) return *r->error;
-    Game g(r->record.variant);
-    if (r->record.position) {
-        g = *game_from_position(*r->record.position);
-    } else {
-        g.apply_setup(Side::Silver, r->record.silver);
-        g.apply_setup(Side::Bronze, r->record.bronze);
-    }
+    Game g = start_game(r->record);
     std::vector<Puzzle> out;
     size_t skip_until = 0;
     for (size_t i = 0; i <= r->record.turns.size() && !g.over(); ++i) {
@@ -272,7 +250,7 @@ Expected<Answer> judge_answer(const Puzzle& p, int k, const Turn& answer, std::u
             return !w ? 0 : *w == g->to_move() ? kForcedScore + d : -kForcedScore + d;
         }
         BotInfo info;
-        bot_turn(x, engine(nodes), &info);
+        bot_turn(x, analysis_engine(nodes), &info);
         return -info.score;  // the search is the opponent's
     };
     const double mine_w = mover_win(after_score(mine));
@@ -340,8 +318,7 @@ Expected<Puzzle> puzzle_from_json(const Json& j) {
     if (j.contains("eval") && j["eval"].is_number_integer()) p.eval = j["eval"].get<int>();
     if (j.contains("source_turn") && j["source_turn"].is_number_integer())
         p.source_turn = j["source_turn"].get<int>();
-    const auto pos = game_from_position(p.position);
-    if (p.id.empty()) p.id = puzzle_id(p.position, p.line, pos->variant().size);
+    if (p.id.empty()) p.id = puzzle_id(p.position, p.line, g->variant().size);
     return p;
 }
 

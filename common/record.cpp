@@ -64,6 +64,14 @@ Expected<Replay> replay_record(const Json& j) {
     return r;
 }
 
+Game start_game(const Record& r) {
+    if (r.position) return *game_from_position(*r.position);
+    Game g(r.variant);
+    g.apply_setup(Side::Silver, r.silver);
+    g.apply_setup(Side::Bronze, r.bronze);
+    return g;
+}
+
 Json replay_summary(const Replay& r) {
     Json out{{"applied", r.applied}};
     if (!r.error) {

@@ -22,6 +22,10 @@ struct Replay {
 // reported inside the Replay, with the game as it stood before it.
 Expected<Replay> replay_record(const Json& record);
 
+// The game a record starts from: its position, or both setups played. Assumes a record that
+// replay_record read without error in its setups.
+Game start_game(const Record& r);
+
 // {"applied", "error", "over", "reason", "score", "winner", "to_move"} as `rules replay` prints.
 Json replay_summary(const Replay& r);
 

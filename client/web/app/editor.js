@@ -16,7 +16,7 @@ import { $, SIDES, SideName } from "./dom.js";
 import { t } from "./i18n.js";
 import { S, app } from "./state.js";
 import { renderBoard, key, unkey, watchedBy, isField } from "./board.js";
-import { explorePath, defaultPosition, playFrom } from "./explore.js";
+import { explorePath, defaultPosition, playFrom, copyText } from "./explore.js";
 
 const FACINGS = ["N", "E", "S", "W"];
 const TOOLS = ["trunk", "burnt", "silver", "bronze", "guardian-silver", "guardian-bronze", "erase"];
@@ -321,15 +321,8 @@ export function setupEditor() {
   $("ed-analyse").addEventListener("click", (ev) => {
     if (Ed()?.error) ev.preventDefault();
   });
-  $("ed-copy").addEventListener("click", async () => {
+  $("ed-copy").addEventListener("click", () => {
     const e = Ed();
-    if (!e) return;
-    try {
-      await navigator.clipboard.writeText(`${location.origin}/#editor/${e.key}`);
-      e.notice = t("explore.copiedLink");
-    } catch {
-      e.notice = t("explore.copyFailed");
-    }
-    app.render();
+    if (e) copyText(`${location.origin}/#editor/${e.key}`, t("explore.copiedLink"), e);
   });
 }

@@ -165,6 +165,7 @@ const childrenAt = (E) => (E.path.length ? nodesOf(E).at(-1).node.children : E.t
 function buildNode(E) {
   E.G?.rules?.dispose();
   const rules = RulesGame.fromPosition(E.tree.position);
+  E.rootTurns = rules.state().turns_played;
   let last = null;
   for (const { node } of nodesOf(E)) {
     const entry = recordTurn(rules, node.turn);
@@ -402,9 +403,7 @@ function renderEngine(E) {
 // they replace.
 function renderTree(E) {
   const n = E.G.state.variant.size;
-  const start = RulesGame.fromPosition(E.tree.position);
-  const first = start.state().turns_played;
-  start.dispose();
+  const first = E.rootTurns;
   const cur = E.path.join(".");
   const button = (node, path, depth) => {
     const id = path.join(".");
@@ -438,12 +437,13 @@ function renderTree(E) {
 }
 
 // ------------------------------------------------------------------ controls
-async function copy(text, done) {
+// Copies `text` and says so (or why not) in `holder.notice`: the analysis board's and the editor's.
+export async function copyText(text, done, holder) {
   try {
     await navigator.clipboard.writeText(text);
-    S.explore.notice = done;
+    holder.notice = done;
   } catch {
-    S.explore.notice = t("explore.copyFailed");
+    holder.notice = t("explore.copyFailed");
   }
   app.render();
 }
@@ -490,8 +490,8 @@ export function setupExplore() {
     const best = e.look?.result?.best;
     if (best) addTurn(e, best);
   });
-  on("ex-copy-position", (e) => copy(e.positionText, t("explore.copiedPosition")));
-  on("ex-copy-link", (e) => copy(location.href, t("explore.copiedLink")));
+  on("ex-copy-position", (e) => copyText(e.positionText, t("explore.copiedPosition"), e));
+  on("ex-copy-link", (e) => copyText(location.href, t("explore.copiedLink"), e));
   on("ex-download", (e) => {
     const r = Rules.printVariations(e.tree);
     if (r.error) return;
