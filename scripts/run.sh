@@ -12,4 +12,5 @@ echo
 echo "Trunkfield is starting: open http://127.0.0.1:${http_port}/ in a browser"
 echo "(terminal clients: TCP 127.0.0.1:${tcp_port}, newline-delimited JSON, see proto/PROTOCOL.md)"
 echo
-exec build/bin/trunkfield-server --bind 127.0.0.1 --http-port "$http_port" --tcp-port "$tcp_port" --data data
+exec build/bin/trunkfield-server --bind 127.0.0.1 --http-port "$http_port" --tcp-port "$tcp_port" --data data \
+  --mine-puzzles

@@ -56,6 +56,7 @@ struct Options {
     std::string name;
     std::uint64_t seed = 1;
     bool verbose = false;
+    int size = 9;  // quick matches: the standard board, or 7 (the small one)
 };
 
 // The bot's HOST:PORT: the host before the last colon, the port 1 to 65535 after it.
@@ -240,7 +241,7 @@ class BotClient {
         if (!o_.code.empty())
             send(proto::JoinGame{o_.code});
         else if (s.code.empty())
-            send(proto::QuickMatch{Variant{}, std::nullopt});
+            send(proto::QuickMatch{o_.size == 7 ? Variant{7, 3, 2, 30} : Variant{}, std::nullopt});
         expect_answer(s);
     }
 
@@ -456,6 +457,10 @@ void add_bot_command(CLI::App& app, Run& run) {
         ->type_name("K")
         ->capture_default_str()
         ->transform(whole_number(1, 1'000'000));
+    bot->add_option("--size", o->size,
+                    "quick matches on the standard board (9) or the small one (7)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({7, 9}));
     bot->add_option("--code", o->code, "join this game instead (one game: leave out --games)")
         ->type_name("CODE")
         ->check(CLI::Validator(

@@ -5,20 +5,30 @@
 // good), the opponent's reply is played, and a wrong answer is shown with the engine's
 // refutation and the solution. Words: `hint` (which elephant moves), `skip` (show the solution),
 // `quit`.
+//
+// `trunkfield puzzle --server HOST:PORT` solves the server's puzzles instead (proto/PROTOCOL.md
+// "Puzzle API", on its HTTP port): the next one for the player the token names (or the puzzle
+// of the day), each answer judged by the server, which never sends the solution before the
+// attempt is over; the first attempt at a puzzle moves an account's puzzle rating.
 #include "puzzle_cmd.h"
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "client/lib/http_client.h"
 #include "common/analysis.h"
 #include "common/bot.h"
+#include "common/json.h"
 #include "common/notation.h"
 #include "common/position.h"
 #include "common/puzzles.h"
@@ -35,6 +45,10 @@ struct Args {
     std::string theme;
     int first = 1;
     bool ascii = false;
+    std::string server;  // HOST:PORT of the HTTP API: the server's puzzles
+    std::string token;
+    bool daily = false;
+    int count = 0;  // --server: stop after this many (0: until quit or none left)
 };
 
 int fail(const std::string& msg) {
@@ -150,7 +164,206 @@ bool solve(const Puzzle& p, int number, const play::Style& style, std::istream& 
     return true;
 }
 
+// ---- the server's puzzles ---------------------------------------------------------------------
+
+struct Server {
+    std::string host;
+    unsigned short port = 0;
+    std::string token;
+    // The answer's JSON; throws with the server's message for an error status.
+    nlohmann::json call(const std::string& method, const std::string& target,
+                        const std::string& body = "") const {
+        auto r = client::http_request(host, port, method, target, body, token);
+        auto j = nlohmann::json::parse(r.body, nullptr, false);
+        if (j.is_discarded() || !j.is_object())
+            throw std::runtime_error("HTTP " + std::to_string(r.status) + ": not JSON");
+        if (r.status != 200) {
+            auto e = std::runtime_error(j.value("message", "HTTP " + std::to_string(r.status)));
+            if (j.value("error", "") == "no_puzzle") throw NoPuzzle{e.what()};
+            throw e;
+        }
+        return j;
+    }
+    struct NoPuzzle {
+        std::string why;
+    };
+};
+
+// The token `trunkfield play` keeps for a server on the same host (the token file has one line
+// per TCP server address), or a bare token.
+std::string saved_token(const std::string& host) {
+    std::string path;
+    if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg)
+        path = std::string(xdg) + "/trunkfield/token";
+    else if (const char* home = std::getenv("HOME"); home && *home)
+        path = std::string(home) + "/.config/trunkfield/token";
+    std::ifstream in(path);
+    std::string line, found, bare;
+    int matches = 0;
+    while (std::getline(in, line)) {
+        std::istringstream ls(line);
+        std::string a, b;
+        ls >> a >> b;
+        if (b.empty()) {
+            bare = a;
+        } else if (a.substr(0, a.rfind(':')) == host) {
+            found = b;
+            ++matches;
+        }
+    }
+    return matches == 1 ? found : bare;
+}
+
+std::string rating_change(const nlohmann::json& r) {
+    const long before = std::lround(r["before"]["rating"].get<double>());
+    const long after = std::lround(r["after"]["rating"].get<double>());
+    return std::to_string(after) + " (" + (after >= before ? "+" : "") +
+           std::to_string(after - before) + ")";
+}
+
+// One server puzzle: its turns asked and sent, the verdicts said. False when the solver quits.
+bool solve_online(const Server& sv, const nlohmann::json& pz, const play::Style& style,
+                  int& solved_count) {
+    const std::string id = pz.at("id");
+    auto start = game_from_position(pz.at("position").get<std::string>());
+    if (!start) throw std::runtime_error("puzzle " + id + ": " + start.error().message);
+    const Side me = start->to_move();
+    const int n = start->variant().size;
+    const int turns = pz.at("solver_turns");
+    std::cout << "\nPuzzle " << id << ", rated " << pz.at("rating").get<int>();
+    if (!pz.at("themes").empty()) {
+        std::cout << ", themes:";
+        for (const auto& t : pz["themes"]) std::cout << ' ' << t.get<std::string>();
+    }
+    if (pz.contains("day")) std::cout << ", the puzzle of " << pz["day"].get<std::string>();
+    std::cout << "\n"
+              << side_name(me) << " to move: find the best turn"
+              << (turns > 1 ? "s (" + std::to_string(turns) + ")" : "") << ".\n";
+    Game g = *start;
+    nlohmann::json sent = nlohmann::json::array();
+    for (;;) {
+        play::GameView v;
+        v.game = g;
+        v.me = me;
+        v.status = "playing";
+        std::cout << play::render_board(v, style);
+        std::cout << "turn " << g.turns_played() + 1 << "> " << std::flush;
+        std::string text;
+        if (!std::getline(std::cin, text)) {
+            std::cout << "\n";
+            return false;
+        }
+        text = trim(text);
+        if (text.empty()) continue;
+        if (text == "quit") return false;
+        if (text == "skip") {
+            std::cout << "Skipped (nothing is kept).\n";
+            return true;
+        }
+        auto turn = turn_from_notation(text, n);
+        if (!turn) {
+            std::cout << "Not a turn: " << turn.error().message << "\n";
+            continue;
+        }
+        Game after = g;
+        if (auto e = after.apply_turn(*turn)) {
+            std::cout << "Not allowed: " << e->message << "\n";
+            continue;
+        }
+        sent.push_back(to_json(*turn));
+        nlohmann::json a;
+        try {
+            a = sv.call("POST", "/api/puzzles/" + id + "/answer",
+                        nlohmann::json{{"turns", sent}}.dump());
+        } catch (const std::runtime_error& e) {
+            sent.erase(sent.end() - 1);
+            std::cout << "The server refused it: " << e.what() << "\n";
+            continue;
+        }
+        const std::string verdict = a.at("verdict");
+        if (!a.at("done").get<bool>()) {
+            g = after;
+            Turn reply = *turn_from_json(a.at("reply"));
+            std::cout << "Right. " << side_name(~me) << " answers " << turn_to_notation(reply, n)
+                      << ".\n";
+            g.apply_turn(reply);
+            continue;
+        }
+        std::vector<Turn> line;
+        for (const auto& t : a.at("line")) line.push_back(*turn_from_json(t));
+        if (a.at("solved").get<bool>()) {
+            ++solved_count;
+            std::cout << (verdict == "also" ? "Also good: the engine finds it as strong. Solved."
+                                            : "Solved.");
+        } else {
+            std::cout << "Wrong. The solution: " << line_text(*start, line, 0) << ".";
+        }
+        if (a.value("rated", false))
+            std::cout << " Your puzzle rating: " << rating_change(a.at("rating"));
+        else if (sv.token.empty())
+            std::cout << " (no token: nothing is kept)";
+        std::cout << "\n";
+        return true;
+    }
+}
+
+int run_online(const Args& args, const play::Style& style) {
+    Server sv;
+    std::string addr = args.server;
+    if (addr.rfind("http://", 0) == 0) addr = addr.substr(7);
+    while (!addr.empty() && addr.back() == '/') addr.pop_back();
+    const auto colon = addr.rfind(':');
+    if (colon == std::string::npos || colon == 0)
+        return fail("--server: HOST:PORT (the HTTP port)");
+    sv.host = addr.substr(0, colon);
+    try {
+        const int port = std::stoi(addr.substr(colon + 1));
+        if (port < 1 || port > 65535) throw std::out_of_range("port");
+        sv.port = static_cast<unsigned short>(port);
+    } catch (const std::exception&) {
+        return fail("--server: HOST:PORT (the HTTP port)");
+    }
+    sv.token = !args.token.empty() ? args.token : saved_token(sv.host);
+    std::cout << "Puzzles of " << sv.host << ":" << sv.port
+              << (sv.token.empty() ? " (no token: judged, nothing kept)" : "")
+              << ". Type turns in the notation (c1-c2:N *e5 Sc+2), or skip, quit.\n";
+    int tried = 0, solved = 0;
+    try {
+        for (;;) {
+            if (args.count && tried >= args.count) break;
+            nlohmann::json pz;
+            try {
+                pz = args.daily           ? sv.call("GET", "/api/puzzles/daily")
+                     : args.theme.empty() ? sv.call("GET", "/api/puzzles/next")
+                                          : sv.call("GET", "/api/puzzles/next?theme=" + args.theme);
+            } catch (const Server::NoPuzzle& e) {
+                std::cout << e.why << ".\n";
+                break;
+            }
+            if (!solve_online(sv, pz, style, solved)) break;
+            ++tried;
+            if (args.daily) break;
+        }
+        if (!sv.token.empty()) {
+            auto mine = sv.call("GET", "/api/puzzles/mine?limit=1");
+            if (!mine.at("rating").is_null())
+                std::cout << "Your puzzle rating: " << mine["rating"].at("rating").get<int>()
+                          << (mine["rating"].value("provisional", true) ? "?" : "") << ".\n";
+        }
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
+    std::cout << "Solved " << solved << " of " << tried << ".\n";
+    return 0;
+}
+
 int run_puzzles(const Args& args) {
+    play::Style style;
+    const char* no_color = std::getenv("NO_COLOR");
+    style.color = !args.ascii && isatty(STDOUT_FILENO) && !(no_color && *no_color);
+    style.unicode = !args.ascii && isatty(STDOUT_FILENO);
+    if (!args.server.empty()) return run_online(args, style);
+    if (args.file.empty()) return fail("a FILE of puzzles, or --server HOST:PORT");
     std::string text, err;
     if (!read_input(args.file, text, err)) return fail(err);
     std::vector<Puzzle> all;
@@ -162,10 +375,6 @@ int run_puzzles(const Args& args) {
     }
     if (all.empty())
         return fail("no puzzle" + (args.theme.empty() ? "" : " with theme " + args.theme));
-    play::Style style;
-    const char* no_color = std::getenv("NO_COLOR");
-    style.color = !args.ascii && isatty(STDOUT_FILENO) && !(no_color && *no_color);
-    style.unicode = !args.ascii && isatty(STDOUT_FILENO);
     std::cout << all.size() << (all.size() == 1 ? " puzzle" : " puzzles")
               << ". Type turns in the notation (c1-c2:N *e5 Sc+2), or hint, skip, quit.\n";
     int tried = 0, solved = 0;
@@ -183,16 +392,25 @@ int run_puzzles(const Args& args) {
 }  // namespace
 
 void add_puzzle_command(CLI::App& app, Run& run) {
-    CLI::App* cmd = app.add_subcommand("puzzle", "solve puzzles from a file in the terminal");
+    CLI::App* cmd = app.add_subcommand(
+        "puzzle", "solve puzzles in the terminal, from a file or from a server (--server)");
     auto args = std::make_shared<Args>();
-    cmd->add_option("FILE", args->file, "puzzles, one JSON per line (trunkfield puzzles generate)")
-        ->required();
+    cmd->add_option("FILE", args->file, "puzzles, one JSON per line (trunkfield puzzles generate)");
+    cmd->add_option("--server", args->server,
+                    "the server's HTTP port (HOST:PORT): its puzzles, judged and rated there");
+    cmd->add_option("--token", args->token,
+                    "--server: the player's token (default: TRUNKFIELD_TOKEN, or the one "
+                    "`trunkfield play` saved for that host)")
+        ->envname("TRUNKFIELD_TOKEN");
+    cmd->add_flag("--daily", args->daily, "--server: the puzzle of the day");
+    cmd->add_option("--count", args->count, "--server: stop after this many puzzles")
+        ->transform(whole_number(1, 1'000'000));
     cmd->add_option("--theme", args->theme, "only puzzles with this theme (docs/RULES.md §10)")
         ->check(CLI::IsMember(puzzle_themes()));
     cmd->add_option("--from", args->first, "start at this puzzle of the file (1 is the first)")
         ->transform(whole_number(1, 1'000'000));
     cmd->add_flag("--ascii", args->ascii, "plain ASCII, no colours");
-    cmd->footer("exit codes: 0 done, 1 the file cannot be read, 2 a usage error");
+    cmd->footer("exit codes: 0 done, 1 the file or the server cannot be read, 2 a usage error");
     cmd->callback([&run, args] { run = [args] { return run_puzzles(*args); }; });
 }
 

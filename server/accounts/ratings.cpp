@@ -36,6 +36,18 @@ RateGame::Outcome rate_game(const RateGame& g, const StoredRating before[2]) {
     return out;
 }
 
+std::pair<StoredRating, StoredRating> rate_puzzle(const StoredRating& player,
+                                                  const StoredRating& puzzle, bool solved,
+                                                  std::int64_t at_ms) {
+    RateGame g;
+    g.category = "puzzle";
+    g.silver_score = solved ? 1 : 0;
+    g.at_ms = at_ms;
+    const StoredRating before[2] = {player, puzzle};
+    const RateGame::Outcome out = rate_game(g, before);
+    return {out.after[0], out.after[1]};
+}
+
 proto::RatingView rating_view(const StoredRating& r, std::int64_t now_ms) {
     const double days =
         r.games == 0 ? 0 : std::max<double>(0, double(now_ms - r.last_ms) / kMsPerDay);

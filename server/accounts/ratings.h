@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "proto/ratings.h"
@@ -21,6 +22,12 @@ namespace tf::server {
 // Both players' ratings after `g`, from `before` (a player new to the category: a default
 // StoredRating with its category set). Also sets games and last_ms.
 RateGame::Outcome rate_game(const RateGame& g, const StoredRating before[2]);
+
+// A puzzle attempt (proto/PROTOCOL.md "Puzzle API") as one rated game between the reader and
+// the puzzle, the reader scoring 1 when solved: {the reader's rating after, the puzzle's}.
+std::pair<StoredRating, StoredRating> rate_puzzle(const StoredRating& player,
+                                                  const StoredRating& puzzle, bool solved,
+                                                  std::int64_t at_ms);
 
 // A stored rating as players see it at `now_ms`: its deviation grown with the time since its
 // last game, rounded.

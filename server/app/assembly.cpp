@@ -140,6 +140,20 @@ std::unique_ptr<Store> open_store(const Config& cfg) {
     return store;
 }
 
+// The puzzles beside the store (none for --store memory), on a connection of their own.
+std::unique_ptr<PuzzleService> open_puzzles(const Config& cfg, Store& store) {
+    if (cfg.store == "memory") return nullptr;
+    MineOptions mine;
+    mine.on = cfg.mine_puzzles;
+    mine.every_seconds = cfg.mine_puzzles_every;
+    PuzzleService::Open open;
+    if (cfg.store == "postgres")
+        open = [url = cfg.database_url] { return open_pg_puzzles(url); };
+    else
+        open = [dir = cfg.data_dir] { return open_sqlite_puzzles(dir); };
+    return std::make_unique<PuzzleService>(std::move(open), store, mine);
+}
+
 // --bus: needs PostgreSQL and a redis:// address.
 bool bus_settings_valid(const Config& cfg) {
     if (cfg.bus.empty()) return true;
@@ -160,7 +174,9 @@ bool bus_settings_valid(const Config& cfg) {
 class Node {
   public:
     Node(const Config& cfg, std::unique_ptr<Store> store)
-        : cfg_(cfg), ioc_(cfg.threads), hub_(std::make_unique<Hub>(ioc_, cfg, std::move(store))) {}
+        : cfg_(cfg), ioc_(cfg.threads), hub_(std::make_unique<Hub>(ioc_, cfg, std::move(store))) {
+        hub_->puzzles = open_puzzles(cfg, *hub_->store);
+    }
 
     ~Node() {
         http_.reset();

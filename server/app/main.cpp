@@ -1,6 +1,6 @@
 // trunkfield-server: the authoritative game server (docs/ARCHITECTURE.md, proto/PROTOCOL.md),
-// and its `backup`, `restore` and `migrate-from-sqlite` subcommands (docs/OPERATING.md). The
-// command line is read in options.cpp; the server is put together and run in assembly.cpp.
+// and its `backup`, `restore`, `migrate-from-sqlite` and `puzzles` subcommands (docs/OPERATING.md).
+// The command line is read in options.cpp; the server is put together and run in assembly.cpp.
 #include <spdlog/spdlog.h>
 
 #include <iostream>
@@ -8,6 +8,7 @@
 #include "server/app/assembly.h"
 #include "server/app/backup.h"
 #include "server/app/options.h"
+#include "server/app/puzzle_tool.h"
 #include "server/store/pg_store.h"
 
 namespace tf::server {
@@ -77,6 +78,11 @@ int main(int argc, char** argv) {
             return run_restore(cmd.restore_from, cmd.data, cmd.restore_force);
         case Command::Kind::Migrate:
             return run_migrate(cmd.data, {cfg.database_url, cfg.accept_unsafe_database});
+        case Command::Kind::Puzzles:
+            spdlog::set_level(spdlog::level::warn);
+            return run_puzzle_tool({cmd.puzzles_action, cmd.puzzles_file, cmd.puzzles_trust,
+                                    cmd.data, cfg.database_url},
+                                   std::cout, std::cerr);
         case Command::Kind::Serve:
             break;
     }

@@ -144,6 +144,15 @@ Command parse_command_line(int argc, char** argv, Config& cfg) {
     app.add_option("--award-seconds", cfg.award_seconds,
                    "after the grace period, award the win unclaimed this much later "
                    "(default: one more grace period)");
+    app.add_flag("--mine-puzzles", cfg.mine_puzzles,
+                 "find puzzles in finished public games of 16 turns or more, one game at a "
+                 "time on a thread of the lowest priority (proto/PROTOCOL.md \"Puzzle API\")")
+        ->capture_default_str();
+    app.add_option("--mine-puzzles-every", cfg.mine_puzzles_every,
+                   "seconds between looks for finished games to mine, when the last look found "
+                   "none")
+        ->check(CLI::Range(1, 86400))
+        ->capture_default_str();
     app.add_option("--bot-pace", cfg.bot_pace,
                    "the computer shows a move no sooner than a human-like moment after the "
                    "position (a setup 0.8 s, a turn 0.35 s + 0.1 s per level, at most 1/60 of its "
@@ -327,6 +336,26 @@ Command parse_command_line(int argc, char** argv, Config& cfg) {
     CLI::Option* migrate_data_opt =
         migrate->add_option("--data", migrate_data, "data folder (default: as for backup)");
     migrate->add_option("--database-url", cfg.database_url, "the PostgreSQL database");
+    CLI::App* puzzles = app.add_subcommand(
+        "puzzles",
+        "the store's puzzles: `import FILE` adds the puzzles of a file of JSON lines (as "
+        "`trunkfield puzzles generate` writes), each verified first unless --trust; `export` "
+        "prints the stored ones as JSON lines. The SQLite store of --data, or PostgreSQL with "
+        "--database-url; a server may be running on it");
+    puzzles->require_subcommand(1, 1);
+    CLI::App* pz_import = puzzles->add_subcommand("import", "add the puzzles of a file");
+    pz_import->add_option("FILE", cmd.puzzles_file, "JSON lines, one puzzle each")->required();
+    pz_import->add_flag("--trust", cmd.puzzles_trust,
+                        "skip the verification (a search of 140,000 positions per solver turn)");
+    CLI::App* pz_export = puzzles->add_subcommand("export", "print the stored puzzles");
+    std::string puzzles_data;
+    CLI::Option* puzzles_data_opt =
+        puzzles->add_option("--data", puzzles_data, "data folder (default: as for backup)");
+    puzzles->add_option("--database-url", cfg.database_url, "the PostgreSQL database");
+    for (CLI::App* sub : {pz_import, pz_export}) {
+        sub->add_option("--data", puzzles_data, "data folder (default: as for backup)");
+        sub->add_option("--database-url", cfg.database_url, "the PostgreSQL database");
+    }
     app.require_subcommand(0, 1);
     auto exit = [&](int code) {
         cmd.kind = Command::Kind::Exit;
@@ -363,6 +392,10 @@ Command parse_command_line(int argc, char** argv, Config& cfg) {
     } else if (*restore) {
         cmd.kind = K::Restore;
         cmd.data = restore_data_opt->count() ? restore_data : cfg.data_dir;
+    } else if (*puzzles) {
+        cmd.kind = K::Puzzles;
+        cmd.puzzles_action = *pz_import ? "import" : "export";
+        cmd.data = !puzzles_data.empty() || puzzles_data_opt->count() ? puzzles_data : cfg.data_dir;
     } else if (*migrate) {
         cmd.kind = K::Migrate;
         cmd.data = migrate_data_opt->count() ? migrate_data : cfg.data_dir;

@@ -1,6 +1,6 @@
 // trunkfield-server's command line: every setting of Config as a flag, also read from its
 // TRUNKFIELD_* variable and from a --config file (a flag wins over its variable, which wins over
-// the file), and the subcommands backup, restore and migrate-from-sqlite.
+// the file), and the subcommands backup, restore, migrate-from-sqlite and puzzles.
 #pragma once
 
 #include <string>
@@ -10,7 +10,7 @@
 namespace tf::server {
 
 struct Command {
-    enum class Kind { Serve, PrintConfig, Backup, Restore, Migrate, Exit };
+    enum class Kind { Serve, PrintConfig, Backup, Restore, Migrate, Puzzles, Exit };
     Kind kind = Kind::Serve;
     int exit_code = 0;  // Exit: after --help, --version or an error, all printed already
     std::string log_level = "info";
@@ -18,6 +18,8 @@ struct Command {
     std::string data;      // Backup, Restore, Migrate: the data folder
     std::string backup_to, restore_from;
     bool restore_force = false;
+    std::string puzzles_action, puzzles_file;  // Puzzles: "import" FILE or "export"
+    bool puzzles_trust = false;
 };
 
 // Fills `cfg` and says what to do.

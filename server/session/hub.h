@@ -2,7 +2,7 @@
 // settings, the store, identities, the lobby in its parts (the room directory, the listings,
 // the player index, the matchmaker; docs/ARCHITECTURE.md "The server's parts"), the ratings
 // last seen and the login limits, the io_context (rooms get their strands from it), a worker
-// pool for the computer opponents and a thread for password hashes.
+// pool for the computer opponents, a thread for password hashes and one for puzzles.
 #pragma once
 
 #include <atomic>
@@ -22,6 +22,7 @@
 #include "server/lobby/player_index.h"
 #include "server/net/client_address.h"
 #include "server/net/conn_limit.h"
+#include "server/puzzles/puzzle_service.h"
 #include "server/room/directory.h"
 #include "server/room/room_services.h"
 #include "server/session/peers.h"
@@ -59,6 +60,9 @@ struct Hub {
     boost::asio::io_context& ioc;
     Config cfg;
     std::unique_ptr<Store> store;  // declared before the rooms' owners: outlives every room
+    // The puzzles (proto/PROTOCOL.md "Puzzle API"), set by main() for a store that keeps them;
+    // destroyed before the store (the miner reads games from it).
+    std::unique_ptr<PuzzleService> puzzles;
     boost::asio::thread_pool workers;
     // Password hashing (Argon2id: 64 MiB and ~40 ms each) off the network threads, one thread
     // per core behind a bounded queue (server/accounts/password_pool.h).

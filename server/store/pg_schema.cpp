@@ -138,6 +138,47 @@ ALTER TABLE games ADD COLUMN creator_addr text;
 CREATE INDEX games_open_by_addr ON games (creator_addr) WHERE status = 'open';
 CREATE INDEX games_open_by_player ON games (silver_id, bronze_id) WHERE status = 'open';
 )sql",
+    // 4: puzzles (issue 37; server/store/puzzle_db.h), as the SQLite store's schema 4.
+    R"sql(
+CREATE TABLE puzzles (
+  id           text PRIMARY KEY,
+  position     text NOT NULL,
+  body         text NOT NULL,
+  themes       text NOT NULL,
+  source_game  text,
+  source_turn  integer NOT NULL,
+  solver_turns integer NOT NULL,
+  margin       double precision NOT NULL,
+  rating       double precision NOT NULL,
+  deviation    double precision NOT NULL,
+  volatility   double precision NOT NULL,
+  games        integer NOT NULL,
+  last_at      bigint NOT NULL,
+  plays        integer NOT NULL,
+  solved       integer NOT NULL,
+  added_at     bigint NOT NULL
+);
+CREATE INDEX puzzles_by_rating ON puzzles (rating);
+CREATE TABLE puzzle_attempts (
+  player_id text NOT NULL,
+  puzzle_id text NOT NULL,
+  solved    boolean NOT NULL,
+  rated     boolean NOT NULL,
+  at        bigint NOT NULL,
+  rating    double precision,
+  PRIMARY KEY (player_id, puzzle_id)
+);
+CREATE INDEX puzzle_attempts_by_player ON puzzle_attempts (player_id, at);
+CREATE TABLE puzzle_days (
+  day       text PRIMARY KEY,
+  puzzle_id text NOT NULL
+);
+CREATE TABLE puzzle_mined (
+  code  text PRIMARY KEY,
+  at    bigint NOT NULL,
+  found integer NOT NULL
+);
+)sql",
 };
 static_assert(std::size(kMigrations) == kPgSchemaVersion);
 

@@ -1,5 +1,7 @@
 #include "server/store/record_codec.h"
 
+#include <spdlog/spdlog.h>
+
 #include <nlohmann/json.hpp>
 
 #include "common/json.h"
@@ -92,6 +94,29 @@ std::string username_key(std::string_view username) {
     for (char& c : k)
         if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
     return k;
+}
+
+nlohmann::json game_record(const StoredGame& g, const std::vector<JournalRow>& rows) {
+    using nlohmann::json;
+    json setup = {{"silver", nullptr}, {"bronze", nullptr}};
+    json turns = json::array();
+    for (const auto& r : rows) {
+        std::string error;
+        auto ev = read_row(r, error);
+        if (!ev) {
+            spdlog::error("game {} journal version {}: {}", g.code, r.version, error);
+            continue;
+        }
+        if (auto* s = std::get_if<proto::SetupEv>(&ev->body))
+            setup[std::string(side_name(s->side))] = to_json(s->setup);
+        else if (auto* t = std::get_if<proto::TurnEv>(&ev->body))
+            turns.push_back(to_json(t->turn));
+        else if (auto* b = std::get_if<proto::TakebackEv>(&ev->body))
+            for (int i = 0; i < b->turns && !turns.empty(); ++i) turns.erase(turns.end() - 1);
+    }
+    std::string error;
+    auto v = variant_of(g.variant, error);
+    return {{"variant", v ? to_json(*v) : json(nullptr)}, {"setup", setup}, {"turns", turns}};
 }
 
 }  // namespace tf::server

@@ -8,8 +8,10 @@
 // clock reading included. It reuses the serialization the room makes for the wire anyway.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "proto/messages.h"
 #include "server/store/store.h"
@@ -31,5 +33,10 @@ std::optional<std::optional<proto::TimeControl>> time_control_of(const std::stri
                                                                  std::string& error);
 std::string result_text(const std::optional<proto::Result>& r);  // "null" while unfinished
 std::optional<proto::Result> result_of_text(const std::string& text);
+
+// A game's record (rules spec §6: variant, setups, turns) from its row and journal: the setups
+// and turns in the order they were played, less the turns taken back (rows that cannot be read
+// are logged and skipped). For the history API and the puzzle miner.
+nlohmann::json game_record(const StoredGame& g, const std::vector<JournalRow>& rows);
 
 }  // namespace tf::server

@@ -119,6 +119,49 @@ CREATE TABLE rating_history (
 CREATE INDEX rating_history_by_player ON rating_history(player_id, category, at);
 ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // 4: puzzles (issue 37; server/store/puzzle_db.h): the puzzles with their own Glicko-2
+    // rating, each player's finished attempts (the first one per puzzle), the puzzle of each
+    // day, and the finished games already mined for puzzles.
+    R"sql(
+CREATE TABLE puzzles (
+  id           TEXT PRIMARY KEY,
+  position     TEXT NOT NULL,
+  body         TEXT NOT NULL,
+  themes       TEXT NOT NULL,
+  source_game  TEXT,
+  source_turn  INTEGER NOT NULL,
+  solver_turns INTEGER NOT NULL,
+  margin       REAL NOT NULL,
+  rating       REAL NOT NULL,
+  deviation    REAL NOT NULL,
+  volatility   REAL NOT NULL,
+  games        INTEGER NOT NULL,
+  last_at      INTEGER NOT NULL,
+  plays        INTEGER NOT NULL,
+  solved       INTEGER NOT NULL,
+  added_at     INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX puzzles_by_rating ON puzzles(rating);
+CREATE TABLE puzzle_attempts (
+  player_id TEXT NOT NULL,
+  puzzle_id TEXT NOT NULL,
+  solved    INTEGER NOT NULL,
+  rated     INTEGER NOT NULL,
+  at        INTEGER NOT NULL,
+  rating    REAL,
+  PRIMARY KEY (player_id, puzzle_id)
+) WITHOUT ROWID;
+CREATE INDEX puzzle_attempts_by_player ON puzzle_attempts(player_id, at);
+CREATE TABLE puzzle_days (
+  day       TEXT PRIMARY KEY,
+  puzzle_id TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE puzzle_mined (
+  code  TEXT PRIMARY KEY,
+  at    INTEGER NOT NULL,
+  found INTEGER NOT NULL
+) WITHOUT ROWID;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 

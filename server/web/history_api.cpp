@@ -81,28 +81,6 @@ json summary(const StoredGame& g, const SuspendedFn& suspended) {
     return out;
 }
 
-// The spec §6 record from the journal (through the storage codec): the setups and turns in the
-// order they were played, less the turns taken back.
-json record_of(const StoredGame& g, const std::vector<JournalRow>& rows) {
-    json setup = {{"silver", nullptr}, {"bronze", nullptr}};
-    json turns = json::array();
-    for (const auto& r : rows) {
-        std::string error;
-        auto ev = read_row(r, error);
-        if (!ev) {
-            spdlog::error("history API: game {} journal version {}: {}", g.code, r.version, error);
-            continue;
-        }
-        if (auto* s = std::get_if<proto::SetupEv>(&ev->body))
-            setup[std::string(side_name(s->side))] = to_json(s->setup);
-        else if (auto* t = std::get_if<proto::TurnEv>(&ev->body))
-            turns.push_back(to_json(t->turn));
-        else if (auto* b = std::get_if<proto::TakebackEv>(&ev->body))
-            for (int i = 0; i < b->turns && !turns.empty(); ++i) turns.erase(turns.end() - 1);
-    }
-    return {{"variant", variant_json(g)}, {"setup", setup}, {"turns", turns}};
-}
-
 bool finished(const StoredGame& g) {
     return g.status == "over" || g.status == "aborted";
 }
@@ -229,7 +207,7 @@ void list(Store& store, std::string_view target, std::string_view qs, SuspendedF
 ApiResponse one(const GameRows& rows, std::string_view what, const SuspendedFn& suspended) {
     const StoredGame& g = rows.row;
     const std::string& code = g.code;
-    json record = record_of(g, rows.journal);
+    json record = game_record(g, rows.journal);
     if (what.empty()) {
         json out = summary(g, suspended);
         out["record"] = std::move(record);
@@ -262,7 +240,7 @@ void leaderboard(Store& store, std::string_view target, std::string_view qs, Sto
     std::string category = "blitz";
     int limit = 50;
     for (auto& [k, v] : query_of(qs)) {
-        if (k == "category" && proto::is_rating_category(v)) {
+        if (k == "category" && (proto::is_rating_category(v) || v == "puzzle")) {
             category = v;
         } else if (k == "limit" && integer(v) && *integer(v) >= 1 && *integer(v) <= 100) {
             limit = int(*integer(v));

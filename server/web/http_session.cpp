@@ -25,6 +25,7 @@
 #include "server/session/hub.h"
 #include "server/web/history_api.h"
 #include "server/web/metrics_page.h"
+#include "server/web/puzzle_api.h"
 #include "server/web/static_files.h"
 #include "server/web/transports.h"
 #include "server/web/ws_session.h"
@@ -165,8 +166,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
             return send(
                 make(req, http::status::ok, "text/plain; version=0.0.4", render_metrics(hub_)));
         }
-        if (get && is_api_target(std::string_view(req.target().data(), req.target().size())))
+        const std::string_view target(req.target().data(), req.target().size());
+        if ((get || req.method() == http::verb::post) && is_puzzle_target(target))
             return serve_api(std::move(req));
+        if (get && is_api_target(target)) return serve_api(std::move(req));
         if (get || req.method() == http::verb::head) return serve_static(req);
         respond(req, http::status::not_found, "not found\n");
     }
@@ -304,29 +307,44 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         auto auth = req[http::field::authorization];
         std::string_view a(auth.data(), auth.size());
         if (a.substr(0, 7) != "Bearer " || a.size() > 7 + 128)
-            return answer_api(std::move(req), "");
-        hub_.identity.restore(
-            std::string(a.substr(7)), stream_.get_executor(),
-            [self = shared_from_this(),
-             req = std::move(req)](const Read<std::shared_ptr<const Player>>& r) mutable {
-                self->answer_api(std::move(req), r.ok() && *r.value ? (*r.value)->id : "");
-            });
+            return answer_api(std::move(req), {});
+        hub_.identity.restore(std::string(a.substr(7)), stream_.get_executor(),
+                              [self = shared_from_this(), req = std::move(req)](
+                                  const Read<std::shared_ptr<const Player>>& r) mutable {
+                                  PuzzleReader reader;
+                                  if (r.ok() && *r.value)
+                                      reader = {(*r.value)->id, (*r.value)->account};
+                                  self->answer_api(std::move(req), std::move(reader));
+                              });
     }
-    void answer_api(Request req, std::string viewer) {
+    void answer_api(Request req, PuzzleReader reader) {
+        const std::string_view t(req.target().data(), req.target().size());
+        if (is_puzzle_target(t)) {
+            const bool post = req.method() == http::verb::post;
+            std::string body = post ? std::move(req.body()) : std::string();
+            return puzzle_api(hub_.puzzles.get(), post, t, std::move(body), std::move(reader),
+                              stream_.get_executor(),
+                              [self = shared_from_this(), req = std::move(req)](ApiResponse api) {
+                                  self->send_api(req, std::move(api));
+                              });
+        }
+        std::string viewer = std::move(reader.player_id);
         auto target = std::string(req.target());
         auto* dir = &hub_.directory;
         history_api(
             *hub_.store, target, [dir](const std::string& code) { return dir->is_suspended(code); },
             std::move(viewer), stream_.get_executor(),
             [self = shared_from_this(), req = std::move(req)](ApiResponse api) {
-                auto res =
-                    make(req, http::status(api.status), api.content_type, std::move(api.body));
-                res->set(http::field::cache_control, "no-store");
-                if (!api.filename.empty())
-                    res->set(http::field::content_disposition,
-                             "attachment; filename=\"" + api.filename + "\"");
-                self->send(std::move(res));
+                self->send_api(req, std::move(api));
             });
+    }
+    void send_api(const Request& req, ApiResponse api) {
+        auto res = make(req, http::status(api.status), api.content_type, std::move(api.body));
+        res->set(http::field::cache_control, "no-store");
+        if (!api.filename.empty())
+            res->set(http::field::content_disposition,
+                     "attachment; filename=\"" + api.filename + "\"");
+        send(std::move(res));
     }
     template <class Body>
     void send(std::shared_ptr<http::response<Body>> res) {

@@ -90,6 +90,7 @@ class ConfigFile(unittest.TestCase):
         got = print_config("--config", CONF)
         active = {n: v for c, n, v in self.lines if not c}
         self.assertEqual(active.get("data"), "/var/lib/trunkfield")
+        self.assertEqual(active.get("mine-puzzles"), "true", "the package mines puzzles")
         for name, value in got.items():
             self.assertEqual(value, active.get(name, self.defaults[name]), name)
         with tempfile.NamedTemporaryFile("w", suffix=".conf") as f:
@@ -97,8 +98,8 @@ class ConfigFile(unittest.TestCase):
             f.flush()
             got = print_config("--config", f.name)
         for name, value in got.items():
-            want = {"data": "/var/lib/trunkfield", "web-root": PACKAGE_WEB_ROOT}.get(
-                name, self.defaults[name])
+            want = {"data": "/var/lib/trunkfield", "web-root": PACKAGE_WEB_ROOT,
+                    "mine-puzzles": "true"}.get(name, self.defaults[name])
             self.assertEqual(value, want, name)
 
 
