@@ -2,20 +2,26 @@
 // web client, in both colour schemes, both languages, on a desktop and a phone: the lobby, the
 // sign-in dialog, the rules and practice page, a game waiting for its opponent, in its setup, in
 // play with the move box's list open, in the text view, watched by a spectator, over with its result, its replay,
-// a player's page, the leaderboard and the page of an address that is none. axe-core (npm,
+// a player's page, the leaderboard, a puzzle (to solve, failed, its solution shown) and the page
+// of an address that is none. axe-core (npm,
 // tests/browser/package.json) runs inside the page, as the real server serves it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { ART, serverAndBrowser, PageProblems, TcpPlayer, tcpAccount, newPlayer, exampleGame, waitMyTurn, PHONE } from "./lib.mjs";
+import { pathToFileURL } from "node:url";
+import { ART, WEB_ROOT, serverAndBrowser, PageProblems, TcpPlayer, tcpAccount, newPlayer, exampleGame, waitMyTurn, PHONE,
+  importPuzzles, fixturePuzzles, wrongTurn, clickTurn } from "./lib.mjs";
+
+const { Rules, RulesGame } = await import(pathToFileURL(path.join(WEB_ROOT, "trunkfield-rules.js")).href);
+await Rules.load();
 
 const AXE = readFileSync(new URL("./node_modules/axe-core/axe.min.js", import.meta.url), "utf8");
 const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
 
 let server, browser;
 const problems = new PageProblems();
-serverAndBrowser(problems, (s, b) => ([server, browser] = [s, b]), ["--bot-pace", "0"]);
+serverAndBrowser(problems, (s, b) => ([server, browser] = [s, b]), ["--bot-pace", "0"], { prepare: importPuzzles });
 
 const audited = [];
 
@@ -90,6 +96,19 @@ for (const scheme of ["light", "dark"]) {
     await ann.click("#ex-edit");
     await ann.waitForSelector("#ed-body:not([hidden])");
     await audit(ann, "the position editor");
+    // a puzzle: to solve, failed (a wrong turn by clicks), its solution on the board
+    const puzzle = fixturePuzzles().find((p) => p.id === "dbbb13a7");
+    await ann.goto(`${server.base}/#puzzles/${puzzle.id}`);
+    await ann.waitForSelector("#pz-body[data-phase=solve]");
+    await audit(ann, "a puzzle");
+    await clickTurn(ann, wrongTurn(RulesGame, puzzle), 7, "#pz-board");
+    await audit(ann, "a puzzle, a turn drafted");
+    await ann.click("#pz-send");
+    await ann.waitForSelector("#pz-body[data-phase=done]");
+    await audit(ann, "a puzzle failed");
+    await ann.click("#pz-show");
+    await ann.waitForSelector("#pz-body[data-phase=solution]");
+    await audit(ann, "a puzzle's solution");
     await ann.goto(`${server.base}/no/such/page`);
     await ann.waitForSelector("#notfound:not([hidden])");
     await audit(ann, "an address that is no page");
@@ -114,6 +133,12 @@ test("issue 39: no WCAG 2.1 AA violation on the accounts' pages, in French, on a
   await page.goto(`${server.base}/players`);
   await page.waitForSelector("#leaderboard:not([hidden])");
   await audit(page, "the leaderboard");
+  await page.goto(`${server.base}/#puzzles/e0e88b85`);
+  await page.waitForSelector("#pz-body[data-phase=solve]");
+  await audit(page, "a puzzle, signed in");
+  await page.goto(`${server.base}/#puzzles/00000000`);
+  await page.waitForSelector("#pz-error-box:not([hidden])");
+  await audit(page, "a puzzle that is none");
   const g = await newPlayer(browser, server.base, problems, "Phil", PHONE, { locale: "fr-FR" });
   const { bob } = await exampleGame(g, server);
   await waitMyTurn(g);
@@ -223,5 +248,9 @@ test("issue 39: zoomed to 200 %, no page scrolls sideways and none has a violati
   await ann.waitForSelector("#ed-body:not([hidden])");
   await fits("the position editor");
   await ann.screenshot({ path: path.join(ART, "zoom200-editor.png"), fullPage: true });
+  await ann.goto(server.base + "/#puzzles/032c1969");
+  await ann.waitForSelector("#pz-body[data-phase=solve]");
+  await fits("a puzzle");
+  await ann.screenshot({ path: path.join(ART, "zoom200-puzzle.png"), fullPage: true });
   await ann.context().close();
 });

@@ -4,11 +4,12 @@
 // TCP client of the protocol that scripts an opponent move by move.
 // Env: TF_SERVER_BIN (trunkfield-server), TF_WEB_ROOT (the build's web/), TF_ARTIFACTS
 // (screenshots), TF_CHROMIUM (default /usr/bin/chromium).
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { spawn, execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
 import { after, before } from "node:test";
 import { chromium } from "playwright-core";
@@ -23,10 +24,12 @@ export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// Starts trunkfield-server on free ports with a fresh data folder, serving `webRoot`. Resolves to
+// Starts trunkfield-server on free ports with a fresh data folder, serving `webRoot`; `prepare`
+// is called with the folder before (to import puzzles, say). Resolves to
 // {proc, base: "http://127.0.0.1:PORT", tcpPort, stop()}.
-export function startServer(extraArgs = [], { webRoot = WEB_ROOT } = {}) {
+export function startServer(extraArgs = [], { webRoot = WEB_ROOT, prepare = null } = {}) {
   const data = mkdtempSync(path.join(os.tmpdir(), "tf-browser-"));
+  if (prepare) prepare(data);
   return new Promise((resolve, reject) => {
     const args = ["--http-port", "0", "--tcp-port", "0", "--bind", "127.0.0.1", "--log-level", "info",
       "--data", data, "--live-interval-ms", "0", ...extraArgs];
@@ -71,11 +74,11 @@ export function launchPersistentBrowser(userDataDir, options = {}) {
 // them on the console as errors mentioning the Content Security Policy).
 // A test file's server and browser, started before its tests and stopped after them; the file's
 // pages must have raised no uncaught error and no CSP violation (collected in `problems`).
-// `set` receives both once they run.
-export function serverAndBrowser(problems, set, serverArgs = []) {
+// `set` receives both once they run; `opts` go to startServer.
+export function serverAndBrowser(problems, set, serverArgs = [], opts = {}) {
   let server, browser;
   before(async () => {
-    server = await startServer(serverArgs);
+    server = await startServer(serverArgs, opts);
     browser = await launchBrowser();
     set(server, browser);
   });
@@ -84,6 +87,45 @@ export function serverAndBrowser(problems, set, serverArgs = []) {
     server?.stop();
     assert.deepEqual(problems.list, [], "no uncaught errors and no CSP violation in the pages");
   });
+}
+
+// The puzzles of tests/fixtures/puzzles.jsonl (9 on the 7 × 7 board: {id, position, line, themes,
+// ...}), imported into a data folder before the server starts there (`prepare` of startServer).
+export const PUZZLE_FIXTURE = fileURLToPath(new URL("../fixtures/puzzles.jsonl", import.meta.url));
+export const fixturePuzzles = () => readFileSync(PUZZLE_FIXTURE, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+export function importPuzzles(dataDir) {
+  execFileSync(SERVER, ["puzzles", "import", PUZZLE_FIXTURE, "--data", dataDir], { stdio: ["ignore", "pipe", "pipe"] });
+}
+
+// A turn of the puzzle's solver that is surely wrong: the one the engine (RulesGame: the
+// WebAssembly rules module's class) finds worst for the solver, never one leading where the
+// solution's first turn leads.
+export function wrongTurn(RulesGame, puzzle) {
+  const g = RulesGame.fromPosition(puzzle.position);
+  try {
+    const solver = g.state().to_move;
+    const sol = g.clone();
+    sol.applyTurn(puzzle.line[0]);
+    const right = sol.position();
+    sol.dispose();
+    let worst = null;
+    for (const m of g.legalMoves()) {
+      const turn = { elephant: m, burnt: null, guardians: [] };
+      const c = g.clone();
+      try {
+        if (c.applyTurn(turn).error || c.position() === right) continue;
+        const st = c.state();
+        const win = st.over ? (st.winner === solver ? 100 : st.winner === "draw" ? 50 : 0)
+          : solver === "silver" ? c.analyse(8000, 2).win : 100 - c.analyse(8000, 2).win;
+        if (!worst || win < worst.win) worst = { turn, win };
+      } finally {
+        c.dispose();
+      }
+    }
+    return worst.turn;
+  } finally {
+    g.dispose();
+  }
 }
 
 // A registered account on a TCP connection (the connection is that account from then on);

@@ -7,26 +7,38 @@
 //                                                      deviation, games, provisional, last_played}]}
 //   GET /api/players/NAME                           -> {username, player_id, created_at, ratings,
 //                                                      history, totals, recent}
-// Failures are thrown as ApiError with a message fit to show (HTTP status and the server's words).
+// And the Puzzle API (puzzles.js): GET /api/puzzles/next | daily | ID, POST /api/puzzles/ID/answer,
+// GET /api/puzzles/mine.
+// Failures are thrown as ApiError with a message fit to show (HTTP status and the server's words)
+// and the server's error code (`code`: "busy", "no_puzzle", …; null when it gave none).
 import { t } from "./i18n.js";
 
 export class ApiError extends Error {
-  constructor(message, status) {
+  constructor(message, status, code = null, body = null) {
     super(message);
     this.name = "ApiError";
     this.status = status;
+    this.code = code;
+    this.body = body; // the server's error object, as it came
   }
 }
 
 // The player's token goes with every request: the history API shows a player its own private
 // games, and nobody else's.
-async function getJson(path) {
+// `payload`: an object sent as JSON with POST; without it, a GET.
+async function requestJson(path, payload = undefined) {
   let res;
   const headers = { Accept: "application/json" };
   const token = localStorage.getItem("trunkfield.token");
   if (token) headers.Authorization = `Bearer ${token}`;
+  const init = { headers };
+  if (payload !== undefined) {
+    init.method = "POST";
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(payload);
+  }
   try {
-    res = await fetch(path, { headers });
+    res = await fetch(path, init);
   } catch (e) {
     throw new ApiError(t("api.unreachable", { reason: e.message }), 0);
   }
@@ -39,11 +51,14 @@ async function getJson(path) {
   }
   if (!res.ok) {
     const why = data?.message ?? (res.status === 404 ? t("api.notFound") : res.statusText);
-    throw new ApiError(`HTTP ${res.status}: ${why}`, res.status);
+    throw new ApiError(`HTTP ${res.status}: ${why}`, res.status, typeof data?.error === "string" ? data.error : null, data);
   }
   if (data === null || typeof data !== "object") throw new ApiError(t("api.notJson"), res.status);
   return data;
 }
+
+const getJson = (path) => requestJson(path);
+const postJson = (path, body) => requestJson(path, body);
 
 export function listGames({ status, player, limit, before } = {}) {
   const q = new URLSearchParams();
@@ -76,3 +91,19 @@ export function getLeaderboard(category, limit = 50) {
 export function getPlayer(name) {
   return getJson(`/api/players/${encodeURIComponent(name)}`);
 }
+
+// ------------------------------------------------------------------ puzzles
+// A puzzle as readers see it: {id, position, solver, solver_turns, themes, rating, deviation,
+// plays, solved, source: {game, turn}, tried} (and `day` for the daily one).
+export function nextPuzzle(theme = null) {
+  return getJson(`/api/puzzles/next${theme ? `?${new URLSearchParams({ theme })}` : ""}`);
+}
+export const dailyPuzzle = () => getJson("/api/puzzles/daily");
+export const getPuzzle = (id) => getJson(`/api/puzzles/${encodeURIComponent(id)}`);
+
+// The solver's turns so far, judged: {verdict, reply, done, solved, and once done line, rated,
+// rating, puzzle_rating, at}.
+export const answerPuzzle = (id, turns) => postJson(`/api/puzzles/${encodeURIComponent(id)}/answer`, { turns });
+
+// The reader's attempts and puzzle rating: {rating: {rating, deviation, games, provisional} | null, attempts}.
+export const myPuzzles = (limit = 20) => getJson(`/api/puzzles/mine?limit=${limit}`);

@@ -10,6 +10,7 @@
 //            /#how        How to play
 //            /#analysis/POSITION?line=…&at=…   the analysis board (explore.js)
 //            /#editor/POSITION  the position editor (editor.js)
+//            /#puzzles, /#puzzles/daily, /#puzzles/ID  puzzles (puzzles.js)
 //            /#local/ID   a game on this device (localgame.js), against the computer or two players
 //            /@/NAME      a player's page (ratings, their history, results, recent games)
 //            /players     the leaderboard (?category=blitz)
@@ -27,6 +28,7 @@ import { openReplay, closeReplay, renderReplay, setupReplay } from "./replay.js"
 import { renderHow, setupHow } from "./howto.js";
 import { openExplore, closeExplore, renderExplore, setupExplore, exploreRulesReady } from "./explore.js";
 import { openEditor, renderEditor, setupEditor, editorRulesReady } from "./editor.js";
+import { openPuzzles, closePuzzles, renderPuzzles, setupPuzzles, puzzlesRulesReady } from "./puzzles.js";
 import { rememberCreated } from "./result.js";
 import { playSound, played, isMuted, setMuted, unlockAudio } from "./sound.js";
 import { motion } from "./anim.js";
@@ -60,6 +62,8 @@ function parseRoute() {
   if (a) return { view: "analysis", rest: a[1] ?? "" };
   const ed = hash.match(/^editor(?:\/(.*))?$/);
   if (ed) return { view: "editor", rest: ed[1] ?? "" };
+  const pz = hash.match(/^puzzles(?:\/(.*))?$/);
+  if (pz) return { view: "puzzles", rest: pz[1] ?? "" };
   const l = hash.match(/^local\/([a-z0-9]{1,10})$/);
   if (l) return { view: "game", code: LOCAL_PREFIX + l[1] };
   if (!/^\/(index\.html)?$/.test(location.pathname)) return { view: "notfound" }; // the server said 404 too
@@ -71,6 +75,7 @@ function route() {
   S.route = parseRoute();
   if (prev.view === "replay" && S.route.view !== "replay") closeReplay();
   if (prev.view === "analysis" && S.route.view !== "analysis") closeExplore();
+  if (prev.view === "puzzles" && S.route.view !== "puzzles") closePuzzles();
   if (S.route.view === "game") {
     const G = gameView(S.route.code);
     if ((S.me || isLocalCode(G.code)) && !G.watchSent) watchGame(G);
@@ -80,6 +85,8 @@ function route() {
     openExplore(S.route.rest);
   } else if (S.route.view === "editor") {
     openEditor(S.route.rest);
+  } else if (S.route.view === "puzzles") {
+    openPuzzles(S.route.rest);
   } else if (S.route.view === "lobby") {
     if (S.me) loadRecent();
   } else if (S.route.view === "profile") {
@@ -106,7 +113,7 @@ function render() {
   renderAccount();
   const v = S.route.view;
   const screens = { lobby: "lobby", game: "game", replay: "replay", how: "howto", profile: "profile", leaderboard: "leaderboard",
-    notfound: "notfound", analysis: "analysis", editor: "editor" };
+    notfound: "notfound", analysis: "analysis", editor: "editor", puzzles: "puzzles" };
   for (const [view, id] of Object.entries(screens)) $(id).hidden = view !== v;
   for (const a of document.querySelectorAll(".nav a")) a.classList.toggle("active", a.dataset.view === v);
   if (v === "lobby") renderLobby();
@@ -115,6 +122,7 @@ function render() {
   else if (v === "how") renderHow();
   else if (v === "analysis") renderExplore();
   else if (v === "editor") renderEditor();
+  else if (v === "puzzles") renderPuzzles();
   else if (v === "profile") renderProfile();
   else if (v === "leaderboard") renderLeaderboard();
   updateTitle();
@@ -136,6 +144,7 @@ function baseTitle() {
   if (v === "how") return t("title.how");
   if (v === "analysis") return t("title.analysis");
   if (v === "editor") return t("title.editor");
+  if (v === "puzzles") return t("title.puzzles");
   if (v === "profile") return t("title.profile", { name: S.profile?.data?.username ?? S.route.name });
   if (v === "leaderboard") return t("title.leaderboard");
   if (v === "notfound") return t("title.notfound");
@@ -424,6 +433,7 @@ function main() {
   setupHow();
   setupExplore();
   setupEditor();
+  setupPuzzles();
   setupAccount();
   document.querySelector(".skip").addEventListener("click", (ev) => {
     ev.preventDefault();
@@ -452,6 +462,7 @@ function main() {
     for (const [m, raw] of waiting.splice(0)) onGameMessage(m, raw);
     exploreRulesReady();
     editorRulesReady();
+    puzzlesRulesReady();
     render();
   }, (e) => {
     S.rulesError = e.message;

@@ -5,11 +5,11 @@ import { $, h } from "./dom.js";
 import { t, lang } from "./i18n.js";
 import { S, app } from "./state.js";
 import { getLeaderboard } from "./api.js";
-import { SPEEDS, CATEGORIES, categoryName, playerLink } from "./ratings.js";
+import { SPEEDS, ALL_RATINGS, categoryName, playerLink } from "./ratings.js";
 
 // S.board: {cat, data, error, loading, at}
 export function openLeaderboard(cat) {
-  if (!CATEGORIES.includes(cat)) cat = "blitz";
+  if (!ALL_RATINGS.includes(cat)) cat = "blitz";
   const B = S.board;
   if (B && B.cat === cat && (B.loading || (B.data && Date.now() - B.at < 5000))) return;
   S.board = { cat, data: null, error: null, loading: true, at: Date.now() };
@@ -30,7 +30,7 @@ const boardUrl = (cat) => `/players?category=${cat}`;
 function tab(cat) {
   const on = S.board?.cat === cat;
   const a = h("a", { class: `tab${on ? " active" : ""}`, href: boardUrl(cat), role: "tab", "aria-selected": on ? "true" : "false",
-    "data-category": cat, text: t(`speed.${cat.replace(/^small_/, "")}`) });
+    "data-category": cat, text: cat === "puzzle" ? categoryName(cat) : t(`speed.${cat.replace(/^small_/, "")}`) });
   a.addEventListener("click", (ev) => {
     if (ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
     ev.preventDefault();
@@ -46,7 +46,8 @@ export function renderLeaderboard() {
     h("div", { class: "tab-group", role: "tablist", "aria-label": t("board.standard") },
       h("span", { class: "tab-group-label", text: t("board.standard") }), ...SPEEDS.map((s) => tab(s))),
     h("div", { class: "tab-group", role: "tablist", "aria-label": t("board.small") },
-      h("span", { class: "tab-group-label", text: t("board.small") }), ...SPEEDS.map((s) => tab(`small_${s}`))));
+      h("span", { class: "tab-group-label", text: t("board.small") }), ...SPEEDS.map((s) => tab(`small_${s}`))),
+    h("div", { class: "tab-group", role: "tablist", "aria-label": categoryName("puzzle") }, tab("puzzle")));
   $("lb-title").textContent = t("lb.titleOf", { cat: categoryName(B.cat) });
   $("lb-loading").hidden = !B.loading;
   $("lb-error").hidden = !B.error;

@@ -6,7 +6,7 @@ import { t, fmtDate, lang } from "./i18n.js";
 import { S, app } from "./state.js";
 import { getPlayer } from "./api.js";
 import { svgEl } from "./board.js";
-import { CATEGORIES, categoryName, categoryOf, ratingText, playerLink } from "./ratings.js";
+import { ALL_RATINGS, categoryName, categoryOf, ratingText, playerLink } from "./ratings.js";
 
 // S.profile: {name, data, error, loading, cat}
 export function openProfile(name) {
@@ -26,7 +26,7 @@ export function openProfile(name) {
 }
 
 // The categories the player has a rating in, in the usual order.
-const playedCats = (d) => CATEGORIES.filter((c) => d.ratings?.[c]);
+const playedCats = (d) => ALL_RATINGS.filter((c) => d.ratings?.[c]);
 
 export function renderProfile() {
   const P = S.profile;
@@ -44,8 +44,9 @@ export function renderProfile() {
   $("pf-since").textContent = d.created_at ? t("profile.since", { date: fmtDay(d.created_at) }) : "";
   const cats = playedCats(d);
   if (!P.cat || !cats.includes(P.cat)) {
-    // the category with the most games
-    P.cat = cats.slice().sort((a, b) => (d.ratings[b].games ?? 0) - (d.ratings[a].games ?? 0))[0] ?? null;
+    // the game category with the most games (the puzzle rating only when there is none)
+    const weight = (c) => (c === "puzzle" ? -1 : d.ratings[c].games ?? 0);
+    P.cat = cats.slice().sort((a, b) => weight(b) - weight(a))[0] ?? null;
   }
   renderRatingCards(d, cats);
   renderChart(d, P.cat);

@@ -10,6 +10,8 @@ import { getPlayer } from "./api.js";
 // Every category, standard board first, fastest first (proto/ratings.cpp).
 export const SPEEDS = ["bullet", "blitz", "rapid", "classical", "untimed"];
 export const CATEGORIES = [...SPEEDS, ...SPEEDS.map((s) => `small_${s}`)];
+// The games' categories and the puzzle rating (PROTOCOL.md "Ratings", "Puzzle API").
+export const ALL_RATINGS = [...CATEGORIES, "puzzle"];
 
 // The boards that are rated: the standard variant and the small one.
 const RATED_VARIANTS = [
