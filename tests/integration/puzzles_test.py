@@ -46,6 +46,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import warnings
 
@@ -901,14 +902,56 @@ def run_all(store_args, tool_args, work):
             check(re.search(r"(?i)\bmin(er|ing)\b", log) is not None,
                   "--mine-puzzles: the log never mentions the miner:\n" + log[-1500:])
         check(srv.proc.poll() is None, "the server exited after the restart")
+        if PG:
+            two_nodes(store_args, work, srv)
     finally:
         srv.stop()
-        for name in ("server1.log", "server2.log"):
+        for name in ("server1.log", "server2.log", "server3.log"):
             path = os.path.join(work, name)
             if os.path.exists(path):
                 bad = [l for l in open(path, errors="replace") if re.search(
                     r"\[(critical|error)\]|AddressSanitizer|runtime error", l)]
                 check(not bad, f"{name} complains: {''.join(bad[:5])}")
+
+
+def two_nodes(store_args, work, srv):
+    """PostgreSQL: a second server on the same database. Both say the same puzzle of the day;
+    one account's first attempt at a puzzle posted to both at once is kept and rated once."""
+    other = Server(store_args, os.path.join(work, "server3.log"))
+    try:
+        days = [n.get("/api/puzzles/daily")[1] for n in (srv, other)]
+        check(all(d and d.get("id") == "ae25dab2" for d in days),
+              f"two nodes, one puzzle of the day: {[d and d.get('id') for d in days]}")
+        cy = Reader(srv, "puzzler_cy")
+        pid = "6fc6d43a"
+        turns = [PUZZLES[pid]["line"][0]]
+        answers = [None, None]
+
+        def post(i, node):
+            answers[i] = node.answer(pid, turns, cy.token)
+
+        threads = [threading.Thread(target=post, args=(i, n)) for i, n in enumerate((srv, other))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        oks = [a[1] for a in answers if a and a[0] == 200 and a[1]]
+        check(len(oks) == 2 and all(o.get("solved") for o in oks),
+              f"both nodes judge the attempt: {[a and a[:2] for a in answers]}")
+        rated = [o for o in oks if o.get("rated")]
+        note(f"two nodes, one first attempt posted to both: {len(oks)} judged, {len(rated)} rated")
+        check(len(rated) == 1, f"the same first attempt on two nodes at once: rated "
+              f"{len(rated)} times, expected once")
+        for node in (srv, other):
+            st, mine, text = node.get("/api/puzzles/mine", cy.token)
+            if check(st == 200 and mine, f"mine on both nodes: {st} {text[:200]}"):
+                check([a["id"] for a in mine["attempts"]] == [pid],
+                      f"one attempt kept, seen from both nodes: {mine['attempts']}")
+                if rated:
+                    check(mine["rating"]["rating"] == round(rated[0]["rating"]["after"]["rating"]),
+                          f"the rating both nodes show is the rated attempt's: {mine['rating']}")
+    finally:
+        other.stop()
 
 
 # --- PostgreSQL ------------------------------------------------------------------------------
