@@ -21,9 +21,7 @@ namespace tf::server {
 
 using nlohmann::json;
 
-namespace {
-
-ApiResponse error(unsigned status, const char* code, std::string message) {
+ApiResponse api_error(unsigned status, const char* code, std::string message) {
     return {status,
             "application/json",
             json{{"error", code}, {"message", std::move(message)}}.dump() + "\n",
@@ -38,6 +36,12 @@ std::string iso8601(std::int64_t ms) {
     std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
                   tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, int(ms % 1000));
     return buf;
+}
+
+namespace {
+
+ApiResponse error(unsigned status, const char* code, std::string message) {
+    return api_error(status, code, std::move(message));
 }
 
 // The row's JSON-valued columns, read through the storage codec.

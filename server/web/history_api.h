@@ -3,6 +3,7 @@
 // store's asynchronous reads: nothing here blocks the connection's thread.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,11 @@ struct ApiResponse {
     std::string body;
     std::string filename;  // set: served as an attachment under this name
 };
+
+// What the APIs answer for an error: {"error": CODE, "message": TEXT} with `status`.
+ApiResponse api_error(unsigned status, const char* code, std::string message);
+// Epoch ms as the APIs write instants: 2026-11-30T07:01:12.345Z.
+std::string iso8601(std::int64_t ms);
 
 // True for targets this API answers ("/api/..." paths).
 bool is_api_target(std::string_view target);

@@ -24,23 +24,10 @@ using nlohmann::json;
 namespace {
 
 ApiResponse error(unsigned status, const char* code, std::string message) {
-    return {status,
-            "application/json",
-            json{{"error", code}, {"message", std::move(message)}}.dump() + "\n",
-            {}};
+    return api_error(status, code, std::move(message));
 }
 ApiResponse ok(const json& j) {
     return {200, "application/json", j.dump() + "\n", {}};
-}
-
-std::string iso8601(std::int64_t ms) {
-    std::time_t t = std::time_t(ms / 1000);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, int(ms % 1000));
-    return buf;
 }
 
 std::string utc_day(std::int64_t ms) {
