@@ -296,7 +296,12 @@ bool solve_online(const Server& sv, const nlohmann::json& pz, const play::Style&
             std::cout << (verdict == "also" ? "Also good: the engine finds it as strong. Solved."
                                             : "Solved.");
         } else {
-            std::cout << "Wrong. The solution: " << line_text(*start, line, 0) << ".";
+            std::cout << "Wrong.";
+            if (a.contains("refutation") && !a["refutation"].is_null())
+                if (auto r = turn_from_json(a["refutation"]))
+                    std::cout << " " << side_name(~me) << " answers " << turn_to_notation(*r, n)
+                              << ".";
+            std::cout << " The solution: " << line_text(*start, line, 0) << ".";
         }
         if (a.value("rated", false))
             std::cout << " Your puzzle rating: " << rating_change(a.at("rating"));

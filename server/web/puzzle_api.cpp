@@ -10,7 +10,10 @@
 #include <sstream>
 #include <variant>
 
+#include "common/analysis.h"
+#include "common/bot.h"
 #include "common/json.h"
+#include "common/position.h"
 #include "common/puzzles.h"
 #include "proto/messages.h"
 #include "server/accounts/ratings.h"
@@ -150,6 +153,16 @@ ApiResponse answer(PuzzleDb& db, const std::string& id, const std::vector<Turn>&
     json line = json::array();
     for (const auto& t : puzzle->line) line.push_back(to_json(t));
     out["line"] = line;
+    if (verdict == Answer::Wrong) {
+        // What the wrong turn allows: the engine's best answer to it (as lichess shows).
+        Game g = *game_from_position(puzzle->position);
+        for (int i = 0; i < 2 * (n - 1); ++i) g.apply_turn(puzzle->line[std::size_t(i)]);
+        g.apply_turn(turns.back());
+        json refutation = nullptr;
+        if (!g.over())
+            if (auto r = bot_turn(g, analysis_engine(kAnalysisNodes))) refutation = to_json(*r);
+        out["refutation"] = refutation;
+    }
     out["rated"] = false;
     if (!reader.player_id.empty()) {
         const std::int64_t now = epoch_ms();

@@ -153,7 +153,13 @@ test("a wrong turn: the solution on the board, an unrated try again, the next pu
   const a = await playTurn(ann, wrong);
   assert.deepEqual({ verdict: a.verdict, done: a.done, solved: a.solved, rated: a.rated }, { verdict: "wrong", done: true, solved: false, rated: true });
   await ann.waitForSelector('#pz-feedback[data-verdict="wrong"]');
-  assert.equal(await text(ann, "#pz-feedback"), "Wrong: that is not the best turn.");
+  // The engine's answer to the wrong turn, played on the board and named.
+  assert.ok(a.refutation, "a refutation");
+  await ann.waitForFunction(() => window.trunkfield.S.puzzle.refuted === true);
+  const refuted = positionAfter({ position: p.position, line: [wrong, a.refutation] }, 2);
+  await waitPosition(ann, refuted);
+  const refNotation = Rules.turnToNotation(a.refutation, N).notation;
+  assert.match(await text(ann, "#pz-feedback"), new RegExp(`^Wrong: that is not the best turn\\. (Silver|Bronze) answers ${refNotation.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.$`));
   const diff = Math.round(a.rating.after.rating - a.rating.before.rating);
   assert.ok(diff < 0);
   assert.equal(await text(ann, "#pz-rating"), `Your puzzle rating: ${Math.round(a.rating.after.rating)} (−${-diff})`);
@@ -198,6 +204,19 @@ test("a wrong turn: the solution on the board, an unrated try again, the next pu
   const solver = RulesGame.fromPosition(byId(id).position);
   assert.equal(await text(ann, "#pz-status"), `${solver.state().to_move === "silver" ? "Silver" : "Bronze"} to move: find the best turn`);
   solver.dispose();
+
+  // A theme chosen for the next puzzles: each one loaded has it; "any theme" forgets it.
+  for (const theme of ["defence", "long"]) {
+    await ann.selectOption("#pz-theme-pick", theme);
+    await ann.goto(`${server.base}/#puzzles`);
+    await ann.waitForURL(/#puzzles\/[0-9a-f]{8}$/);
+    await ann.waitForSelector("#pz-body[data-phase=solve]");
+    const got = new URL(ann.url()).hash.split("/")[1];
+    assert.ok(byId(got).themes.includes(theme), `${got} has the theme ${theme}`);
+    assert.equal(await ann.inputValue("#pz-theme-pick"), theme, "the choice is kept");
+  }
+  await ann.selectOption("#pz-theme-pick", "");
+  assert.equal(await ann.evaluate(() => localStorage.getItem("trunkfield.puzzleTheme")), null);
 
   // The puzzle of the day, from the lobby's card.
   await ann.goto(server.base + "/");

@@ -5,7 +5,7 @@ new store with `trunkfield-server puzzles import`, starts the real server on loo
 the puzzle of the day's solution (its three solver turns, in the notation, made from the
 fixture's line by `trunkfield rules notation`) into the client: "Right" twice, then "Solved.".
 With a guest's token (from a `hello` over TCP) the attempt is kept: the API then says it was
-tried. A wrong turn gets the solution; a server that is not there is an error, exit 1.
+tried. A wrong turn gets the engine's answer to it and the solution; a server that is not there is an error, exit 1.
 
 usage: puzzle_server_test.py TRUNKFIELD_BIN SERVER_BIN FIXTURE
 """
@@ -120,8 +120,9 @@ def main():
         check(wrong is not None, "another legal turn")
         r = client(tf, http, [wrong, "quit"], "--daily")
         check(r.returncode == 0, "wrong: exit 0", r)
-        check("Wrong. The solution: " in r.stdout or "Also good" in r.stdout,
-              "wrong: the solution shown (or another turn as good)", r)
+        check(re.search(r"Wrong\. \w+ answers \S+\. The solution: ", r.stdout) or
+              "Also good" in r.stdout, "wrong: the refutation and the solution shown (or "
+              "another turn as good)", r)
         check("nothing is kept" in r.stdout, "no token: nothing kept", r)
 
         r = client(tf, free_port(), ["quit"])

@@ -279,6 +279,16 @@ def legal_turns(position, turns):
     return [{"elephant": m, "burnt": None, "guardians": []} for m in moves]
 
 
+def replays(position, turns):
+    """Whether `turns` are legal one after the other from `position` (`trunkfield rules replay`)."""
+    size, elephants, burnt, quiet = (int(x) for x in position.split()[0].split("."))
+    record = {"variant": {"size": size, "elephants": elephants, "burnt": burnt, "quiet": quiet},
+              "position": position, "turns": turns}
+    out = subprocess.run([CLI, "rules", "replay", "-"], input=json.dumps(record),
+                         capture_output=True, text=True, timeout=60)
+    return out.returncode == 0 and json.loads(out.stdout).get("applied") == len(turns)
+
+
 def wrong_turn(p, k):
     """A legal turn for the solver's k-th turn (0-based) that is not the solution's: another
     elephant's move when there is one (never the same position as the solution's)."""
@@ -539,6 +549,10 @@ class Run:
                 check(ans["done"] is True and ans["solved"] is False and ans["reply"] is None,
                       f"{step}: a wrong turn: done/solved/reply {ans['done']}/{ans['solved']}/"
                       f"{ans['reply']}")
+                ref = ans.get("refutation")
+                if check("refutation" in ans, f"{step}: a wrong turn without its refutation"):
+                    check(ref is None or replays(p["position"], line[:2 * k] + [turn, ref]),
+                          f"{step}: the refutation {ref} is not a legal answer to the wrong turn")
             else:
                 check(ans["verdict"] == "correct", f"{step}: the solution's turn judged "
                       f"{ans['verdict']!r}")

@@ -12,7 +12,7 @@
 // the board; once the solution is shown, ← → step through it, Home and End.
 import { RulesGame } from "./trunkfield-rules.js";
 import { $, h, SIDES, SideName, errorText } from "./dom.js";
-import { t, hasText } from "./i18n.js";
+import { t, hasText, lang } from "./i18n.js";
 import { S, app } from "./state.js";
 import { renderBoard, pieceIcon } from "./board.js";
 import { resetDraft, undo, onCell, chooseFacing, canSend, sendDraft, turnPhase } from "./turn.js";
@@ -27,6 +27,14 @@ import { diffText } from "./ratings.js";
 import { playSound } from "./sound.js";
 
 const REPLY_DELAY_MS = 450; // the solver's turn stays a moment before the reply comes
+// The themes a reader may choose for the next puzzles (docs/RULES.md §10 "Puzzles", 5).
+const THEMES = ["capture", "guardian_move", "burnt_trunk", "save", "jump", "forced_win", "defence", "endgame",
+  "one_turn", "two_turns", "long"];
+const THEME_KEY = "trunkfield.puzzleTheme";
+const chosenTheme = () => {
+  const th = localStorage.getItem(THEME_KEY);
+  return THEMES.includes(th) ? th : null;
+};
 const SOLUTION_STEP_MS = 1100;
 const TOKEN_WAIT_MS = 4000; // on a first visit, how long to wait for the server's token
 
@@ -96,6 +104,7 @@ const redraw = (P) => {
 
 function problemOf(e) {
   const code = e?.code ?? null;
+  if (code === "no_puzzle" && S.puzzle?.theme) return { code, text: t("puzzle.err.no_puzzle_theme") };
   if (code && hasText(`puzzle.err.${code}`)) return { code, text: t(`puzzle.err.${code}`, { id: S.puzzle?.id ?? "" }) };
   return { code, text: t("puzzle.err.other", { reason: e?.message ?? String(e) }) };
 }
@@ -104,7 +113,8 @@ function load(P) {
   P.waitToken = false;
   P.loading = true;
   P.error = null;
-  const ask = P.mode === "next" ? nextPuzzle() : P.mode === "daily" ? dailyPuzzle() : getPuzzle(P.id);
+  P.theme = P.mode === "next" ? chosenTheme() : null;
+  const ask = P.mode === "next" ? nextPuzzle(P.theme) : P.mode === "daily" ? dailyPuzzle() : getPuzzle(P.id);
   ask.then((d) => {
     if (S.puzzle !== P) return;
     if (typeof d.id !== "string" || typeof d.position !== "string" || !SIDES.includes(d.solver)) throw new Error(t("api.notJson"));
@@ -219,6 +229,19 @@ function judged(P, turn, a) {
   P.feedback = { kind, text: t(`puzzle.${kind}`) };
   buildView(P, lastOf(entry));
   if (a.solved) later(P, () => playSound("end"), 250);
+  if (!a.solved && a.refutation) {
+    // What the wrong turn allows: the engine's answer to it, played on the board.
+    later(P, () => {
+      const r = recordTurn(P.rules, a.refutation);
+      if (!r) return;
+      P.animate = r;
+      playSound(r.captures.length ? "capture" : "move");
+      P.feedback = { kind, text: t("puzzle.refuted", { side: SideName(r.side), turn: notation(r.turn, r.after.variant.size) }) };
+      P.refuted = true;
+      buildView(P, lastOf(r));
+      redraw(P);
+    }, REPLY_DELAY_MS);
+  }
   if (a.rated) loadMine(P);
   return undefined;
 }
@@ -309,6 +332,7 @@ function puzzleStatus(P) {
 }
 
 export function renderPuzzles() {
+  fillThemes();
   const P = S.puzzle;
   if (P?.waitToken && (localStorage.getItem("trunkfield.token") || S.conn !== "connecting")) load(P);
   if (P && !P.waitToken && S.me?.account && P.mineFor !== S.me.player_id) loadMine(P); // signed in meanwhile
@@ -449,6 +473,16 @@ function renderGuestNote() {
   $("pz-guest").hidden = !!S.me?.account;
 }
 
+// The theme chooser's options, in the page's language (filled again when it changes).
+function fillThemes() {
+  const pick = $("pz-theme-pick");
+  if (pick.dataset.lang === lang()) return;
+  pick.dataset.lang = lang();
+  pick.replaceChildren(h("option", { value: "", text: t("puzzle.anyTheme") }),
+    ...THEMES.map((th) => h("option", { value: th, text: themeName(th) })));
+  pick.value = chosenTheme() ?? "";
+}
+
 // ------------------------------------------------------------------ controls
 // The next puzzle for this reader: /#puzzles again (it becomes /#puzzles/ID once loaded).
 function next() {
@@ -459,6 +493,15 @@ function next() {
 }
 
 export function setupPuzzles() {
+  const pick = $("pz-theme-pick");
+  fillThemes();
+  pick.addEventListener("change", () => {
+    if (pick.value) localStorage.setItem(THEME_KEY, pick.value);
+    else localStorage.removeItem(THEME_KEY);
+    const P = S.puzzle;
+    // A reader with nothing left to solve here goes on at once; otherwise the choice waits.
+    if (!P || P.error || P.phase === "done" || P.phase === "solution") next();
+  });
   const cur = () => (S.puzzle?.G && S.route.view === "puzzles" ? S.puzzle : null);
   const on = (id, f) => $(id).addEventListener("click", () => {
     const P = cur();
