@@ -71,12 +71,21 @@ void PuzzleService::mine() {
                         spdlog::warn("puzzles: game {} cannot be mined: {}", *code,
                                      puzzles.error().message);
                     } else {
+                        // Kept only when it verifies from its position string, as `puzzles
+                        // import` and `trunkfield puzzles verify` check it: the game the miner
+                        // searched can differ from the position the string gives back.
                         std::vector<StoredPuzzle> stored;
-                        for (const auto& p : *puzzles)
-                            stored.push_back(stored_puzzle(p, *code, epoch_ms()));
+                        for (const auto& p : *puzzles) {
+                            std::string why;
+                            if (verify_puzzle(p, mine_.search.verify_nodes, mine_.search, &why))
+                                stored.push_back(stored_puzzle(p, *code, epoch_ms()));
+                            else
+                                spdlog::info("puzzles: game {}: puzzle {} dropped: {}", *code, p.id,
+                                             why);
+                        }
                         added = db->add(stored);
-                        spdlog::info("puzzles: game {}: {} puzzle(s), {} new", *code,
-                                     puzzles->size(), added);
+                        spdlog::info("puzzles: game {}: {} puzzle(s), {} new", *code, stored.size(),
+                                     added);
                     }
                 }
                 db->mined(*code, added);

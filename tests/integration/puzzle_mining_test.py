@@ -24,7 +24,7 @@ import urllib.request
 
 SERVER, CLI = sys.argv[1:3]
 FAILED = []
-GAMES = 10
+GAMES = 16
 
 
 def check(ok, what):
