@@ -44,6 +44,8 @@ void on_signal(int) {
 
 // ---- token file: one "SERVER TOKEN" line per server ------------------------------------------
 
+}  // namespace
+
 std::string default_token_path() {
     const char* xdg = std::getenv("XDG_CONFIG_HOME");
     if (xdg && *xdg) return std::string(xdg) + "/trunkfield/token";
@@ -51,6 +53,8 @@ std::string default_token_path() {
     if (home && *home) return std::string(home) + "/.config/trunkfield/token";
     return "";
 }
+
+namespace {
 
 std::string read_token(const std::string& path, const std::string& server) {
     if (path.empty()) return "";

@@ -32,6 +32,8 @@
 #include "common/notation.h"
 #include "common/position.h"
 #include "common/puzzles.h"
+#include "play_cmd.h"
+#include "play_input.h"
 #include "play_view.h"
 #include "puzzles_cmd.h"
 #include "rules_cmd.h"
@@ -192,12 +194,7 @@ struct Server {
 // The token `trunkfield play` keeps for a server on the same host (the token file has one line
 // per TCP server address), or a bare token.
 std::string saved_token(const std::string& host) {
-    std::string path;
-    if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg)
-        path = std::string(xdg) + "/trunkfield/token";
-    else if (const char* home = std::getenv("HOME"); home && *home)
-        path = std::string(home) + "/.config/trunkfield/token";
-    std::ifstream in(path);
+    std::ifstream in(default_token_path());
     std::string line, found, bare;
     int matches = 0;
     while (std::getline(in, line)) {
@@ -317,17 +314,8 @@ int run_online(const Args& args, const play::Style& style) {
     std::string addr = args.server;
     if (addr.rfind("http://", 0) == 0) addr = addr.substr(7);
     while (!addr.empty() && addr.back() == '/') addr.pop_back();
-    const auto colon = addr.rfind(':');
-    if (colon == std::string::npos || colon == 0)
+    if (!play::parse_server(addr, sv.host, sv.port) || sv.port == 0)
         return fail("--server: HOST:PORT (the HTTP port)");
-    sv.host = addr.substr(0, colon);
-    try {
-        const int port = std::stoi(addr.substr(colon + 1));
-        if (port < 1 || port > 65535) throw std::out_of_range("port");
-        sv.port = static_cast<unsigned short>(port);
-    } catch (const std::exception&) {
-        return fail("--server: HOST:PORT (the HTTP port)");
-    }
     sv.token = !args.token.empty() ? args.token : saved_token(sv.host);
     std::cout << "Puzzles of " << sv.host << ":" << sv.port
               << (sv.token.empty() ? " (no token: judged, nothing kept)" : "")

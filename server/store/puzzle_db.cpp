@@ -33,6 +33,11 @@ bool truth(const std::optional<std::string>& v) {
     return v && (*v == "t" || *v == "1" || *v == "true");
 }
 
+// A `ratings` row selected as category, rating, deviation, volatility, games, last_at.
+StoredRating puzzle_rating(const PuzzleDb::Row& r) {
+    return {"puzzle", real(r[1]), real(r[2]), real(r[3]), int(num(r[4])), num(r[5])};
+}
+
 std::string themes_text(const std::vector<std::string>& themes) {
     std::string t = " ";
     for (const auto& x : themes) t += x + " ";
@@ -182,8 +187,7 @@ AttemptOutcome PuzzleDb::attempt(const PuzzleAttempt& a, RatePuzzleFn rate) {
                                   "'puzzle'") +
                           lock(),
                       {a.player_id});
-        out.player_before = {"puzzle",      real(r.at(0)[1]),  real(r[0][2]),
-                             real(r[0][3]), int(num(r[0][4])), num(r[0][5])};
+        out.player_before = puzzle_rating(r.at(0));
         out.puzzle_before = p->rating;
         auto [player, puzzle] = rate(out.player_before, out.puzzle_before, a.solved, a.at_ms);
         out.player_after = player;
@@ -223,8 +227,7 @@ std::optional<StoredRating> PuzzleDb::rating_of(const std::string& player_id) {
         "player_id = $1 AND category = 'puzzle' AND games > 0",
         {player_id});
     if (r.empty()) return std::nullopt;
-    return StoredRating{"puzzle",      real(r[0][1]),     real(r[0][2]),
-                        real(r[0][3]), int(num(r[0][4])), num(r[0][5])};
+    return puzzle_rating(r[0]);
 }
 
 std::vector<StoredPuzzle> PuzzleDb::all() {

@@ -4,7 +4,6 @@
 
 #include <boost/asio/post.hpp>
 #include <cmath>
-#include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
