@@ -64,7 +64,11 @@ namespace tf::proto {
     X(TryAgain, "try_again")     /* the password threads' queue is full: a moment later */         \
     X(TooManyOpenGames, "too_many_open_games") /* open games per player or address */              \
     X(BadName, "bad_name") /* a guest name with controls, or an account's or a reserved one */     \
-    X(InDoubt, "in_doubt") /* a commit failed and the store cannot tell: watch again later */
+    X(InDoubt, "in_doubt") /* a commit failed and the store cannot tell: watch again later */      \
+    X(NotInvited, "not_invited")       /* joining or declining a challenge made to someone else */ \
+    X(UnknownPlayer, "unknown_player") /* a challenge to a username no account has */              \
+    X(CannotChallenge, "cannot_challenge") /* yourself, a bot game, or a blocked player */         \
+    X(Blocked, "blocked") /* joining a game of an account you blocked or that blocked you */
 
 enum class Err : unsigned char {
 #define X(id, name) id,

@@ -64,6 +64,9 @@ struct CreateGame {
     // The request's id, echoed by game_created; a repeat with the same ref on the same connection
     // within a few seconds is the same request (a double click makes one game).
     std::optional<std::string> ref = std::nullopt;
+    // A challenge (PROTOCOL.md "Challenges"): the username of the only account that may join;
+    // the game is private.
+    std::optional<std::string> to = std::nullopt;
 };
 struct JoinGame {
     std::string code;
@@ -161,6 +164,14 @@ struct Rematch {
 struct RematchDecline {
     std::string game;
 };
+// The challenged player declines a challenge (PROTOCOL.md "Challenges"), with one of
+// kDeclineReasons.
+struct DeclineChallenge {
+    std::string game;
+    std::string reason = "generic";
+};
+inline constexpr const char* kDeclineReasons[] = {"generic",      "later", "too_fast", "too_slow",
+                                                  "time_control", "rated", "casual",   "variant"};
 // Accounts (PROTOCOL.md "Accounts"). Each is answered by a `welcome` saying who the connection
 // is now (with the request's ref), or an error.
 struct Register {  // turns this connection's guest into an account: it keeps its games
@@ -185,7 +196,7 @@ using ClientMsg =
                  Resign, Chat, Ping, QuickMatch, QuickMatchCancel, ListLive, DrawOffer, DrawAccept,
                  DrawDecline, ClaimWin, Abort, Rematch, RematchDecline, Register, Login, Logout,
                  ChangePassword, TakebackOffer, TakebackAccept, TakebackDecline, GiveTime,
-                 Preferences, ClaimDraw>;
+                 Preferences, ClaimDraw, DeclineChallenge>;
 // The game a request is about (join, cancel, watch, play, chat, draw, claim, rematch), or
 // nullopt for the lobby's and the connection's own requests.
 std::optional<std::string> game_of(const ClientMsg& m);
@@ -330,6 +341,8 @@ struct ChatEv {
     friend bool operator==(const ChatEv&, const ChatEv&) = default;
 };
 struct CancelEv {
+    // A challenge declined by the challenged player: the reason (kDeclineReasons).
+    std::optional<std::string> declined = std::nullopt;
     friend bool operator==(const CancelEv&, const CancelEv&) = default;
 };
 struct DrawOfferEv {  // the offerer
@@ -539,6 +552,8 @@ struct SnapshotMsg {
         std::nullopt;  // a finished rated game's changes, once applied
     // The last chat lines the recipient may read (players': everyone; spectators': spectators).
     std::vector<ChatEv> chat;
+    // A challenge: the only player who may take the free seat (PROTOCOL.md "Challenges").
+    std::optional<PlayerRef> invitee = std::nullopt;
 };
 struct Ack {
     std::optional<std::string> ref;
@@ -611,9 +626,16 @@ struct Live {
     std::vector<LiveGame> games;
     friend bool operator==(const Live&, const Live&) = default;
 };
+// A player's notification (PROTOCOL.md "Notifications"), pushed live: its stored fields ("id",
+// "kind", "at", "read" and the kind's own), as the notification list gives them.
+struct Notification {
+    Json item;
+    friend bool operator==(const Notification&, const Notification&) = default;
+};
 
-using ServerMsg = std::variant<Welcome, GameCreated, SnapshotMsg, Event, Ack, ErrorMsg, Lobby, Pong,
-                               Shutdown, QuickMatchWaiting, QuickMatchCancelled, Matched, Live>;
+using ServerMsg =
+    std::variant<Welcome, GameCreated, SnapshotMsg, Event, Ack, ErrorMsg, Lobby, Pong, Shutdown,
+                 QuickMatchWaiting, QuickMatchCancelled, Matched, Live, Notification>;
 
 // Parses one server message; the error is bad_json, unknown_type or bad_message.
 std::variant<ServerMsg, Error> parse_server(std::string_view text);
@@ -636,6 +658,7 @@ std::string to_text(const QuickMatchWaiting& m);
 std::string to_text(const QuickMatchCancelled& m);
 std::string to_text(const Matched& m);
 std::string to_text(const Live& m);
+std::string to_text(const Notification& m);
 std::string to_text(const ServerMsg& m);
 
 Json to_json(const TimeControl& t);
@@ -666,6 +689,7 @@ Json to_json(const Preferences& m);
 Json to_json(const ClaimDraw& m);
 Json to_json(const Rematch& m);
 Json to_json(const RematchDecline& m);
+Json to_json(const DeclineChallenge& m);
 Json to_json(const Register& m);
 Json to_json(const Login& m);
 Json to_json(const Logout& m);

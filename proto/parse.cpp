@@ -66,6 +66,11 @@ ClientMsg create_game(const Json& j) {
         m.bot = int(b->get<std::int64_t>());
     }
     m.ref = opt_str(j, "ref", 64);
+    if (const Json* t = opt_field(j, "to"); t && !t->is_null()) {
+        auto to = str(*t, "to", 4 * kMaxUsernameChars);
+        if (!is_username(to)) throw Fail{{Err::UnknownPlayer, "no account is called that"}};
+        m.to = std::move(to);
+    }
     return m;
 }
 // quick_match: "variant" optional (default), "time_control" required, an object or null.
@@ -172,6 +177,19 @@ const std::unordered_map<std::string, Parser>& parsers() {
                                 opt_bool_field(j, "more_time")};
          }},
         {"rematch", [](const Json& j) -> ClientMsg { return Rematch{code(j, "game")}; }},
+        {"decline_challenge",
+         [](const Json& j) -> ClientMsg {
+             DeclineChallenge m{code(j, "game")};
+             if (auto r = opt_str(j, "reason", 32)) {
+                 bool known = false;
+                 for (const char* k : kDeclineReasons) known = known || *r == k;
+                 if (!known)
+                     bad("field \"reason\" must be one of generic, later, too_fast, too_slow, "
+                         "time_control, rated, casual, variant");
+                 m.reason = *r;
+             }
+             return m;
+         }},
         {"rematch_decline",
          [](const Json& j) -> ClientMsg { return RematchDecline{code(j, "game")}; }},
         {"register", register_},

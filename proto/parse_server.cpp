@@ -167,7 +167,7 @@ EventBody payload(const std::string& kind, const Json& p) {
     }
     if (kind == "game_over") return GameOverEv{result(p)};
     if (kind == "chat") return chat(p);
-    if (kind == "cancel") return CancelEv{};
+    if (kind == "cancel") return CancelEv{opt_str(p, "declined", 32)};
     if (kind == "spectators") return SpectatorsEv{count(field(p, "count"), "count")};
     if (kind == "rematch_offer") return RematchOfferEv{side_field(p)};
     if (kind == "rematch_decline") return RematchDeclineEv{side_field(p)};
@@ -243,6 +243,7 @@ ServerMsg snapshot(const Json& j) {
     if (auto* pub = opt_field(j, "public")) m.is_public = boolean(*pub, "public");
     m.rated = opt_bool(j, "rated");
     if (auto* r = opt_field(j, "ratings")) m.ratings = ratings(*r);
+    if (auto* inv = opt_field(j, "invitee")) m.invitee = player(*inv, "invitee");
     if (auto* lines = opt_field(j, "chat"))
         for (const Json& c : array(*lines, "chat")) m.chat.push_back(chat(object(c, "chat")));
     return m;
@@ -366,6 +367,14 @@ const std::unordered_map<std::string, Parser>& parsers() {
                             side(field(j, "side"), "side")};
          }},
         {"live", live},
+        {"notification",
+         [](const Json& j) -> ServerMsg {
+             non_negative(field(j, "id"), "id");
+             str(field(j, "kind"), "kind", 64);
+             Json item = j;
+             item.erase("type");
+             return Notification{std::move(item)};
+         }},
     };
     return m;
 }

@@ -35,6 +35,7 @@ Json to_json(const CreateGame& m) {
               {"bot", m.bot ? Json(*m.bot) : Json(nullptr)},
               {"rated", m.rated}};
     put_opt(j, "ref", m.ref);
+    put_opt(j, "to", m.to);
     return j;
 }
 Json to_json(const JoinGame& m) {
@@ -123,6 +124,9 @@ Json to_json(const ClaimDraw& m) {
 }
 Json to_json(const Rematch& m) {
     return {{"type", "rematch"}, {"game", m.game}};
+}
+Json to_json(const DeclineChallenge& m) {
+    return {{"type", "decline_challenge"}, {"game", m.game}, {"reason", m.reason}};
 }
 Json to_json(const RematchDecline& m) {
     return {{"type", "rematch_decline"}, {"game", m.game}};

@@ -164,7 +164,11 @@ struct PayloadWriter {
     void operator()(const RematchOfferEv& e) { side_only(w, e.side); }
     void operator()(const RematchDeclineEv& e) { side_only(w, e.side); }
     void operator()(const RematchEv& e) { w.begin_object().key("code").value(e.code).end_object(); }
-    void operator()(const CancelEv&) { w.begin_object().end_object(); }
+    void operator()(const CancelEv& e) {
+        w.begin_object();
+        if (e.declined) w.key("declined").value(*e.declined);
+        w.end_object();
+    }
     void operator()(const SpectatorsEv& e) {
         w.begin_object().key("count").value(e.count).end_object();
     }
@@ -291,6 +295,10 @@ std::string to_text(const SnapshotMsg& m) {
             w.end_object();
         }
         w.end_object();
+        if (m.invitee) {
+            w.key("invitee");
+            write(w, *m.invitee);
+        }
         w.key("public").value(m.is_public);
         w.key("rated").value(m.rated);
         if (m.ratings) {
@@ -416,6 +424,12 @@ std::string to_text(const Matched& m) {
         proto::write(w, m.side);
         w.key("type").value("matched");
     });
+}
+
+std::string to_text(const Notification& m) {
+    Json j = m.item.is_object() ? m.item : Json::object();
+    j["type"] = "notification";
+    return j.dump();
 }
 
 std::string to_text(const Live& m) {

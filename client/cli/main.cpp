@@ -1,9 +1,11 @@
 // trunkfield: the command-line client. `rules` and `analyse` work on game records offline; `play`
-// and `bot` play on a server. One CLI11 parser with a subcommand for each (each *_cmd.cpp adds its
-// own).
+// and `bot` play on a server, `challenge`, `accept`, `decline` and `notifications` deal with
+// challenges there. One CLI11 parser with a subcommand for each (each *_cmd.cpp adds its own).
 #include "analyse_cmd.h"
 #include "bot_cmd.h"
+#include "challenge_cmd.h"
 #include "cli_args.h"
+#include "notifications_cmd.h"
 #include "play_cmd.h"
 #include "puzzle_cmd.h"
 #include "puzzles_cmd.h"
@@ -19,6 +21,8 @@ int main(int argc, char** argv) {
     tf::cli::add_puzzle_command(app, run);
     tf::cli::add_play_command(app, run);
     tf::cli::add_bot_command(app, run);
+    tf::cli::add_challenge_commands(app, run);
+    tf::cli::add_notifications_command(app, run);
     if (auto code = tf::cli::parse_args(app, argc, argv)) return *code;
     return run();
 }

@@ -30,12 +30,6 @@ namespace {
 using namespace tf::play;
 using Clock = std::chrono::steady_clock;
 
-// The command line of `trunkfield play`.
-struct Args {
-    std::string server = "127.0.0.1:8081", name, token_path;
-    int color = -1, unicode = -1;  // 1 on, 0 off, -1: decided from the environment
-};
-
 volatile sig_atomic_t g_stop = 0;
 
 void on_signal(int) {
@@ -73,6 +67,36 @@ std::string read_token(const std::string& path, const std::string& server) {
     }
     return any;
 }
+
+}  // namespace
+
+std::string token_for_server(const std::string& token, const std::string& server) {
+    if (!token.empty()) return token;
+    std::string host;
+    unsigned short port = 8081;
+    if (!parse_server(server, host, port)) return "";
+    return read_token(default_token_path(), host + ":" + std::to_string(port));
+}
+
+std::string saved_token_for_host(const std::string& host) {
+    std::ifstream in(default_token_path());
+    std::string line, found, bare;
+    int matches = 0;
+    while (std::getline(in, line)) {
+        std::istringstream ls(line);
+        std::string a, b;
+        ls >> a >> b;
+        if (b.empty()) {
+            bare = a;
+        } else if (a.substr(0, a.rfind(':')) == host) {
+            found = b;
+            ++matches;
+        }
+    }
+    return matches == 1 ? found : bare;
+}
+
+namespace {
 
 bool make_dirs(const std::string& dir) {
     if (dir.empty()) return true;
@@ -151,8 +175,9 @@ bool utf8_locale() {
     return false;
 }
 
-// The terminal client, once its command line is parsed.
-int run_play(const Args& args) {
+}  // namespace
+
+int run_play(const PlayArgs& args) {
     std::string name = args.name;
     const std::string& token_path = args.token_path;
     std::string host;
@@ -187,16 +212,19 @@ int run_play(const Args& args) {
     app.server_key = host + ":" + std::to_string(port);
     Session::Options opts;
     opts.name = name;
-    opts.token = read_token(token_path, app.server_key);
+    opts.token = args.token.empty() ? read_token(token_path, app.server_key) : args.token;
     opts.style = style;
     opts.seed = std::random_device{}();
+    opts.start = args.start;
     Session session(app, opts);
 
-    term.print("trunkfield play: connecting to " + app.server_key + " (type help for commands)");
+    term.print("trunkfield " + args.command + ": connecting to " + app.server_key +
+               " (type help for commands)");
     int attempt = 0;
     bool was_welcomed = false;
     Clock::time_point next_connect = Clock::now(), last_recv = Clock::now();
     bool stdin_open = true;
+    bool quit_after_wait = false;  // the input ended while the start waits for its answer
 
     auto schedule_reconnect = [&](const std::string& why, bool was_connected) {
         if (was_connected) {
@@ -262,8 +290,14 @@ int run_play(const Args& args) {
                 stdin_open = false;
             }
             if (in.redraw) session.print_game();
-            if (in.eof) app.stop = true;
+            // The end of piped input does not take a challenge back: its answer (or the join's)
+            // is awaited first.
+            if (in.eof && !stdin_open && session.start_pending())
+                quit_after_wait = true;
+            else if (in.eof)
+                app.stop = true;
         }
+        if (quit_after_wait && !session.start_pending()) app.stop = true;
         if (app.stop) break;
         if (app.sock.is_open()) {
             short rev = rc > 0 && sock_idx >= 0 ? fds[sock_idx].revents : 0;
@@ -296,18 +330,30 @@ int run_play(const Args& args) {
             }
         }
     }
+    // Leaving while a challenge waits for its answer (Ctrl-C, quit): take it back first, and
+    // wait a moment for the server to say so (or that it was accepted just then).
+    if (session.challenge_waiting() && session.cancel_challenge()) {
+        g_stop = 0;  // a second Ctrl-C leaves at once
+        const Clock::time_point until = Clock::now() + std::chrono::seconds(5);
+        while (session.challenge_settling() && !g_stop && app.sock.is_connected() &&
+               Clock::now() < until) {
+            pollfd p{app.sock.fd(), app.sock.poll_events(), 0};
+            const int rc = poll(&p, 1, 200);
+            if (rc < 0 && errno != EINTR) break;
+            LineSocket::Result r = app.sock.on_ready(rc > 0 ? p.revents : 0, Clock::now());
+            for (const std::string& line : r.lines) session.on_message(line);
+            if (r.closed) break;
+        }
+        if (session.challenge_settling())
+            term.print("(no answer from the server: the challenge lapses without you)");
+    }
     term.restore();
     app.sock.close();
-    return 0;
+    return session.exit_code();
 }
 
-}  // namespace
-
-void add_play_command(CLI::App& app, Run& run) {
-    CLI::App* play = app.add_subcommand("play", "play on a server in the terminal");
-    auto args = std::make_shared<Args>();
-    args->token_path = default_token_path();
-    play->add_option("--server", args->server, "the server's TCP port")
+CLI::Option* add_server_option(CLI::App* cmd, std::string& server, const std::string& what) {
+    return cmd->add_option("--server", server, what)
         ->type_name("HOST:PORT")
         ->capture_default_str()
         ->check(CLI::Validator(
@@ -317,22 +363,37 @@ void add_play_command(CLI::App& app, Run& run) {
                 return parse_server(s, host, port) ? "" : "expected HOST:PORT, got '" + s + "'";
             },
             ""));
+}
+
+CLI::Option* add_token_option(CLI::App* cmd, std::string& token, const std::string& what) {
+    return cmd->add_option("--token", token, what)->envname("TRUNKFIELD_TOKEN");
+}
+
+void add_style_flags(CLI::App* cmd, const std::shared_ptr<PlayArgs>& args, bool color) {
+    // Either of a pair may be given more than once: the last one wins.
+    auto flag = [&](const char* names, int PlayArgs::*field, int value, const char* what) {
+        cmd->add_flag_callback(
+               names, [args, field, value] { (*args).*field = value; }, what)
+            ->trigger_on_parse();
+    };
+    flag("--no-color,--no-colour", &PlayArgs::color, 0, "no colours (also when NO_COLOR is set)");
+    if (color) flag("--color,--colour", &PlayArgs::color, 1, "colours even when not on a terminal");
+    flag("--ascii", &PlayArgs::unicode, 0, "ASCII pieces (^ > v <) instead of arrows");
+    flag("--unicode", &PlayArgs::unicode, 1, "arrows even outside a UTF-8 locale");
+}
+
+void add_play_command(CLI::App& app, Run& run) {
+    CLI::App* play = app.add_subcommand("play", "play on a server in the terminal");
+    auto args = std::make_shared<PlayArgs>();
+    args->token_path = default_token_path();
+    add_server_option(play, args->server, "the server's TCP port");
     play->add_option("--name", args->name, "your display name for a new identity (default: $USER)")
         ->type_name("NAME");
     play->add_option("--token-file", args->token_path,
                      "where your identity token is kept (default: "
                      "$XDG_CONFIG_HOME/trunkfield/token or ~/.config/trunkfield/token)")
         ->type_name("PATH");
-    // Either of a pair may be given more than once: the last one wins.
-    auto flag = [&](const char* names, int Args::*field, int value, const char* what) {
-        play->add_flag_callback(
-                names, [args, field, value] { (*args).*field = value; }, what)
-            ->trigger_on_parse();
-    };
-    flag("--no-color,--no-colour", &Args::color, 0, "no colours (also when NO_COLOR is set)");
-    flag("--color,--colour", &Args::color, 1, "colours even when not on a terminal");
-    flag("--ascii", &Args::unicode, 0, "ASCII pieces (^ > v <) instead of arrows");
-    flag("--unicode", &Args::unicode, 1, "arrows even outside a UTF-8 locale");
+    add_style_flags(play, args);
     play->footer("Once connected, type  help  for the commands.");
     play->callback([&run, args] { run = [args] { return run_play(*args); }; });
 }

@@ -1,6 +1,7 @@
 // The commands the player types into `trunkfield play` (Session's other half: play_session.cpp
 // handles what the server says).
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <memory>
 
@@ -31,6 +32,7 @@ const std::map<std::string, Session::Handler>& Session::commands() {
         {"register", &Session::cmd_register}, {"login", &Session::cmd_login},
         {"logout", &Session::cmd_logout},     {"password", &Session::cmd_password},
         {"takeback", &Session::cmd_takeback}, {"moretime", &Session::cmd_moretime},
+        {"decline", &Session::cmd_decline},
     };
     return table;
 }
@@ -102,6 +104,8 @@ No elephant may stand on a crossing (a cell whose column and row are both watche
   create [size=N elephants=E burnt=B quiet=Q] [time=MIN+INC] [side=silver|bronze|random] [private]
          [rated]   open a game (default 9x9, 5 elephants, 3 burnt, quiet 40, untimed, random side)
   join CODE        take the free seat of a game        watch CODE   watch a game
+  decline CODE [REASON]   refuse a challenge made to you; REASON: generic later too_fast
+                   too_slow time_control rated casual variant
   quick [size=.. elephants=.. burnt=.. quiet=.. time=MIN+INC] [rated]   quick match;  quick cancel
   list             open games                          live         games being played
   leave            close the game on screen (cancels your game if nobody joined yet)
@@ -183,6 +187,7 @@ void Session::cmd_watch(const std::vector<std::string>& w, std::string_view) {
 }
 
 void Session::cmd_leave(const std::vector<std::string>&, std::string_view) {
+    if (challenge_waiting()) return io_.quit();  // leaving cancels the challenge
     if (view_.code.empty()) return note("No game on screen.");
     const bool mine_open = view_.status == "open" && view_.me;
     if (mine_open) send(proto::to_json(proto::CancelGame{view_.code}));
@@ -197,6 +202,19 @@ void Session::cmd_cancel(const std::vector<std::string>&, std::string_view) {
     if (view_.code.empty() || view_.status != "open" || !view_.me)
         return fail("cancel: only your own game, before anyone joined it");
     send(proto::to_json(proto::CancelGame{view_.code}));
+}
+
+void Session::cmd_decline(const std::vector<std::string>& w, std::string_view) {
+    const auto& reasons = proto::kDeclineReasons;
+    if (w.empty() || w.size() > 2 || !proto::is_game_code(w[0]) ||
+        (w.size() == 2 &&
+         std::find(std::begin(reasons), std::end(reasons), w[1]) == std::end(reasons)))
+        return fail(
+            "usage: decline CODE [generic|later|too_fast|too_slow|time_control|rated|casual|"
+            "variant]");
+    proto::DeclineChallenge m{w[0]};
+    if (w.size() == 2) m.reason = w[1];
+    if (send(proto::to_json(m))) note("Declining the challenge " + w[0] + " ...");
 }
 
 bool Session::need_game(bool seated) {

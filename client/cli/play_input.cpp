@@ -245,4 +245,11 @@ bool parse_server(std::string_view s, std::string& host, unsigned short& port) {
     return true;
 }
 
+bool parse_http_server(std::string_view s, std::string& host, unsigned short& port) {
+    if (s.starts_with("http://")) s.remove_prefix(7);
+    while (!s.empty() && s.back() == '/') s.remove_suffix(1);
+    port = 0;
+    return parse_server(s, host, port) && port != 0;
+}
+
 }  // namespace tf::play

@@ -44,5 +44,8 @@ std::string clean_text(std::string_view s, std::size_t max = 600);
 
 // "HOST:PORT", "[v6addr]:PORT" or "HOST" (default port). False when malformed.
 bool parse_server(std::string_view s, std::string& host, unsigned short& port);
+// The HTTP API's address as `trunkfield puzzle --server` and `notifications --server` take it:
+// "HOST:PORT", also written "http://HOST:PORT/". False when malformed or without a port.
+bool parse_http_server(std::string_view s, std::string& host, unsigned short& port);
 
 }  // namespace tf::play

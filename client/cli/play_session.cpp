@@ -9,6 +9,7 @@
 #include "common/json.h"
 #include "common/notation.h"
 #include "play_input.h"
+#include "play_notices.h"
 
 namespace tf::play {
 
@@ -61,6 +62,17 @@ void Session::on_connected() {
 
 void Session::on_disconnected(const std::string& why) {
     if (welcomed_) fail("connection lost: " + why);
+    if (start_state_ == StartState::Sent && opts_.start.kind == Start::Join) {
+        start_state_ = StartState::Idle;  // asked again once welcomed again
+    } else if (start_state_ == StartState::Sent) {
+        fail(
+            "The connection was lost before the server answered: the challenge may not have "
+            "been made (if it was, it lapses without you).");
+        end_start(1);
+    } else if (start_state_ == StartState::Cancelling) {
+        note("(the challenge lapses without you)");
+        start_state_ = StartState::Done;
+    }
     welcomed_ = false;
     pending_.clear();
     if (quick_waiting_) note("(the quick-match request ended with the connection)");
@@ -122,6 +134,19 @@ void Session::on(const proto::Ack& m) {
 
 void Session::on(const proto::GameCreated& m) {
     if (!proto::is_game_code(m.code)) return note("(game_created without a usable code)");
+    if (opts_.start.kind == Start::Challenge && start_state_ == StartState::Sent &&
+        (!m.ref || *m.ref == "challenge")) {
+        start_view(m.code);
+        challenge_code_ = m.code;
+        start_state_ = StartState::Waiting;
+        const std::string who = challenged_name();
+        say(paint(opts_.style, "1", "Challenge sent to " + who + ": game " + m.code) + "  (" +
+            clean_text(m.link, 80) + " on the server's web address)");
+        note(who + " accepts with  trunkfield accept " + m.code +
+             "  or declines with  trunkfield decline " + m.code +
+             ".  Waiting for the answer; Ctrl-C (or quit) cancels the challenge.");
+        return;
+    }
     start_view(m.code);
     say(paint(opts_.style, "1", "Game created: " + m.code) + "   (your opponent types:  join " +
         m.code + ")");
@@ -183,6 +208,8 @@ void Session::on(const proto::Welcome& m) {
     std::vector<std::string> seated;
     for (const auto& g : m.games)
         if (proto::is_game_code(g)) seated.push_back(g);
+    if (opts_.start.kind != Start::None && start_state_ == StartState::Idle)
+        return begin_start(seated);
     if (!view_.code.empty()) {
         // Reconnected: catch up on the game on screen from the last version seen.
         resync(false);
@@ -197,6 +224,72 @@ void Session::on(const proto::Welcome& m) {
         w.code = seated[0];
         send(proto::to_json(w));
     }
+}
+
+// ---- the start: a challenge made, or one accepted ------------------------------------------
+
+void Session::begin_start(const std::vector<std::string>& seated) {
+    const Start& st = opts_.start;
+    if (st.kind == Start::Challenge) {
+        if (!account_) {
+            fail(
+                "Only accounts challenge, and this token is a guest's: sign in first "
+                "(trunkfield play, then  login NAME  or  register NAME).");
+            return end_start(1);
+        }
+        proto::CreateGame m = st.challenge;
+        m.ref = "challenge";
+        if (send(proto::to_json(m))) start_state_ = StartState::Sent;
+        return;
+    }
+    start_view(st.code);
+    if (std::find(seated.begin(), seated.end(), st.code) != seated.end()) {
+        start_state_ = StartState::Done;  // the seat is taken already (a join before a reconnect)
+        return resync(true);
+    }
+    if (send(proto::to_json(proto::JoinGame{st.code}))) start_state_ = StartState::Sent;
+}
+
+void Session::end_start(int exit_code) {
+    exit_code_ = exit_code;
+    start_state_ = StartState::Done;
+    io_.quit();
+}
+
+std::string Session::challenged_name() const {
+    if (!view_.invitee.empty() && view_.code == challenge_code_) return view_.invitee;
+    return clean_text(opts_.start.challenge.to.value_or("the player"), 40);
+}
+
+bool Session::challenge_waiting() const {
+    return opts_.start.kind == Start::Challenge &&
+           (start_state_ == StartState::Idle || start_state_ == StartState::Sent ||
+            start_state_ == StartState::Waiting);
+}
+
+bool Session::challenge_settling() const {
+    return start_state_ == StartState::Cancelling;
+}
+
+bool Session::cancel_challenge() {
+    if (!challenge_waiting()) return false;
+    exit_code_ = 1;
+    if (start_state_ == StartState::Idle) {
+        start_state_ = StartState::Done;  // not even asked for
+        return false;
+    }
+    if (start_state_ == StartState::Sent) {
+        note("The server has not answered yet: if the challenge was made, it lapses without you.");
+        start_state_ = StartState::Done;
+        return false;
+    }
+    if (!welcomed_ || !io_.send(proto::to_json(proto::CancelGame{challenge_code_}))) {
+        note("Not connected: the challenge " + challenge_code_ + " lapses without you.");
+        start_state_ = StartState::Done;
+        return false;
+    }
+    start_state_ = StartState::Cancelling;
+    return true;
 }
 
 void Session::resync(bool full) {
@@ -215,6 +308,13 @@ void Session::on(const proto::ErrorMsg& m) {
     const std::string code(proto::err_name(m.code));
     const std::string msg = clean_text(m.message, 400);
     const std::string rule = clean_text(m.rule.value_or(""), 64);
+    if (m.code == proto::Err::BadToken && !welcomed_ && hello_with_token_ &&
+        opts_.start.kind != Start::None) {
+        fail(
+            "This server does not know the token: sign in first (trunkfield play, then  login "
+            "NAME).");
+        return end_start(1);
+    }
     if (m.code == proto::Err::BadToken && !welcomed_ && hello_with_token_) {
         note("The saved token is not known to this server: starting a new identity.");
         opts_.token.clear();
@@ -235,6 +335,17 @@ void Session::on(const proto::ErrorMsg& m) {
     }
     text += " (" + code + (rule.empty() ? "" : ", " + rule) + ")";
     fail(text);
+    if (start_state_ == StartState::Sent) {
+        const bool about_start =
+            opts_.start.kind == Start::Challenge
+                ? m.ref && *m.ref == "challenge"
+                : (m.game && *m.game == opts_.start.code) || m.code == proto::Err::NoSuchGame ||
+                      m.code == proto::Err::GameFull || m.code == proto::Err::NotInvited ||
+                      m.code == proto::Err::AccountRequired;
+        if (about_start) return end_start(1);
+    }
+    if (start_state_ == StartState::Cancelling && m.game && *m.game == challenge_code_)
+        start_state_ = StartState::Done;  // taken meanwhile: the join event says so
     // A join or watch that failed leaves nothing to show.
     if (view_.version < 0 && !view_.code.empty() &&
         (m.code == proto::Err::NoSuchGame || m.code == proto::Err::GameFull ||
@@ -302,12 +413,48 @@ void Session::on(const proto::SnapshotMsg& m) {
     mirror_.emplace(player_id_);
     mirror_->apply(m);
     view_.last_cells.clear();
+    view_.invitee = m.invitee ? clean_text(m.invitee->name, 40) : "";
+    if (opts_.start.kind == Start::Join && start_state_ == StartState::Sent)
+        start_state_ = StartState::Done;  // the seat is ours
     refresh_view();
     print_game();
 }
 
+// The answer to the challenge of the start: true when the event needs nothing more (the program
+// ends).
+bool Session::on_challenge_answer(const proto::Event& e) {
+    if (start_state_ != StartState::Waiting && start_state_ != StartState::Cancelling) return false;
+    if (auto* j = std::get_if<proto::JoinEv>(&e.body)) {
+        if (start_state_ == StartState::Cancelling)
+            note("(too late to cancel: the game goes on; trunkfield play resumes it)");
+        start_state_ = StartState::Done;
+        exit_code_ = 0;
+        say(paint(opts_.style, "1", clean_text(j->player.name, 40) + " accepted your challenge."));
+        if (e.game != view_.code) note("(watch " + challenge_code_ + "  to play it)");
+        return false;
+    }
+    auto* c = std::get_if<proto::CancelEv>(&e.body);
+    if (!c) return false;
+    if (c->declined)
+        say(paint(opts_.style, "1",
+                  challenged_name() + " declined: " + decline_reason_words(*c->declined)));
+    else if (start_state_ == StartState::Cancelling)
+        say("Challenge " + challenge_code_ + " cancelled.");
+    else
+        say("The challenge " + challenge_code_ + " was cancelled.");
+    end_start(1);
+    return true;
+}
+
 void Session::on(const proto::Event& e) {
-    if (view_.code.empty() || e.game != view_.code || !mirror_) return;
+    if (e.game == challenge_code_ && on_challenge_answer(e)) return;
+    if (e.game != view_.code) {  // a challenge declined (by this player, or the other one)
+        if (auto* c = std::get_if<proto::CancelEv>(&e.body); c && c->declined)
+            say("The challenge " + clean_text(e.game, 16) +
+                " was declined: " + decline_reason_words(*c->declined) + ".");
+        return;
+    }
+    if (view_.code.empty() || !mirror_) return;
     switch (mirror_->apply(e)) {
         case client::GameMirror::Update::Ignored:
             return;
@@ -364,7 +511,12 @@ void Session::tell(const proto::ChatEv& e) {
 void Session::tell(const proto::ResignEv& e) {
     say(paint(opts_.style, "1", side_label(e.side) + " resigned."));
 }
-void Session::tell(const proto::CancelEv&) {
+void Session::tell(const proto::CancelEv& e) {
+    if (e.declined)
+        return say((view_.invitee.empty()
+                        ? "The challenge " + view_.code + " was declined"
+                        : view_.invitee + " declined the challenge " + view_.code) +
+                   ": " + decline_reason_words(*e.declined) + ".");
     say("Game " + view_.code + " was cancelled by its creator.");
 }
 void Session::tell(const proto::DrawOfferEv& e) {
@@ -475,6 +627,16 @@ void Session::on(const proto::Lobby& m) {
                pad(tc_text(g.time_control), 10) + clean_text(g.creator.name, 40) + " (plays " +
                side_label(g.creator_side) + ")\n";
     say(out);
+}
+
+// A notification pushed live: said in a line, unless it is about the game on screen (its events
+// say it already).
+void Session::on(const proto::Notification& m) {
+    const auto game = m.item.is_object() ? m.item.find("game") : m.item.end();
+    if (!view_.code.empty() && m.item.is_object() && game != m.item.end() && game->is_string() &&
+        game->get<std::string>() == view_.code)
+        return;
+    say(paint(opts_.style, "1", notification_text(m.item, NoticeFor::Play)));
 }
 
 void Session::on(const proto::Live& m) {

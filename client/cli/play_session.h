@@ -30,11 +30,20 @@ class Session {
         virtual void save_token(const std::string& token) = 0;
         virtual void quit() = 0;
     };
+    // A first step of its own, taken once welcomed instead of resuming the player's games:
+    // `trunkfield challenge` (a create_game with `to`, then waiting for the answer) and
+    // `trunkfield accept` (taking the seat of a challenge) start the session with one.
+    struct Start {
+        enum Kind { None, Join, Challenge } kind = None;
+        std::string code;             // Join: the game whose free seat to take
+        proto::CreateGame challenge;  // Challenge: the request, with `to`
+    };
     struct Options {
         std::string name;
         std::string token;  // saved identity, may be empty
         Style style;
         unsigned seed = 0;  // for `setup auto`
+        Start start;
     };
 
     Session(Io& io, Options opts);
@@ -48,6 +57,23 @@ class Session {
     void on_command(std::string_view line);
 
     bool welcomed() const { return welcomed_; }
+    // The exit status the start's outcome gives the program: 1 when the challenge was declined,
+    // cancelled or refused, or the seat to accept could not be taken (or the token is not an
+    // identity this server knows); 0 otherwise.
+    int exit_code() const { return exit_code_; }
+    // The start (Options::start) is still to be answered: the seat to be taken, or the challenge
+    // to be made or answered.
+    bool start_pending() const {
+        return opts_.start.kind != Start::None &&
+               (start_state_ == StartState::Idle || start_state_ == StartState::Sent ||
+                start_state_ == StartState::Waiting);
+    }
+    // The challenge of the start is to be made, or made and not answered yet.
+    bool challenge_waiting() const;
+    // Leaving while the challenge waits: asks the server to cancel it. True when the answer is
+    // to be waited for (challenge_settling() until it came).
+    bool cancel_challenge();
+    bool challenge_settling() const;
     // A password is being asked for: the terminal hides what is typed.
     bool secret_input() const { return secret_.stage != Secret::None; }
     bool clock_running() const;
@@ -83,6 +109,7 @@ class Session {
     void on(const proto::QuickMatchCancelled& m);
     void on(const proto::Matched& m);
     void on(const proto::Live& m);
+    void on(const proto::Notification& m);
     // what each event of the game on screen says
     void tell(const proto::JoinEv& e);
     void tell(const proto::SetupEv& e);
@@ -126,6 +153,7 @@ class Session {
     void cmd_watch(const std::vector<std::string>& w, std::string_view rest);
     void cmd_leave(const std::vector<std::string>& w, std::string_view rest);
     void cmd_cancel(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_decline(const std::vector<std::string>& w, std::string_view rest);
     void cmd_setup(const std::vector<std::string>& w, std::string_view rest);
     void cmd_moves(const std::vector<std::string>& w, std::string_view rest);
     void cmd_board(const std::vector<std::string>& w, std::string_view rest);
@@ -149,6 +177,11 @@ class Session {
     std::string next_ref(const std::string& what);
     std::string hint() const;
     void start_view(const std::string& code);
+    // the start (Options::start)
+    void begin_start(const std::vector<std::string>& seated);
+    void end_start(int exit_code);  // it failed or ended the program: quit with this status
+    bool on_challenge_answer(const proto::Event& e);
+    std::string challenged_name() const;
 
     Io& io_;
     Options opts_;
@@ -168,6 +201,11 @@ class Session {
     bool want_lobby_ = false, want_live_ = false;
     bool quick_waiting_ = false;
     std::string confirm_resign_;  // the game a `resign` waits for a "yes" for
+    // Idle: not begun; Sent: asked (create_game or join_game); Waiting: the challenge is made
+    // and not answered; Cancelling: its cancel_game is sent; Done.
+    enum class StartState { Idle, Sent, Waiting, Cancelling, Done } start_state_ = StartState::Idle;
+    int exit_code_ = 0;
+    std::string challenge_code_;  // the game of the start's challenge, once made
 };
 
 }  // namespace tf::play

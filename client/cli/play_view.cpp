@@ -216,7 +216,8 @@ std::string render_status(const GameView& v, const Style& st, SteadyClock::time_
 
     std::string turn_line;
     if (v.status == "open") {
-        turn_line = " waiting for an opponent: they can type  join " + v.code;
+        turn_line = v.invitee.empty() ? " waiting for an opponent: they can type  join " + v.code
+                                      : " waiting for " + v.invitee + " to answer the challenge";
     } else if (v.status == "cancelled") {
         turn_line = " the game was cancelled";
     } else if (going || (!v.finished && !g.over())) {

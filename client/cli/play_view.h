@@ -59,6 +59,7 @@ struct GameView {
     std::string abort_reason;  // from an "abort" event
     int spectators = 0;
     bool rated = false;
+    std::string invitee;           // an open challenge's: the only player who may join
     std::vector<Cell> last_cells;  // cells the last elephant move touched, highlighted
 
     bool has_game() const { return game.has_value(); }

@@ -17,11 +17,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -191,26 +189,6 @@ struct Server {
     };
 };
 
-// The token `trunkfield play` keeps for a server on the same host (the token file has one line
-// per TCP server address), or a bare token.
-std::string saved_token(const std::string& host) {
-    std::ifstream in(default_token_path());
-    std::string line, found, bare;
-    int matches = 0;
-    while (std::getline(in, line)) {
-        std::istringstream ls(line);
-        std::string a, b;
-        ls >> a >> b;
-        if (b.empty()) {
-            bare = a;
-        } else if (a.substr(0, a.rfind(':')) == host) {
-            found = b;
-            ++matches;
-        }
-    }
-    return matches == 1 ? found : bare;
-}
-
 std::string rating_change(const nlohmann::json& r) {
     const long before = std::lround(r["before"]["rating"].get<double>());
     const long after = std::lround(r["after"]["rating"].get<double>());
@@ -311,12 +289,9 @@ bool solve_online(const Server& sv, const nlohmann::json& pz, const play::Style&
 
 int run_online(const Args& args, const play::Style& style) {
     Server sv;
-    std::string addr = args.server;
-    if (addr.rfind("http://", 0) == 0) addr = addr.substr(7);
-    while (!addr.empty() && addr.back() == '/') addr.pop_back();
-    if (!play::parse_server(addr, sv.host, sv.port) || sv.port == 0)
+    if (!play::parse_http_server(args.server, sv.host, sv.port))
         return fail("--server: HOST:PORT (the HTTP port)");
-    sv.token = !args.token.empty() ? args.token : saved_token(sv.host);
+    sv.token = !args.token.empty() ? args.token : saved_token_for_host(sv.host);
     std::cout << "Puzzles of " << sv.host << ":" << sv.port
               << (sv.token.empty() ? " (no token: judged, nothing kept)" : "")
               << ". Type turns in the notation (c1-c2:N *e5 Sc+2), or skip, quit.\n";
@@ -391,10 +366,9 @@ void add_puzzle_command(CLI::App& app, Run& run) {
     cmd->add_option("FILE", args->file, "puzzles, one JSON per line (trunkfield puzzles generate)");
     cmd->add_option("--server", args->server,
                     "the server's HTTP port (HOST:PORT): its puzzles, judged and rated there");
-    cmd->add_option("--token", args->token,
-                    "--server: the player's token (default: TRUNKFIELD_TOKEN, or the one "
-                    "`trunkfield play` saved for that host)")
-        ->envname("TRUNKFIELD_TOKEN");
+    add_token_option(cmd, args->token,
+                     "--server: the player's token (default: TRUNKFIELD_TOKEN, or the one "
+                     "`trunkfield play` saved for that host)");
     cmd->add_flag("--daily", args->daily, "--server: the puzzle of the day");
     cmd->add_option("--count", args->count, "--server: stop after this many puzzles")
         ->transform(whole_number(1, 1'000'000));

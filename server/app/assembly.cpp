@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <csignal>
@@ -154,6 +155,42 @@ std::unique_ptr<PuzzleService> open_puzzles(const Config& cfg, Store& store) {
     return std::make_unique<PuzzleService>(std::move(open), store, mine);
 }
 
+// The notifications beside the store (none for --store memory, which keeps no accounts), on a
+// connection of their own; delivered to the player's connections here and on the other nodes.
+void open_social(Hub& hub) {
+    if (hub.cfg.store == "memory") return;
+    SocialService::Open open;
+    if (hub.cfg.store == "postgres")
+        open = [url = hub.cfg.database_url] { return open_pg_social(url); };
+    else
+        open = [dir = hub.cfg.data_dir] { return open_sqlite_social(dir); };
+    hub.social = std::make_unique<SocialService>(
+        std::move(open),
+        [&hub](const std::string& player, const std::string& text) {
+            auto msg = std::make_shared<const std::string>(text);
+            for (auto& c : hub.players.connections(player)) c->deliver(msg);
+            hub.peers->tell_player(player, text);
+        },
+        [&hub](const std::string& player) {
+            for (auto& c : hub.players.connections(player)) c->relations_changed();
+            hub.peers->relations_changed(player);
+        });
+    hub.services.started = [&hub](const Player& p, const std::string& code) {
+        if (hub.social && p.account) hub.social->tell_followers(p.id, p.name, code);
+    };
+    hub.services.blocked = [&hub](const std::string& a, const std::string& b, Store::Executor ex,
+                                  std::function<void(bool)> then) {
+        if (!hub.social) return boost::asio::post(ex, [then] { then(false); });
+        hub.social->run<bool>([a, b](SocialDb& db) { return db.blocked_between(a, b); }, ex,
+                              [then](Read<bool> r) { then(r.ok() && *r.value); }, false);
+    };
+    hub.services.notify = [&hub](const std::string& player, const std::string& kind,
+                                 const std::string& fields) {
+        if (hub.social)
+            hub.social->notify(player, kind, nlohmann::json::parse(fields, nullptr, false));
+    };
+}
+
 // --bus: needs PostgreSQL and a redis:// address.
 bool bus_settings_valid(const Config& cfg) {
     if (cfg.bus.empty()) return true;
@@ -176,6 +213,7 @@ class Node {
     Node(const Config& cfg, std::unique_ptr<Store> store)
         : cfg_(cfg), ioc_(cfg.threads), hub_(std::make_unique<Hub>(ioc_, cfg, std::move(store))) {
         hub_->puzzles = open_puzzles(cfg, *hub_->store);
+        open_social(*hub_);
     }
 
     ~Node() {

@@ -90,8 +90,10 @@ const Table kTables[] = {
     {"games",
      "id, code, variant, time_control, is_public, quick_match, creator_side, bot_level, "
      "silver_id, silver_name, bronze_id, bronze_name, status, result, turns, version, "
-     "created_at, finished_at, rated, quarantine"},
+     "created_at, finished_at, rated, quarantine, invitee_id, invitee_name"},
     {"journal", "code, version, kind, event, at, format"},
+    {"notifications", "id, player_id, kind, body, at, read_at"},
+    {"relations", "player_id, other_id, kind, at"},
 };
 
 std::string placeholders(const std::string& columns) {
@@ -112,7 +114,9 @@ bool same(const StoredGame& a, const StoredGame& b) {
            a.seat_id[0] == b.seat_id[0] && a.seat_id[1] == b.seat_id[1] &&
            a.seat_name[0] == b.seat_name[0] && a.seat_name[1] == b.seat_name[1] &&
            a.status == b.status && a.result == b.result && a.turns == b.turns &&
-           a.version == b.version && a.created_ms == b.created_ms && a.finished_ms == b.finished_ms;
+           a.version == b.version && a.created_ms == b.created_ms &&
+           a.finished_ms == b.finished_ms && a.invitee_id == b.invitee_id &&
+           a.invitee_name == b.invitee_name;
 }
 
 bool same(const std::vector<JournalRow>& a, const std::vector<JournalRow>& b) {
@@ -188,6 +192,9 @@ std::string migrate_sqlite_to_pg(const std::string& dir, const PgOptions& option
         db.exec(
             "SELECT setval(pg_get_serial_sequence('games', 'id'), "
             "GREATEST((SELECT max(id) FROM games), 1))");
+        db.exec(
+            "SELECT setval(pg_get_serial_sequence('notifications', 'id'), "
+            "GREATEST((SELECT max(id) FROM notifications), 1))");
     });
 
     // Verification, through both stores' own reads. A difference leaves the copy in place (it

@@ -65,6 +65,12 @@ json header(const Message& m) {
                 return json{
                     {"k", "end"}, {"from", e.from}, {"player", e.player}, {"reason", e.reason}};
             },
+            [](const Tell& t) {
+                return json{{"k", "tell"}, {"from", t.from}, {"player", t.player}};
+            },
+            [](const Refresh& r) {
+                return json{{"k", "refresh"}, {"from", r.from}, {"player", r.player}};
+            },
             [](const Rewatch& r) {
                 return json{{"k", "rewatch"},
                             {"from", r.from},
@@ -140,6 +146,8 @@ Message read(const std::string& k, const Reader& r) {
     if (k == "sync") return Sync{r.text("from")};
     if (k == "end") return End{r.text("from"), r.text("player"), r.text("reason")};
     if (k == "handover") return Handover{r.text("from")};
+    if (k == "tell") return Tell{r.text("from"), r.text("player")};
+    if (k == "refresh") return Refresh{r.text("from"), r.text("player")};
     if (k == "rewatch")
         return Rewatch{r.text("from"), r.text("to"), r.number("conn"), r.text("code")};
     throw std::invalid_argument("unknown kind \"" + k + "\"");

@@ -92,13 +92,21 @@ struct Sync {
 struct End {
     std::string from, player, reason;
 };
+// To all: hand the body (a server message: a notification) to every connection of `player`.
+struct Tell {
+    std::string from, player;
+};
+// To all: `player`'s blocks changed: its connections read them again.
+struct Refresh {
+    std::string from, player;
+};
 // To all: the node gave its games up (SIGTERM): claim them now.
 struct Handover {
     std::string from;
 };
 
 using Message = std::variant<Req, Out, Gone, Alive, NotMine, Close, Back, Lobby, Moved, Sync, End,
-                             Handover, Rewatch>;
+                             Handover, Rewatch, Tell, Refresh>;
 
 // The payload: the header line, then `body`.
 std::string encode(const Message& m, std::string_view body = {});

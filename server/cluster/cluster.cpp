@@ -84,12 +84,32 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
             db_.now([&](pg::Blocking& db) { check_twin(db); });
             db_.now([&](pg::Blocking& db) { renew(db); });
             db_.now([&](pg::Blocking& db) { claim(db, true); });
+            // Presence (proto/PROTOCOL.md "Follow and block"): this node's rows of an earlier
+            // life go; from now on a player's first connection here adds one, its last takes
+            // it away. The rows of a node whose lease lapsed are not read.
+            db_.now([&](pg::Blocking& db) {
+                db.exec("DELETE FROM online WHERE split_part(node, '@', 1) = $1", {node_});
+            });
         } catch (const std::exception& e) {
             spdlog::critical("cluster: cannot start node {}: {}", node_, e.what());
             return false;
         }
         hub_.listings.on_change([w = weak_from_this()](const std::string& code) {
             if (auto self = w.lock()) self->lobby_.changed(code);
+        });
+        hub_.players.on_presence([this](const std::string& player, bool online) {
+            db_.post([me = me_, player, online](pg::Blocking& db) {
+                if (online)
+                    db.exec(
+                        "INSERT INTO online (player_id, node, since) VALUES ($1, $2, $3) ON "
+                        "CONFLICT DO NOTHING",
+                        {player, me,
+                         num(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count())});
+                else
+                    db.exec("DELETE FROM online WHERE player_id = $1 AND node = $2", {player, me});
+            });
         });
         BusLink::Handlers h;
         h.message = [w = weak_from_this()](const std::string& ch, std::string payload) {
@@ -152,6 +172,7 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
     // After the io_context stopped: nothing runs on the strand any more.
     void stop() {
         stopping_ = true;
+        hub_.players.on_presence({});  // its rows are read no more once the lease lapses
         db_.stop();
         timer_.cancel();
         if (bus_) bus_->stop();
@@ -407,6 +428,15 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                     if constexpr (std::is_same_v<T, bus::End>)
                         if (m.from != node_)
                             for (auto& c : hub_.players.connections(m.player)) c->end(m.reason);
+                    if constexpr (std::is_same_v<T, bus::Tell>)
+                        if (m.from != node_) {
+                            auto text = std::make_shared<const std::string>(body);
+                            for (auto& c : hub_.players.connections(m.player)) c->deliver(text);
+                        }
+                    if constexpr (std::is_same_v<T, bus::Refresh>)
+                        if (m.from != node_)
+                            for (auto& c : hub_.players.connections(m.player))
+                                c->relations_changed();
                     if constexpr (std::is_same_v<T, bus::Handover>)
                         if (m.from != node_)
                             db_.post([self = shared_from_this()](pg::Blocking& db) {
@@ -547,6 +577,12 @@ void Cluster::withdraw(const std::string& player_id) {
 }
 void Cluster::end_player(const std::string& player_id, const std::string& reason) {
     impl_->bus_->publish(kAll, bus::encode(bus::End{impl_->node_, player_id, reason}));
+}
+void Cluster::tell_player(const std::string& player_id, const std::string& text) {
+    impl_->bus_->publish(kAll, bus::encode(bus::Tell{impl_->node_, player_id}, text));
+}
+void Cluster::relations_changed(const std::string& player_id) {
+    impl_->bus_->publish(kAll, bus::encode(bus::Refresh{impl_->node_, player_id}));
 }
 Cluster::Stats Cluster::stats() const {
     return impl_->stats();

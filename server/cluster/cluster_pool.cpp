@@ -68,7 +68,10 @@ void SharedPool::seek(const std::shared_ptr<Session>& s, const Player& p,
                                         "rating FROM seeks WHERE pool = $1 AND player_id <> $2 "
                                         "AND EXISTS (SELECT 1 FROM nodes n WHERE n.id = "
                                         "split_part(seeks.node, '@', 1) AND n.lease_until > "
-                                        "now()) AND ") +
+                                        "now()) AND NOT EXISTS (SELECT 1 FROM relations r WHERE "
+                                        "r.kind = 'block' AND ((r.player_id = $2 AND r.other_id "
+                                        "= seeks.player_id) OR (r.player_id = seeks.player_id "
+                                        "AND r.other_id = $2))) AND ") +
                                 (rating ? std::string("rating IS NOT NULL AND abs(rating - ") + r +
                                               ") <= GREATEST(" + kRange + ", " + mine_range + ")"
                                         : std::string("rating IS NULL")) +

@@ -17,6 +17,9 @@ int Matchmaker::range(std::chrono::steady_clock::duration waited) {
 bool Matchmaker::compatible(const Seek& a, const Seek& b,
                             std::chrono::steady_clock::time_point now) const {
     if (a.key != b.key || a.player.id == b.player.id) return false;
+    if (std::binary_search(a.avoid.begin(), a.avoid.end(), b.player.id) ||
+        std::binary_search(b.avoid.begin(), b.avoid.end(), a.player.id))
+        return false;
     if (!a.rating || !b.rating) return !a.rating && !b.rating;
     const int gap = std::abs(*a.rating - *b.rating);
     return gap <= std::max(range(now - a.since), range(now - b.since));
@@ -24,10 +27,11 @@ bool Matchmaker::compatible(const Seek& a, const Seek& b,
 
 std::optional<Seek> Matchmaker::pair(const Player& p, const std::string& key,
                                      const std::shared_ptr<Member>& who, std::optional<int> rating,
-                                     std::chrono::steady_clock::time_point now) {
+                                     std::chrono::steady_clock::time_point now,
+                                     std::vector<std::string> avoid) {
     std::lock_guard lock(m_);
     std::erase_if(seeks_, [&](const Seek& s) { return s.player.id == p.id || s.who.expired(); });
-    Seek mine{p, key, who, rating, now};
+    Seek mine{p, key, who, rating, now, std::move(avoid)};
     auto it = std::find_if(seeks_.begin(), seeks_.end(),
                            [&](const Seek& s) { return compatible(mine, s, now); });
     if (it == seeks_.end()) {

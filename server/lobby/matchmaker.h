@@ -27,16 +27,21 @@ struct Seek {
     std::weak_ptr<Member> who;  // the connection told about the match
     std::optional<int> rating;  // a rated request: the player's rating in the pool's category
     std::chrono::steady_clock::time_point since{};
+    // Accounts this one must not meet (blocked either way; PROTOCOL.md "Follow and block"),
+    // sorted.
+    std::vector<std::string> avoid = {};
 };
 
 class Matchmaker {
   public:
     // Pairs `p` with the oldest waiting request of another player in the same pool and returns
     // it (removed), or files (or replaces) p's own request and returns nullopt.
+    // Players who `avoid` one another (either's list) are never paired.
     std::optional<Seek> pair(
         const Player& p, const std::string& key, const std::shared_ptr<Member>& who,
         std::optional<int> rating = std::nullopt,
-        std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
+        std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now(),
+        std::vector<std::string> avoid = {});
     // A waiting rated request of `player_id` tried again with the range it has now: the
     // opponent found (both requests removed), or nullopt (still waiting, or no request).
     std::optional<Seek> retry(

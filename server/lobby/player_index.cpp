@@ -73,22 +73,43 @@ OpenCounts PlayerIndex::open_counts(const std::string& player, const std::string
             a == open_by_address_.end() ? 0 : a->second};
 }
 
-void PlayerIndex::connected(const std::string& player_id, const std::shared_ptr<Member>& who) {
+void PlayerIndex::on_presence(std::function<void(const std::string&, bool)> f) {
+    std::lock_guard order(presence_m_);
     std::lock_guard lock(m_);
-    conns_[player_id][who.get()] = who;
+    presence_ = std::move(f);
+}
+
+void PlayerIndex::connected(const std::string& player_id, const std::shared_ptr<Member>& who) {
+    std::unique_lock order(presence_m_);
+    std::function<void(const std::string&, bool)> tell;
+    {
+        std::lock_guard lock(m_);
+        auto& conns = conns_[player_id];
+        if (conns.empty()) tell = presence_;
+        conns[who.get()] = who;
+    }
+    if (tell) tell(player_id, true);
 }
 
 std::shared_ptr<Member> PlayerIndex::disconnected(const std::string& player_id, const Member* who) {
-    std::lock_guard lock(m_);
-    auto it = conns_.find(player_id);
-    if (it == conns_.end()) return nullptr;
-    it->second.erase(who);
+    std::unique_lock order(presence_m_);
+    std::function<void(const std::string&, bool)> tell;
     std::shared_ptr<Member> other;
-    for (auto c = it->second.begin(); c != it->second.end() && !other;) {
-        other = c->second.lock();
-        c = other ? c : it->second.erase(c);
+    {
+        std::lock_guard lock(m_);
+        auto it = conns_.find(player_id);
+        if (it == conns_.end()) return nullptr;
+        it->second.erase(who);
+        for (auto c = it->second.begin(); c != it->second.end() && !other;) {
+            other = c->second.lock();
+            c = other ? c : it->second.erase(c);
+        }
+        if (!other) {
+            conns_.erase(it);
+            tell = presence_;
+        }
     }
-    if (!other) conns_.erase(it);
+    if (tell) tell(player_id, false);
     return other;
 }
 

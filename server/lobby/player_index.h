@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,6 +30,8 @@ class Member : public Participant {
     // Thread-safe: ends the connection after its queued messages (its player logged out
     // everywhere, or changed the password).
     virtual void end(std::string reason) = 0;
+    // Thread-safe: the player's blocks (either way) changed; the connection reads them again.
+    virtual void relations_changed() {}
 };
 
 // Open games of one creator and of one client address (key of server/net/conn_limit.h).
@@ -56,6 +59,9 @@ class PlayerIndex {
     void unseat(const std::string& player_id, const std::string& code);
     std::vector<std::string> games_of(const std::string& player_id);
 
+    // Called (outside the lock, in order for each player) when a player's first connection
+    // comes and its last one goes: the cluster keeps presence across nodes with it.
+    void on_presence(std::function<void(const std::string& player_id, bool online)> f);
     void connected(const std::string& player_id, const std::shared_ptr<Member>& who);
     // Forgets `who`; returns another live connection of the same player, if there is one.
     std::shared_ptr<Member> disconnected(const std::string& player_id, const Member* who);
@@ -69,6 +75,8 @@ class PlayerIndex {
     std::mutex m_;
     std::map<std::string, std::set<std::string>> seats_;
     std::map<std::string, std::map<const Member*, std::weak_ptr<Member>>> conns_;
+    std::function<void(const std::string&, bool)> presence_;
+    std::mutex presence_m_;  // presence_ calls, in the order of the changes
     struct OpenPlace {
         std::string player, address;
     };

@@ -29,8 +29,7 @@ StoredPuzzle stored_puzzle(const Puzzle& p, const std::string& source_game, std:
 }
 
 PuzzleService::PuzzleService(Open open, Store& store, MineOptions mine)
-    : open_(std::move(open)), store_(store), mine_(std::move(mine)) {
-    boost::asio::post(pool_, [] { pthread_setname_np(pthread_self(), "tf-puzzles"); });
+    : open_(open), store_(store), mine_(std::move(mine)), thread_(open, kMaxQueued, "tf-puzzles") {
     if (mine_.on) miner_ = std::thread([this] { this->mine(); });
 }
 
@@ -41,12 +40,6 @@ PuzzleService::~PuzzleService() {
     }
     cv_.notify_all();
     if (miner_.joinable()) miner_.join();
-    pool_.join();
-}
-
-PuzzleDb& PuzzleService::db() {
-    if (!db_) db_ = open_();
-    return *db_;
 }
 
 // One game at a time at the lowest priority: the players' own threads come first.

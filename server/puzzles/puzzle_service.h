@@ -8,8 +8,6 @@
 #pragma once
 
 #include <atomic>
-#include <boost/asio/post.hpp>
-#include <boost/asio/thread_pool.hpp>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -19,6 +17,7 @@
 
 #include "common/puzzles.h"
 #include "server/store/puzzle_db.h"
+#include "server/store/side_thread.h"
 #include "server/store/store.h"
 
 namespace tf::server {
@@ -45,35 +44,12 @@ class PuzzleService {
 
     static constexpr int kMaxQueued = 16;
 
-    // Runs `job` on the puzzle thread with the database; `then` runs on `ex` with its value, or
-    // the error it threw (Read::fault for the database's trouble). False, and nothing queued,
-    // when kMaxQueued requests are waiting already.
+    // Runs `job` on the puzzle thread with the database (SideThread::run): false, and nothing
+    // queued, when kMaxQueued requests are waiting already.
     template <class T>
     bool run(std::function<T(PuzzleDb&)> job, Store::Executor ex,
              std::function<void(Read<T>)> then) {
-        if (queued_.fetch_add(1) >= kMaxQueued) {
-            --queued_;
-            return false;
-        }
-        boost::asio::post(
-            pool_, [this, job = std::move(job), ex, then = std::move(then)]() mutable {
-                Read<T> r;
-                try {
-                    r.value.emplace(job(db()));
-                } catch (const StoreError& e) {
-                    r.error = e.what();
-                    r.fault = e.fault;
-                    if (e.fault) db_.reset();
-                } catch (const std::exception& e) {
-                    r.error = e.what();
-                    r.fault = true;
-                }
-                --queued_;
-                boost::asio::post(ex, [then = std::move(then), r = std::move(r)]() mutable {
-                    then(std::move(r));
-                });
-            });
-        return true;
+        return thread_.run<T>(std::move(job), std::move(ex), std::move(then));
     }
 
     struct MineStats {
@@ -82,20 +58,17 @@ class PuzzleService {
     const MineStats& mine_stats() const { return mined_; }
 
   private:
-    PuzzleDb& db();  // the puzzle thread's connection, opened when there is none
-    void mine();     // the miner thread
+    void mine();  // the miner thread
 
     Open open_;
     Store& store_;
     const MineOptions mine_;
-    std::unique_ptr<PuzzleDb> db_;  // puzzle thread only
-    std::atomic<int> queued_{0};
     MineStats mined_;
     std::mutex m_;
     std::condition_variable cv_;
     bool stop_ = false;
     std::thread miner_;
-    boost::asio::thread_pool pool_{1};  // last: joined first
+    SideThread<PuzzleDb> thread_;  // last: joined first
 };
 
 }  // namespace tf::server

@@ -353,6 +353,8 @@ StoredGame GameRecord::row(const std::string& code, const RoomParams& params) co
     g.creator_side = side_name(params.creator_side);
     g.bot_level = params.bot_level;
     g.rated = params.rated;
+    g.invitee_id = params.invitee_id;
+    g.invitee_name = params.invitee_name;
     for (int i = 0; i < 2; ++i) {
         if (!seats[i]) continue;
         g.seat_id[i] = seats[i]->id;

@@ -35,6 +35,9 @@ struct RoomParams {
     // open for the open-game limits, and its place under them (PlayerIndex::reserve_open; 0: none).
     std::string creator_address = {};
     std::uint64_t open_ticket = 0;
+    // A challenge (proto/PROTOCOL.md "Challenges"): the only account that may take the free
+    // seat (it may also decline); empty for any other game.
+    std::string invitee_id = {}, invitee_name = {};
 };
 
 // A finished game kept as a summary (room_summary.cpp): what the record answers without the

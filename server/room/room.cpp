@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 #include <cassert>
 
+#include "common/json.h"
 #include "server/base/metrics.h"
 #include "server/room/directory.h"
 #include "server/store/record_codec.h"
@@ -108,8 +109,33 @@ void Room::open(Who who, Msg created) {
         later([this] {
             env_.players.seat(rec_.seats[idx(params_.creator_side)]->id, code_);
             if (rec_.status == Status::Open) list_open();
+            if (!params_.invitee_id.empty()) notify_challenge();
         });
     });
+}
+
+// The challenged player is told, once the game is stored (PROTOCOL.md "Challenges").
+void Room::notify_challenge() {
+    if (!env_.notify) return;
+    const Player& from = *rec_.seats[idx(params_.creator_side)];
+    nlohmann::json n = {
+        {"game", code_},
+        {"from", {{"id", from.id}, {"name", from.name}}},
+        {"variant", to_json(params_.variant)},
+        {"time_control",
+         params_.time_control ? proto::to_json(*params_.time_control) : nlohmann::json(nullptr)},
+        {"rated", params_.rated},
+        {"side", side_name(~params_.creator_side)}};
+    env_.notify(params_.invitee_id, "challenge", n.dump());
+}
+
+// The challenger is told what became of the challenge: `kind` challenge_accepted or
+// challenge_declined, with the fields of `extra`.
+void Room::notify_challenger(const char* kind, nlohmann::json extra) {
+    if (!env_.notify) return;
+    extra["game"] = code_;
+    extra["by"] = {{"id", params_.invitee_id}, {"name", params_.invitee_name}};
+    env_.notify(rec_.seats[idx(params_.creator_side)]->id, kind, extra.dump());
 }
 
 void Room::reply(const Who& who, std::string text) {
@@ -183,12 +209,33 @@ void Room::emit(proto::EventBody body) {
 
 void Room::join(Player p, Who who, Msg joined) {
     on_strand([this, p = std::move(p), who = std::move(who), joined = std::move(joined)] {
+        if (fault_.lost || rec_.seat_of(p.id) || rec_.status != Status::Open || !p.account ||
+            !env_.blocked)
+            return join_now(p, who, joined);
+        // Accounts that blocked one another never play (PROTOCOL.md "Follow and block").
+        const std::string creator = rec_.seats[idx(params_.creator_side)]->id;
+        env_.blocked(creator, p.id, ex_, [w = weak_from_this(), p, who, joined](bool blocked) {
+            auto self = w.lock();
+            if (!self) return;
+            self->on_strand([s = self.get(), p, who, joined, blocked] {
+                if (blocked) return s->fail(who, Err::Blocked, "you cannot join this game");
+                s->join_now(p, who, joined);
+            });
+        });
+    });
+}
+
+void Room::join_now(const Player& p, const Who& who, const Msg& joined) {
+    {  // NOLINT: the steps of a join, in one block as before the check
         if (fault_.lost) return (void)refuse_unsaved(who);
         if (rec_.seat_of(p.id)) return watch(p, who, std::nullopt);
         if (refuse_unsaved(who)) return;
         if (rec_.status != Status::Open) return fail(who, Err::GameFull, "the game is not open");
         if (params_.rated && !p.account)
             return fail(who, Err::AccountRequired, "a rated game is for accounts: log in first");
+        if (!params_.invitee_id.empty() && p.id != params_.invitee_id)
+            return fail(who, Err::NotInvited,
+                        "this game is a challenge to " + params_.invitee_name);
         Side s = ~params_.creator_side;
         rec_.seats[idx(s)] = p;
         note_rating(s);
@@ -202,11 +249,18 @@ void Room::join(Player p, Who who, Msg joined) {
         });
         if (joined) ops_.send({who, joined});
         emit(proto::JoinEv{s, RoomView::ref(p)});
+        if (!params_.invitee_id.empty())
+            later([this] { notify_challenger("challenge_accepted", nlohmann::json::object()); });
         watchers_.add(p, who);
         reply(who, snapshot_text(false));
         update_presence();   // the creator may have left while the game was open
         count_spectators();  // one fewer if p was watching the open game
-    });
+        if (env_.started && params_.is_public)
+            later([this] {
+                for (const auto& seat : rec_.seats)
+                    if (seat) env_.started(*seat, code_);
+            });
+    }
 }
 
 // A spectator, or a player coming back: missed events from the history when it reaches back
@@ -266,10 +320,25 @@ void Room::cancel(Player p, Who who) {
     });
 }
 
-void Room::cancel_now() {
+// The challenged player declines the challenge: the game is cancelled with the reason, the
+// decliner sees the cancel event, and the challenger is told.
+void Room::decline(Player p, Who who, std::string reason) {
+    on_strand([this, p = std::move(p), who = std::move(who), reason = std::move(reason)] {
+        if (params_.invitee_id.empty() || p.id != params_.invitee_id)
+            return fail(who, Err::NotInvited, "this game is no challenge to you");
+        if (refuse_unsaved(who)) return;
+        if (rec_.status != Status::Open)
+            return fail(who, Err::GameFull, "the challenge is no longer open");
+        watchers_.add(p, who);
+        cancel_now(reason);
+        later([this, reason] { notify_challenger("challenge_declined", {{"reason", reason}}); });
+    });
+}
+
+void Room::cancel_now(std::optional<std::string> declined) {
     left_open();
     rec_.finished_ms = epoch_ms(SteadyClock::now(), SteadyClock::now());
-    record(proto::CancelEv{});
+    record(proto::CancelEv{std::move(declined)});
     later([this, id = rec_.seats[idx(params_.creator_side)]->id] {
         env_.players.unseat(id, code_);
         env_.directory.remove(code_);

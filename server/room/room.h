@@ -79,11 +79,14 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void claimed(std::int64_t epoch);
     // Cluster mode: another node owns the game now (`why` starts with kFenced): dropped here.
     void lost(std::string why);
-    // `joined` (if any) is sent to `who` once the join is stored, before the snapshot.
+    // `joined` (if any) is sent to `who` once the join is stored, before the snapshot. Accounts
+    // that blocked one another are refused (blocked).
     void join(Player p, Who who, Msg joined = nullptr);
     void watch(Player p, Who who, std::optional<std::int64_t> since);
     void leave(const Participant* who);
     void cancel(Player p, Who who);
+    // The challenged player declines a challenge (PROTOCOL.md "Challenges").
+    void decline(Player p, Who who, std::string reason);
     void setup(Player p, Who who, proto::SetupMsg m);
     void turn(Player p, Who who, proto::TurnMsg m);
     void resign(Player p, Who who);
@@ -229,8 +232,12 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // quick match's, and its creator is connected or left less than --open-away-seconds ago;
     // cancelled once the creator has been away --open-cancel-seconds (room_timers.cpp).
     void list_open();
-    void left_open();   // no longer open: its place under the open-game limits goes
-    void cancel_now();  // the cancellation, by the creator or for its absence
+    void left_open();  // no longer open: its place under the open-game limits goes
+    // The cancellation, by the creator, for its absence, or a challenge `declined` (the reason).
+    void cancel_now(std::optional<std::string> declined = std::nullopt);
+    void join_now(const Player& p, const Who& who, const Msg& joined);
+    void notify_challenge();
+    void notify_challenger(const char* kind, nlohmann::json extra);
 
     // room_live.cpp: the entry of a public game in the lobby's live list, sent after `what`
     // (an event kind, "watch" or "leave") changed the room; turns are coalesced.

@@ -34,6 +34,8 @@ std::shared_ptr<Room> Room::restore(Executor ex, const StoredGame& row,
     params.bot_level = row.bot_level;
     params.rated = row.rated;
     params.creator_address = row.creator_addr;
+    params.invitee_id = row.invitee_id;
+    params.invitee_name = row.invitee_name;
     const int ci = idx(*creator);
     if (row.seat_id[ci].empty()) return fail("the creator's seat is empty");
     auto room = std::make_shared<Room>(ex, row.code, params,

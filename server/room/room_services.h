@@ -29,6 +29,18 @@ struct RoomServices {
     // Cluster mode: this node's id, which owns the rooms it makes (epoch 1) and the ones it
     // claims (server/cluster/cluster.h); empty for a single node.
     std::string node = {};
+    // Keeps a notification of `kind` with its fields (JSON object text) for a player and
+    // delivers it (server/social/social_service.h); empty: none are kept (--store memory).
+    std::function<void(const std::string& player_id, const std::string& kind,
+                       const std::string& fields)>
+        notify = {};
+    // A game between two players began (both seats taken): the followers of each are told.
+    std::function<void(const Player& player, const std::string& code)> started = {};
+    // Whether either of two accounts blocked the other; `then` runs on `ex` (false when the
+    // server keeps no relations, or cannot read them).
+    std::function<void(const std::string& a, const std::string& b, Store::Executor ex,
+                       std::function<void(bool)> then)>
+        blocked = {};
 };
 
 }  // namespace tf::server

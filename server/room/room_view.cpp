@@ -62,6 +62,8 @@ proto::SnapshotMsg RoomView::snapshot(bool for_spectator, TimePoint now) const {
     m.preferences[0] = rec.prefs[0];
     m.preferences[1] = rec.prefs[1];
     m.is_public = params.is_public;
+    if (!params.invitee_id.empty() && rec.status == proto::GameStatus::Open)
+        m.invitee = proto::PlayerRef{params.invitee_id, params.invitee_name};
     m.rated = params.rated;
     m.ratings = ratings.changes;
     m.chat = chat.shown(for_spectator);

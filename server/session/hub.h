@@ -26,6 +26,7 @@
 #include "server/room/directory.h"
 #include "server/room/room_services.h"
 #include "server/session/peers.h"
+#include "server/social/social_service.h"
 #include "server/store/store.h"
 
 namespace tf::server {
@@ -50,6 +51,7 @@ struct Hub {
                            std::chrono::milliseconds(cfg.lobby_interval_ms), ioc.get_executor());
     }
     ~Hub() {
+        social.reset();  // its thread delivers to the player index: joined while that lives
         passwords.join();
         workers.join();
     }
@@ -63,6 +65,9 @@ struct Hub {
     // The puzzles (proto/PROTOCOL.md "Puzzle API"), set by main() for a store that keeps them;
     // destroyed before the store (the miner reads games from it).
     std::unique_ptr<PuzzleService> puzzles;
+    // The players' notifications (proto/PROTOCOL.md "Notifications"), set by main() for a store
+    // that keeps accounts; null for --store memory.
+    std::unique_ptr<SocialService> social;
     boost::asio::thread_pool workers;
     // Password hashing (Argon2id: 64 MiB and ~40 ms each) off the network threads, one thread
     // per core behind a bounded queue (server/accounts/password_pool.h).

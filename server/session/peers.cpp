@@ -19,7 +19,8 @@ void SingleNode::open_elsewhere(const std::string&, const std::string&, Store::E
 void SingleNode::seek(const std::shared_ptr<Session>& s, const Player& p,
                       const proto::QuickMatch& m, const std::string& pool,
                       std::optional<int> rating) {
-    if (auto opponent = hub_.matchmaker.pair(p, pool, s, rating))
+    if (auto opponent = hub_.matchmaker.pair(p, pool, s, rating, std::chrono::steady_clock::now(),
+                                             s->blocked()))
         return s->match_found(m, std::move(*opponent));
     s->match_waiting(m);
 }

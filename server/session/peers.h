@@ -55,6 +55,12 @@ class Peers {
     // Every connection of the player elsewhere ends (its tokens were revoked); this node's
     // own connections are the caller's.
     virtual void end_player(const std::string& player_id, const std::string& reason) = 0;
+    // `text` (a server message) goes to every connection of the player on the other nodes
+    // (a notification; this node's own connections are the caller's). At most once: a node
+    // cut off from the others misses it, and the player finds it in the stored list.
+    virtual void tell_player(const std::string& player_id, const std::string& text) = 0;
+    // The player's blocks changed: its connections on the other nodes read them again.
+    virtual void relations_changed(const std::string& player_id) = 0;
 
     // Ready to serve (for /readyz); `why` says what is wrong.
     virtual bool healthy(std::string* why) const = 0;
@@ -81,6 +87,8 @@ class SingleNode final : public Peers {
                     const std::string& pool, std::optional<int> rating) override;
     void withdraw(const std::string& player_id) override;
     void end_player(const std::string&, const std::string&) override {}
+    void tell_player(const std::string&, const std::string&) override {}
+    void relations_changed(const std::string&) override {}
     bool healthy(std::string*) const override { return true; }
     void render_metrics(std::string&) const override {}
 

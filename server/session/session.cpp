@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <random>
 
@@ -262,10 +263,14 @@ void Session::welcome(const Player& p, const std::string& token, bool restored,
             // Unreadable ratings: the last ones seen (the store's trouble is not the login's).
             self->seated_games([self, id, ref](std::vector<std::string> games) {
                 if (!self->player_ || self->player_->id != id) return self->resume();
-                self->send_welcome(
-                    proto::AccountInfo{self->player_->name, self->hub_.ratings.views(id)}, ref,
-                    std::move(games));
-                self->resume();
+                // Its blocks before anything it asks is answered (its chat is screened).
+                self->read_blocked([self, id, ref, games = std::move(games)]() mutable {
+                    if (!self->player_ || self->player_->id != id) return self->resume();
+                    self->send_welcome(
+                        proto::AccountInfo{self->player_->name, self->hub_.ratings.views(id)}, ref,
+                        std::move(games));
+                    self->resume();
+                });
             });
         });
 }
@@ -281,6 +286,60 @@ void Session::send_welcome(const std::optional<proto::AccountInfo>& account,
     w.account = account;
     w.ref = ref;
     send(proto::to_text(w));
+    if (!account) blocked_.clear();  // a guest now (a logout)
+}
+
+void Session::read_blocked(std::function<void()> then) {
+    if (!player_ || !player_->account || !hub_.social) {
+        blocked_.clear();
+        if (then) then();
+        return;
+    }
+    hub_.social->run<std::vector<std::string>>(
+        [id = player_->id](SocialDb& db) { return db.blocked_either(id); }, executor(),
+        [w = weak_from_this(), id = player_->id, then](Read<std::vector<std::string>> r) {
+            auto self = std::static_pointer_cast<Session>(w.lock());
+            if (!self) return;
+            if (self->player_ && self->player_->id == id) {
+                if (r.ok()) {
+                    std::sort(r.value->begin(), r.value->end());
+                    self->blocked_ = std::move(*r.value);
+                } else {
+                    spdlog::warn("{}: the player's blocks cannot be read: {}", self->tag(),
+                                 r.error);
+                }
+            }
+            if (then) then();
+        },
+        false);
+}
+
+void Session::relations_changed() {
+    boost::asio::post(executor(), [self = self()] { self->read_blocked({}); });
+}
+
+Msg Session::screen(Msg m) const {
+    if (blocked_.empty() || !m) return m;
+    const bool chat_event = m->find(R"("kind":"chat")") != std::string::npos;
+    const bool snapshot_chat = m->rfind(R"({"chat":[{)", 0) == 0;
+    if (!chat_event && !snapshot_chat) return m;
+    auto j = nlohmann::json::parse(*m, nullptr, false);
+    auto hidden = [&](const nlohmann::json& line) {
+        const auto* from = line.is_object() && line.contains("from") ? &line["from"] : nullptr;
+        return from && from->is_object() && from->contains("id") && (*from)["id"].is_string() &&
+               std::binary_search(blocked_.begin(), blocked_.end(),
+                                  (*from)["id"].get<std::string>());
+    };
+    if (j.is_object() && j.value("type", "") == "event" && j.value("kind", "") == "chat")
+        return hidden(j["payload"]) ? nullptr : m;
+    if (j.is_object() && j.value("type", "") == "snapshot" && j.contains("chat") &&
+        j["chat"].is_array()) {
+        auto& lines = j["chat"];
+        const auto before = lines.size();
+        lines.erase(std::remove_if(lines.begin(), lines.end(), hidden), lines.end());
+        if (lines.size() != before) return std::make_shared<const std::string>(j.dump());
+    }
+    return m;
 }
 
 std::shared_ptr<Room> Session::find_room(const std::string& code,
@@ -334,6 +393,17 @@ void Session::handle(proto::CreateGame& m) {
                           "you already have " + std::to_string(hub_.cfg.max_games) +
                               " unfinished games; finish or cancel one first",
                           m.ref);
+    if (m.to) {
+        if (!player_->account)
+            return send_error(Err::AccountRequired, "challenges are for accounts: log in first",
+                              m.ref);
+        if (m.bot)
+            return send_error(Err::CannotChallenge,
+                              "a challenge is for a player; play the computer without \"to\"",
+                              m.ref);
+        if (username_key(*m.to) == username_key(player_->name))
+            return send_error(Err::CannotChallenge, "you cannot challenge yourself", m.ref);
+    }
     if (m.rated) {
         if (!player_->account)
             return send_error(Err::AccountRequired, "rated games are for accounts: log in first",
@@ -351,7 +421,41 @@ void Session::handle(proto::CreateGame& m) {
     if (m.color == proto::ColorChoice::Random)
         params.creator_side = std::random_device{}() & 1 ? Side::Bronze : Side::Silver;
     if (m.ref) last_create_ = LastCreate{*m.ref, now, "", 0};
+    if (m.to) return challenge(std::move(params), *m.to, m.ref);
     create_game(std::move(params), m.ref);
+}
+
+// The challenged account is looked up by its username; the game is private, and only it may
+// take the free seat. It is told once the game is stored (Room::open).
+void Session::challenge(RoomParams params, const std::string& to, std::optional<std::string> ref) {
+    params.is_public = false;
+    hub_.store->read_account(
+        to, executor(),
+        [self = self(), params = std::move(params), to,
+         ref = std::move(ref)](Read<std::optional<StoredAccount>> r) mutable {
+            if (!r.ok() || !*r.value) {
+                self->last_create_.reset();
+                if (!r.ok())
+                    return self->send_error(Err::StoreUnavailable,
+                                            "the server cannot look players up right now; try "
+                                            "again in a moment",
+                                            ref);
+                return self->send_error(Err::UnknownPlayer, "no account is called " + to, ref);
+            }
+            params.invitee_id = (*r.value)->player_id;
+            params.invitee_name = (*r.value)->username;
+            auto& blocked = self->hub_.services.blocked;
+            if (!blocked) return self->create_game(std::move(params), std::move(ref));
+            const std::string me = self->player_->id, them = params.invitee_id;
+            blocked(me, them, self->executor(),
+                    [self, params = std::move(params), ref = std::move(ref)](bool no) mutable {
+                        if (!no) return self->create_game(std::move(params), std::move(ref));
+                        self->last_create_.reset();
+                        self->send_error(Err::CannotChallenge,
+                                         params.invitee_name + " does not take your challenges",
+                                         ref);
+                    });
+        });
 }
 
 // A game against the computer starts at once: it never waits open and takes no place.
@@ -513,6 +617,10 @@ void Session::handle(proto::Preferences& m) {
 
 void Session::handle(proto::Rematch& m) {
     if (auto room = find_room(m.game)) room->rematch(*player_, weak_from_this(), false);
+}
+
+void Session::handle(proto::DeclineChallenge& m) {
+    if (auto room = find_room(m.game)) room->decline(*player_, weak_from_this(), m.reason);
 }
 
 void Session::handle(proto::RematchDecline& m) {

@@ -49,8 +49,15 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     void match_waiting(const proto::QuickMatch& m);
     void match_waiting_again(const proto::QuickMatch& m);  // a retry found nobody yet
     void match_done();  // matched by another node: no longer waiting
+    void relations_changed() override;
+    // The accounts blocked either way (see blocked_), on the connection's strand.
+    const std::vector<std::string>& blocked() const { return blocked_; }
 
   protected:
+    // A message for this connection with the chat of the accounts blocked either way taken out
+    // (PROTOCOL.md "Follow and block"): the message itself, one without those lines (a
+    // snapshot), or null when nothing is left (their chat event). On the connection's strand.
+    Msg screen(Msg m) const;
     // This connection's strand: where asynchronous answers (store reads) come back to.
     virtual Store::Executor executor() = 0;
     void on_text(std::string_view text);
@@ -115,6 +122,8 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     // counting the other nodes' open games in the store), then the room.
     void create_game(RoomParams params, std::optional<std::string> ref);
     void create_room(RoomParams params, std::optional<std::string> ref);
+    // A create_game with `to` (PROTOCOL.md "Challenges"): the named account, then create_game.
+    void challenge(RoomParams params, const std::string& to, std::optional<std::string> ref);
     void created(const std::string& code, const std::optional<std::string>& ref);
     void remember(const std::shared_ptr<Room>& room);
     void remember_locked(const std::shared_ptr<Room>& room);  // rooms_m_ held
@@ -148,6 +157,7 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     void handle(proto::Preferences& m);
     void handle(proto::Rematch& m);
     void handle(proto::RematchDecline& m);
+    void handle(proto::DeclineChallenge& m);
     // session_account.cpp: each request runs as a coroutine (AccountFlow) while the connection
     // waits.
     friend struct AccountFlow;
@@ -175,6 +185,11 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
         int repeats = 0;   // repeats waiting for the code
     };
     std::optional<LastCreate> last_create_;
+    // The accounts this one blocked or was blocked by, sorted (empty for a guest): their chat
+    // is screened out, quick match never pairs with them. Read at every welcome and again when
+    // they change (relations_changed); on the connection's strand.
+    std::vector<std::string> blocked_;
+    void read_blocked(std::function<void()> then);
     static constexpr std::chrono::seconds kRepeatWindow{5};
     std::string address_;
     std::string address_key_;  // what the per-address limits count it under (conn_limit.h)

@@ -18,8 +18,9 @@ const Conn::Statements& statements() {
         {"ins_game",
          "INSERT INTO games (code, variant, time_control, is_public, quick_match, creator_side, "
          "bot_level, silver_id, silver_name, bronze_id, bronze_name, status, result, turns, "
-         "version, created_at, finished_at, rated, owner, epoch, creator_addr) VALUES ($1, $2, $3, "
-         "$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)"},
+         "version, created_at, finished_at, rated, owner, epoch, creator_addr, invitee_id, "
+         "invitee_name) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, "
+         "$16, $17, $18, $19, $20, $21, $22, $23)"},
         // Fencing (cluster mode): the write's first statement updates the game's row only while
         // this node still owns it at this epoch, which also locks it: a takeover (an UPDATE of
         // owner and epoch) waits for this write's transaction, and a write after the takeover

@@ -179,6 +179,34 @@ CREATE TABLE puzzle_mined (
   found integer NOT NULL
 );
 )sql",
+    // 5: challenges, notifications and relations (issue 35), as the SQLite store's schema 5;
+    // and who is connected to which node (presence across nodes; one node alone knows it).
+    R"sql(
+ALTER TABLE games ADD COLUMN invitee_id text, ADD COLUMN invitee_name text;
+CREATE TABLE notifications (
+  id        bigserial PRIMARY KEY,
+  player_id text NOT NULL,
+  kind      text NOT NULL,
+  body      text NOT NULL,
+  at        bigint NOT NULL,
+  read_at   bigint
+);
+CREATE INDEX notifications_by_player ON notifications (player_id, id);
+CREATE TABLE relations (
+  player_id text NOT NULL,
+  other_id  text NOT NULL,
+  kind      text NOT NULL,
+  at        bigint NOT NULL,
+  PRIMARY KEY (player_id, other_id, kind)
+);
+CREATE INDEX relations_by_other ON relations (other_id, kind);
+CREATE TABLE online (
+  player_id text NOT NULL,
+  node      text NOT NULL,
+  since     bigint NOT NULL,
+  PRIMARY KEY (player_id, node)
+);
+)sql",
 };
 static_assert(std::size(kMigrations) == kPgSchemaVersion);
 

@@ -405,7 +405,9 @@ class PgStore : public Store {
                                       boolean(g.rated),
                                       opt(w.owner),
                                       num(w.epoch),
-                                      opt(g.creator_addr)}));
+                                      opt(g.creator_addr),
+                                      opt(g.invitee_id),
+                                      opt(g.invitee_name)}));
         } else if (w.epoch > 0 && w.update) {
             const StoredGame& g = *w.update;
             add(prepared("upd_game_fenced",

@@ -12,10 +12,9 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <type_traits>
-#include <variant>
 #include <vector>
 
+#include "server/store/side_db.h"
 #include "server/store/store.h"
 
 namespace tf::server {
@@ -66,7 +65,7 @@ struct AttemptRow {
 
 class PuzzleDb {
   public:
-    virtual ~PuzzleDb() = default;
+    explicit PuzzleDb(std::unique_ptr<SideDb> db) : db_(std::move(db)) {}
 
     // Adds the puzzles not stored yet (by id); how many were new.
     int add(const std::vector<StoredPuzzle>& puzzles);
@@ -90,37 +89,11 @@ class PuzzleDb {
     std::optional<std::string> claim_game(int min_turns, std::int64_t now_ms);
     void mined(const std::string& code, int found);
 
-    using Value = std::variant<std::monostate, std::string, std::int64_t, double>;
-    using Row = std::vector<std::optional<std::string>>;
-
-  protected:
-    // One statement with parameters $1.. ; its rows as text (REAL: 17 significant digits).
-    virtual std::vector<Row> exec(const std::string& sql, const std::vector<Value>& params) = 0;
-    virtual void begin() = 0;  // a write transaction (SQLite: IMMEDIATE)
-    virtual void commit() = 0;
-    virtual void rollback() = 0;           // never throws
-    virtual const char* lock() const = 0;  // " FOR UPDATE" (PostgreSQL) or ""
-    virtual const char* yes() const = 0;   // a true boolean literal
-
-    template <class F>
-    auto transaction(F&& fn) {
-        begin();
-        try {
-            if constexpr (std::is_void_v<decltype(fn())>) {
-                fn();
-                commit();
-            } else {
-                auto r = fn();
-                commit();
-                return r;
-            }
-        } catch (...) {
-            rollback();
-            throw;
-        }
-    }
+    using Value = SideDb::Value;
+    using Row = SideDb::Row;
 
   private:
+    std::unique_ptr<SideDb> db_;
     StoredPuzzle puzzle_of(const Row& r);
     std::optional<StoredPuzzle> one(const std::string& where, const std::vector<Value>& params);
 };

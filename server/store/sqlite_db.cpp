@@ -162,6 +162,30 @@ CREATE TABLE puzzle_mined (
   found INTEGER NOT NULL
 ) WITHOUT ROWID;
 )sql",
+    // 5: challenges and notifications (issue 35; server/store/social_db.h): a challenge is an
+    // open game with the one account invited to join it; each player's notifications; the
+    // players' relations to others (follow, block).
+    R"sql(
+ALTER TABLE games ADD COLUMN invitee_id TEXT;
+ALTER TABLE games ADD COLUMN invitee_name TEXT;
+CREATE TABLE notifications (
+  id        INTEGER PRIMARY KEY,
+  player_id TEXT NOT NULL,
+  kind      TEXT NOT NULL,
+  body      TEXT NOT NULL,
+  at        INTEGER NOT NULL,
+  read_at   INTEGER
+);
+CREATE INDEX notifications_by_player ON notifications(player_id, id);
+CREATE TABLE relations (
+  player_id TEXT NOT NULL,
+  other_id  TEXT NOT NULL,
+  kind      TEXT NOT NULL,
+  at        INTEGER NOT NULL,
+  PRIMARY KEY (player_id, other_id, kind)
+) WITHOUT ROWID;
+CREATE INDEX relations_by_other ON relations(other_id, kind);
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 

@@ -45,7 +45,7 @@ constexpr const char* kGameRowsView =
     "WHERE j.code = games.code AND j.kind = 'turn') ELSE turns END AS turns, "
     "CASE WHEN status IN ('open', 'playing') THEN ifnull((SELECT max(j.version) FROM journal j "
     "WHERE j.code = games.code), version) ELSE version END AS version, "
-    "created_at, finished_at, rated, NULL AS creator_addr FROM games";
+    "created_at, finished_at, rated, NULL AS creator_addr, invitee_id, invitee_name FROM games";
 
 class SqliteStore : public BlockingReads {
   public:
@@ -302,8 +302,9 @@ class SqliteStore : public BlockingReads {
             wr_,
             "INSERT INTO games (code, variant, time_control, is_public, quick_match, creator_side, "
             "bot_level, silver_id, silver_name, bronze_id, bronze_name, status, result, turns, "
-            "version, created_at, finished_at, rated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-            "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
+            "version, created_at, finished_at, rated, invitee_id, invitee_name) VALUES (?1, ?2, "
+            "?3, "
+            "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)");
         update_game_ = std::make_unique<Stmt>(
             wr_,
             "UPDATE games SET silver_id = ?2, silver_name = ?3, bronze_id = ?4, bronze_name = ?5, "
@@ -544,6 +545,7 @@ class SqliteStore : public BlockingReads {
             s.bind_opt(10, g.seat_id[1]).bind_opt(11, g.seat_name[1]);
             s.bind(12, g.status).bind(13, g.result).bind(14, g.turns).bind(15, g.version);
             s.bind(16, g.created_ms).bind(17, g.finished_ms).bind(18, std::int64_t(g.rated));
+            s.bind_opt(19, g.invitee_id).bind_opt(20, g.invitee_name);
         } else {
             s.bind_opt(2, g.seat_id[0]).bind_opt(3, g.seat_name[0]);
             s.bind_opt(4, g.seat_id[1]).bind_opt(5, g.seat_name[1]);

@@ -143,6 +143,9 @@ struct StoredGame {
     // open-game limits across nodes. Kept by the PostgreSQL store only (nodes share it), and
     // cleared there once the game is no longer open; "" elsewhere.
     std::string creator_addr = {};
+    // A challenge (proto/PROTOCOL.md "Challenges"): the only player who may take the free seat;
+    // empty for any other game.
+    std::string invitee_id = {}, invitee_name = {};
 };
 
 // A player page's data (GET /api/players/NAME).

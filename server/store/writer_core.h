@@ -96,7 +96,7 @@ class WriterCore {
 inline constexpr const char* kGameColumns =
     "id, code, variant, time_control, is_public, quick_match, creator_side, bot_level, "
     "silver_id, silver_name, bronze_id, bronze_name, status, result, turns, version, created_at, "
-    "finished_at, rated, creator_addr";
+    "finished_at, rated, creator_addr, invitee_id, invitee_name";
 
 template <class Row>
 std::pair<std::int64_t, StoredGame> game_of(const Row& r) {
@@ -120,6 +120,8 @@ std::pair<std::int64_t, StoredGame> game_of(const Row& r) {
     g.finished_ms = r.integer(17);
     g.rated = r.boolean(18);
     g.creator_addr = r.text(19);
+    g.invitee_id = r.text(20);
+    g.invitee_name = r.text(21);
     return {r.integer(0), std::move(g)};
 }
 

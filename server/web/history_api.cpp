@@ -363,4 +363,19 @@ void history_api(Store& store, std::string_view target, SuspendedFn suspended, s
                     });
 }
 
+// The query string's parameters (only plain values: ids, themes, numbers).
+std::optional<std::map<std::string, std::string>> strict_query(std::string_view q) {
+    std::map<std::string, std::string> out;
+    while (!q.empty()) {
+        auto amp = q.find('&');
+        auto part = q.substr(0, amp);
+        q = amp == std::string_view::npos ? std::string_view() : q.substr(amp + 1);
+        if (part.empty()) continue;
+        auto eq = part.find('=');
+        if (eq == std::string_view::npos) return std::nullopt;
+        out[std::string(part.substr(0, eq))] = std::string(part.substr(eq + 1));
+    }
+    return out;
+}
+
 }  // namespace tf::server

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,6 +25,10 @@ struct ApiResponse {
 ApiResponse api_error(unsigned status, const char* code, std::string message);
 // Epoch ms as the APIs write instants: 2026-11-30T07:01:12.345Z.
 std::string iso8601(std::int64_t ms);
+
+// A query string's parameters, or nullopt when a part has no '=' (plain values only: no
+// percent-decoding).
+std::optional<std::map<std::string, std::string>> strict_query(std::string_view q);
 
 // True for targets this API answers ("/api/..." paths).
 bool is_api_target(std::string_view target);

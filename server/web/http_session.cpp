@@ -26,6 +26,7 @@
 #include "server/web/history_api.h"
 #include "server/web/metrics_page.h"
 #include "server/web/puzzle_api.h"
+#include "server/web/social_api.h"
 #include "server/web/static_files.h"
 #include "server/web/transports.h"
 #include "server/web/ws_session.h"
@@ -167,7 +168,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                 make(req, http::status::ok, "text/plain; version=0.0.4", render_metrics(hub_)));
         }
         const std::string_view target(req.target().data(), req.target().size());
-        if ((get || req.method() == http::verb::post) && is_puzzle_target(target))
+        if ((get || req.method() == http::verb::post) &&
+            (is_puzzle_target(target) || is_social_target(target)))
             return serve_api(std::move(req));
         if (get && is_api_target(target)) return serve_api(std::move(req));
         if (get || req.method() == http::verb::head) return serve_static(req);
@@ -323,6 +325,20 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
             const bool post = req.method() == http::verb::post;
             std::string body = post ? std::move(req.body()) : std::string();
             return puzzle_api(hub_.puzzles.get(), post, t, std::move(body), std::move(reader),
+                              stream_.get_executor(),
+                              [self = shared_from_this(), req = std::move(req)](ApiResponse api) {
+                                  self->send_api(req, std::move(api));
+                              });
+        }
+        if (is_social_target(t)) {
+            const bool post = req.method() == http::verb::post;
+            std::string body = post ? std::move(req.body()) : std::string();
+            const std::string target(t);  // req moves into the callback below
+            SocialReader who{std::move(reader.player_id), reader.account,
+                             [players = &hub_.players](const std::string& id) {
+                                 return !players->connections(id).empty();
+                             }};
+            return social_api(hub_.social.get(), post, target, std::move(body), std::move(who),
                               stream_.get_executor(),
                               [self = shared_from_this(), req = std::move(req)](ApiResponse api) {
                                   self->send_api(req, std::move(api));

@@ -43,21 +43,6 @@ bool puzzle_id(std::string_view s) {
     return true;
 }
 
-// The query string's parameters (only plain values: ids, themes, numbers).
-std::optional<std::map<std::string, std::string>> query_of(std::string_view q) {
-    std::map<std::string, std::string> out;
-    while (!q.empty()) {
-        auto amp = q.find('&');
-        auto part = q.substr(0, amp);
-        q = amp == std::string_view::npos ? std::string_view() : q.substr(amp + 1);
-        if (part.empty()) continue;
-        auto eq = part.find('=');
-        if (eq == std::string_view::npos) return std::nullopt;
-        out[std::string(part.substr(0, eq))] = std::string(part.substr(eq + 1));
-    }
-    return out;
-}
-
 json rating_json(const StoredRating& r) {
     return {{"rating", r.rating},
             {"deviation", r.deviation},
@@ -205,7 +190,7 @@ void puzzle_api(PuzzleService* svc, bool post, std::string_view target, std::str
     auto reply = [&](ApiResponse r) { boost::asio::post(ex, [done, r] { done(r); }); };
     const auto qpos = target.find('?');
     const std::string path(target.substr(0, qpos));
-    auto query = query_of(qpos == std::string_view::npos ? "" : target.substr(qpos + 1));
+    auto query = strict_query(qpos == std::string_view::npos ? "" : target.substr(qpos + 1));
     if (!query) return reply(error(400, "bad_request", "a malformed query string"));
     const std::string rest = path.size() > 13 ? path.substr(13) : "";  // after /api/puzzles/
     const auto slash = rest.find('/');

@@ -153,8 +153,10 @@ class TcpSession : public Session {
         });
     }
     // True when the caller must start the write (post_write false).
-    bool enqueue(const Msg& m, bool post_write = true) {
+    bool enqueue(const Msg& original, bool post_write = true) {
         if (closed_ || close_after_write_) return false;
+        const Msg m = screen(original);
+        if (!m) return false;
         bool start = false;
         switch (out_.push({m})) {
             case Outbox::Push::Full:

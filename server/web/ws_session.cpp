@@ -263,6 +263,8 @@ class WsSession : public Session {
     // True when the caller must start the write (post_write false).
     bool enqueue(Msg m, bool post_write = true) {
         if (closed_ || dropped_ || close_reason_ || close_sent_) return false;
+        m = screen(std::move(m));
+        if (!m) return false;
         ++metrics().messages_out;
         return push({std::move(m), ws_opcode::kText}, post_write);
     }

@@ -138,6 +138,7 @@ TEST_CASE("proto: every event kind round-trips with its payload") {
         GameOverEv{aborted_result(p.game)},
         ChatEv{{"p1", "ann"}, "gl \\ hf \u00e9 \x1f"},
         CancelEv{},
+        CancelEv{"later"},
         SpectatorsEv{5000},
         ChatEv{{"p3", "cat"}, "hi", ChatRoom::Spectators},
         RematchOfferEv{Side::Bronze},
@@ -360,6 +361,44 @@ TEST_CASE("proto: game codes are case-insensitive") {
     CHECK(game_code("K3V9QA") == "k3v9qa");
     CHECK(!game_code("k3v9q!"));
     CHECK(!game_code(""));
+}
+
+}  // namespace tf::proto
+
+namespace tf::proto {
+
+TEST_CASE("proto: challenges and notifications") {
+    auto parsed = [](const std::string& text) { return parse_client(std::string_view(text)); };
+    auto ok = parsed(
+        R"({"type":"create_game","time_control":null,"color":"random","public":false,"to":"Bob_2"})");
+    REQUIRE(std::holds_alternative<ClientMsg>(ok));
+    CHECK(std::get<CreateGame>(std::get<ClientMsg>(ok)).to == "Bob_2");
+    CHECK(to_json(std::get<CreateGame>(std::get<ClientMsg>(ok)))["to"] == "Bob_2");
+    auto bad = parsed(
+        R"({"type":"create_game","time_control":null,"color":"random","public":false,"to":"a b"})");
+    REQUIRE(std::holds_alternative<Error>(bad));
+    CHECK(std::get<Error>(bad).code == Err::UnknownPlayer);
+
+    auto d = parsed(R"({"type":"decline_challenge","game":"ABC234","reason":"too_fast"})");
+    REQUIRE(std::holds_alternative<ClientMsg>(d));
+    const auto& dc = std::get<DeclineChallenge>(std::get<ClientMsg>(d));
+    CHECK(dc.game == "abc234");
+    CHECK(dc.reason == "too_fast");
+    CHECK(game_of(std::get<ClientMsg>(d)) == "abc234");
+    auto plain = parsed(R"({"type":"decline_challenge","game":"abc234"})");
+    CHECK(std::get<DeclineChallenge>(std::get<ClientMsg>(plain)).reason == "generic");
+    auto unknown = parsed(R"({"type":"decline_challenge","game":"abc234","reason":"rude"})");
+    REQUIRE(std::holds_alternative<Error>(unknown));
+    CHECK(std::get<Error>(unknown).code == Err::BadMessage);
+
+    round_trip(Notification{Json{{"id", 7},
+                                 {"kind", "challenge"},
+                                 {"at", 1767000000000},
+                                 {"read", false},
+                                 {"game", "abc234"},
+                                 {"from", {{"id", "p1"}, {"name", "ann"}}}}});
+    auto n = parse_server(std::string_view(R"({"type":"notification","kind":"challenge"})"));
+    CHECK(std::holds_alternative<Error>(n));  // no id
 }
 
 }  // namespace tf::proto

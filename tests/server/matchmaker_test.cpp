@@ -94,4 +94,25 @@ TEST_CASE("matchmaker: rated requests pair within a range that widens while they
     CHECK(at_once->player.id == ann.id);
 }
 
+
+TEST_CASE("matchmaker: accounts that blocked one another are never paired") {
+    Matchmaker mm;
+    Player ann{"p-ann", "ann", true}, bob{"p-bob", "bob", true}, cat{"p-cat", "cat", true};
+    auto a = std::make_shared<FakeMember>(), b = std::make_shared<FakeMember>();
+    auto c = std::make_shared<FakeMember>();
+    const auto now = std::chrono::steady_clock::now();
+    // Ann blocked bob: her list names him; his is empty (either list is enough).
+    CHECK(!mm.pair(ann, "blitz", a, std::nullopt, now, {"p-bob"}));
+    CHECK(!mm.pair(bob, "blitz", b, std::nullopt, now));
+    auto m = mm.pair(cat, "blitz", c, std::nullopt, now);
+    REQUIRE(m);
+    CHECK(m->player.id == ann.id);  // the oldest request cat may meet
+    CHECK(mm.waiting_for(bob.id));
+    // The other way round: bob's own list names ann.
+    CHECK(mm.withdraw(bob.id));
+    CHECK(!mm.pair(bob, "blitz", b, std::nullopt, now, {"p-ann"}));
+    CHECK(!mm.pair(ann, "blitz", a, std::nullopt, now));
+    CHECK(mm.waiting() == 2);
+}
+
 }  // namespace tf::server

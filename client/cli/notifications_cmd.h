@@ -1,0 +1,11 @@
+#pragma once
+
+#include "cli_args.h"
+
+namespace tf::cli {
+
+// Adds `trunkfield notifications --server HOST:PORT [--all] [--read]` (proto/PROTOCOL.md
+// "Notifications", on the server's HTTP port) to `app`.
+void add_notifications_command(CLI::App& app, Run& run);
+
+}  // namespace tf::cli

@@ -1,0 +1,27 @@
+// What the terminal client says about a player's notifications (proto/PROTOCOL.md
+// "Notifications") and about a declined challenge ("Challenges"). No I/O: `trunkfield
+// notifications` prints these lines, `trunkfield play` shows the live ones.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace tf::play {
+
+// A decline reason (proto::kDeclineReasons) in words: "later" -> "not now, ask again later".
+// An unknown reason is shown as it came (made safe to print).
+std::string decline_reason_words(std::string_view reason);
+
+// Where the line about a challenge points to: the shell's commands (`trunkfield accept CODE`)
+// or those typed in `trunkfield play` (`join CODE`, `decline CODE`).
+enum class NoticeFor { Shell, Play };
+
+// One line about a notification (its stored fields, "type" or not): "ann challenges you (7x7,
+// 5+2, casual, you play bronze): trunkfield accept k3v9qa", "bob accepted your challenge
+// k3v9qa", "bob declined your challenge k3v9qa: later". Any field may be missing or of the
+// wrong type: the line says less, it never throws.
+std::string notification_text(const nlohmann::json& item, NoticeFor where);
+
+}  // namespace tf::play

@@ -1,0 +1,61 @@
+// The players' notifications (issue 35; proto/PROTOCOL.md "Notifications"): kept in the store
+// (server/store/social_db.h) by a thread of their own, then delivered live to every open
+// connection of the player, on this node and, through Peers::tell_player, on the others. A
+// player who was not connected finds them in the list (GET /api/notifications).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "server/store/side_thread.h"
+#include "server/store/social_db.h"
+
+namespace tf::server {
+
+// A notification as the protocol gives it: its kind's fields, "id", "kind", "at" and "read".
+nlohmann::json notice_json(const StoredNotice& n);
+
+class SocialService {
+  public:
+    using Open = SideThread<SocialDb>::Open;
+    // Hands a server message to every connection of the player (this node's and the others').
+    using Deliver = std::function<void(const std::string& player_id, const std::string& text)>;
+    // Tells every connection of the player (this node's and the others') that its blocks changed.
+    using Changed = std::function<void(const std::string& player_id)>;
+    SocialService(Open open, Deliver deliver, Changed changed);
+
+    static constexpr int kMaxQueued = 64;  // requests (lists, reads) waiting; notify() never waits
+
+    // Keeps a notification of `kind` with `fields` for the player, then delivers it. A store
+    // that cannot keep it: delivered all the same (with "id" 0) and logged.
+    void notify(const std::string& player_id, const std::string& kind, nlohmann::json fields);
+
+    // The blocks between the two changed (on the social thread, after the write).
+    void relations_changed(const std::string& a, const std::string& b) {
+        changed_(a);
+        changed_(b);
+    }
+    // Tells the followers of `player` who asked for it that it started the public game `code`
+    // (a notification of kind followed_game).
+    void tell_followers(const std::string& player_id, const std::string& name,
+                        const std::string& code);
+
+    // A job on the thread: SideThread::run (`bounded`: a request's, refused when kMaxQueued
+    // wait; the server's own always queue).
+    template <class T>
+    bool run(std::function<T(SocialDb&)> job, Store::Executor ex, std::function<void(Read<T>)> then,
+             bool bounded = true) {
+        return thread_.run<T>(std::move(job), std::move(ex), std::move(then), bounded);
+    }
+
+  private:
+    Deliver deliver_;
+    Changed changed_;
+    SideThread<SocialDb> thread_;  // last: joined first
+};
+
+}  // namespace tf::server
