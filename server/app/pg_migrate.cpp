@@ -92,6 +92,12 @@ const Table kTables[] = {
      "silver_id, silver_name, bronze_id, bronze_name, status, result, turns, version, "
      "created_at, finished_at, rated, quarantine, invitee_id, invitee_name"},
     {"journal", "code, version, kind, event, at, format"},
+    {"puzzles",
+     "id, position, body, themes, source_game, source_turn, solver_turns, margin, rating, "
+     "deviation, volatility, games, last_at, plays, solved, added_at"},
+    {"puzzle_attempts", "player_id, puzzle_id, solved, rated, at, rating"},
+    {"puzzle_days", "day, puzzle_id"},
+    {"puzzle_mined", "code, at, found"},
     {"notifications", "id, player_id, kind, body, at, read_at"},
     {"relations", "player_id, other_id, kind, at"},
 };
