@@ -68,15 +68,23 @@ std::optional<std::pair<std::string, std::string>> SocialDb::account(const std::
 void SocialDb::relate(const std::string& player_id, const std::string& other_id,
                       const std::string& kind, std::int64_t at_ms) {
     db_->transaction([&] {
-        if (kind != "block")
+        std::int64_t since = at_ms;
+        if (kind != "block") {
+            // A follow that changes whether it tells keeps the moment it began.
+            auto rows = db_->exec(
+                "SELECT min(at) FROM relations WHERE player_id = $1 AND other_id = $2 AND kind IN "
+                "('follow', 'follow_quiet')",
+                {player_id, other_id});
+            if (!rows.empty() && rows[0][0]) since = num(rows[0][0]);
             db_->exec(
                 "DELETE FROM relations WHERE player_id = $1 AND other_id = $2 AND kind IN "
                 "('follow', 'follow_quiet') AND kind <> $3",
                 {player_id, other_id, kind});
+        }
         db_->exec(
             "INSERT INTO relations (player_id, other_id, kind, at) VALUES ($1, $2, $3, $4) "
             "ON CONFLICT (player_id, other_id, kind) DO NOTHING",
-            {player_id, other_id, kind, at_ms});
+            {player_id, other_id, kind, since});
     });
 }
 

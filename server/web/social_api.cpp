@@ -108,7 +108,12 @@ void relations_api(SocialService& svc, bool post, const std::string& body, Socia
                 const std::vector<std::string> kinds =
                     verb == "block" ? std::vector<std::string>{"block"}
                                     : std::vector<std::string>{"follow", "follow_quiet"};
-                if (db.count(me, kinds) >= kMaxRelations)
+                const auto mine = db.relations_of(me);
+                const bool already = std::any_of(mine.begin(), mine.end(), [&](const Relation& r) {
+                    return r.other_id == other->first &&
+                           std::find(kinds.begin(), kinds.end(), r.kind) != kinds.end();
+                });
+                if (!already && db.count(me, kinds) >= kMaxRelations)
                     return api_error(400, "too_many",
                                      "you already " + verb + " " + std::to_string(kMaxRelations) +
                                          " players; " + (verb == "block" ? "unblock" : "unfollow") +

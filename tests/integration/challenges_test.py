@@ -372,7 +372,10 @@ def relations(srv, tag):
           f"ann is told bob started a game: {n}")
     st, r, _ = api(srv.http, "GET", "/api/relations", ann.token)
     check(st == 200 and r["following"][0]["playing"] == code, f"bob plays {code}: {r}")
-    relate(srv, ann, {"follow": bob.username, "notify": False})
+    since = r["following"][0]["since"]
+    r = relate(srv, ann, {"follow": bob.username, "notify": False})
+    check(r and not r["following"][0]["notify"] and r["following"][0]["since"] == since,
+          f"a follow made quiet keeps its date: {r and r['following']} (since {since})")
     cy.send({"type": "chat", "game": code, "text": "before the block"})
     check(bob.wait(lambda m: m["type"] == "event" and m["kind"] == "chat", 10) is not None,
           "bob reads cy before the block")
