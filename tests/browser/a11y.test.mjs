@@ -2,7 +2,9 @@
 // web client, in both colour schemes, both languages, on a desktop and a phone: the lobby, the
 // sign-in dialog, the rules and practice page, a game waiting for its opponent, in its setup, in
 // play with the move box's list open, in the text view, watched by a spectator, over with its result, its replay,
-// a player's page, the leaderboard, a puzzle (to solve, failed, its solution shown) and the page
+// a player's page, the challenge form, a challenge's toast and page, the notifications, follow
+// and block (the player page's buttons, the Following panel, the block dialog, the blocked
+// players), the leaderboard, a puzzle (to solve, failed, its solution shown) and the page
 // of an address that is none. axe-core (npm,
 // tests/browser/package.json) runs inside the page, as the real server serves it.
 import { test } from "node:test";
@@ -130,6 +132,54 @@ test("issue 39: no WCAG 2.1 AA violation on the accounts' pages, in French, on a
   await page.goto(`${server.base}/@/Aurelie`);
   await page.waitForSelector("#profile:not([hidden])");
   await audit(page, "a player's page");
+  // issue 35: the bell's list (empty), the challenge form on another account's page, a
+  // challenge's toast, the list with it unread, and the challenge's page with Accept and Decline
+  await page.click("#bell-btn");
+  await page.waitForSelector("#bell-empty:not([hidden])");
+  await audit(page, "the notifications, none yet");
+  await page.keyboard.press("Escape");
+  const bastien = await tcpAccount(server, "Bastien");
+  await page.goto(`${server.base}/@/Bastien`);
+  await page.waitForSelector("#pf-challenge:not([hidden])");
+  await page.click("#pf-challenge");
+  await page.waitForSelector("#challenge-dialog[open]");
+  await audit(page, "the challenge form");
+  await page.click("#ch-close");
+  bastien.send({ type: "create_game", to: "Aurelie", time_control: null, color: "random", public: false });
+  await bastien.next((m) => m.type === "game_created");
+  await page.waitForSelector("#note-toast:not([hidden])");
+  await audit(page, "a challenge's toast");
+  await page.click("#bell-btn");
+  await page.waitForSelector("#bell-list li.unread");
+  await audit(page, "the notifications, a challenge unread");
+  await page.keyboard.press("Escape");
+  await page.click("#note-open");
+  await page.waitForSelector("#challenge-box:not([hidden])");
+  await audit(page, "a challenge to accept or decline");
+  bastien.close();
+  // follow and block: the buttons on a followed player's page, the lobby's Following panel, the
+  // block dialog, a blocked player's page, the list of blocked players on one's own page
+  await page.goto(`${server.base}/@/Bastien`);
+  await page.waitForSelector("#pf-rel:not([hidden])");
+  await page.click("#pf-follow");
+  await page.waitForFunction(() => document.querySelector("#pf-follow").textContent === "Ne plus suivre");
+  await audit(page, "a followed player's page");
+  await page.goto(server.base);
+  await page.waitForSelector("#following-list li");
+  await audit(page, "the lobby's Following panel");
+  await page.goto(`${server.base}/@/Bastien`);
+  await page.waitForSelector("#pf-rel:not([hidden])");
+  await page.click("#pf-block");
+  await page.waitForSelector("#block-dialog[open]");
+  await audit(page, "the block dialog");
+  await page.click("#block-confirm");
+  await page.waitForSelector("#pf-block-note:not([hidden])");
+  await audit(page, "a blocked player's page");
+  await page.goto(`${server.base}/@/Aurelie#blocked`);
+  await page.waitForSelector("#pf-blocked li");
+  await audit(page, "the blocked players");
+  await page.click("#pf-blocked li .unblock");
+  await page.waitForSelector("#pf-blocked-empty:not([hidden])");
   await page.goto(`${server.base}/players`);
   await page.waitForSelector("#leaderboard:not([hidden])");
   await audit(page, "the leaderboard");

@@ -139,6 +139,29 @@ export async function tcpAccount(server, username) {
   return p;
 }
 
+// A page signed in to a new account (registered over TCP; the page is handed its token), on the
+// lobby once its notifications are loaded. `opts.locale`: the browser's language.
+export async function accountPage(browser, server, problems, username, viewport = DESKTOP, opts = {}) {
+  const a = await tcpAccount(server, username);
+  a.close();
+  const ctx = await browser.newContext({ viewport, locale: opts.locale ?? "en-US" });
+  await ctx.addInitScript((tok) => localStorage.setItem("trunkfield.token", tok), a.token);
+  const page = await ctx.newPage();
+  page.token = a.token;
+  problems.watch(page, username);
+  await page.goto(server.base);
+  await page.waitForSelector("#conn.conn-online");
+  await page.waitForFunction((u) => window.trunkfield.S.me?.account?.username === u, username);
+  await page.waitForFunction(() => window.trunkfield.S.notes?.loaded);
+  return page;
+}
+
+// A screenshot of the page as it stands, in TF_ARTIFACTS/NAME.png (the pointer moved away: no hover).
+export async function shot(page, name, opts = {}) {
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: path.join(ART, `${name}.png`), ...opts });
+}
+
 export class PageProblems {
   constructor() {
     this.list = [];

@@ -1,7 +1,7 @@
 // Accounts in the page (protocol: register, login, logout, change_password; each answered by a
 // `welcome` with the request's ref or an `error` with it): the header's control ("Sign in" for a
-// guest; the username with a menu for an account: profile, change password, sign out, sign out
-// everywhere), the sign-in dialog with its register and sign-in forms, the change-password
+// guest; the username with a menu for an account: profile, blocked players (on the profile page:
+// relations.js), change password, sign out, sign out everywhere), the sign-in dialog with its register and sign-in forms, the change-password
 // dialog, and their errors in words next to the field they are about.
 //
 // The token: every welcome's token replaces the stored one (net.js), so after a login the page
@@ -29,6 +29,7 @@ export function renderAccount() {
   if (acct) {
     $("account-name").textContent = acct.username;
     $("menu-profile").href = profileUrl(acct.username);
+    $("menu-blocked").href = `${profileUrl(acct.username)}#blocked`;
   } else closeMenu();
 }
 
@@ -223,6 +224,11 @@ export function setupAccount() {
     ev.preventDefault();
     closeMenu();
     if (S.me?.account) app.navigate(profileUrl(S.me.account.username));
+  });
+  $("menu-blocked").addEventListener("click", (ev) => {
+    ev.preventDefault();
+    closeMenu();
+    if (S.me?.account) app.navigate(`${profileUrl(S.me.account.username)}#blocked`);
   });
   $("menu-password").addEventListener("click", () => {
     closeMenu();

@@ -9,6 +9,8 @@
 //                                                      history, totals, recent}
 // And the Puzzle API (puzzles.js): GET /api/puzzles/next | daily | ID, POST /api/puzzles/ID/answer,
 // GET /api/puzzles/mine.
+// And the notifications of an account (notices.js): GET /api/notifications, POST
+// /api/notifications/read; its follows and blocks (relations.js): GET and POST /api/relations.
 // Failures are thrown as ApiError with a message fit to show (HTTP status and the server's words)
 // and the server's error code (`code`: "busy", "no_puzzle", …; null when it gave none).
 import { t } from "./i18n.js";
@@ -107,3 +109,25 @@ export const answerPuzzle = (id, turns) => postJson(`/api/puzzles/${encodeURICom
 
 // The reader's attempts and puzzle rating: {rating: {rating, deviation, games, provisional} | null, attempts}.
 export const myPuzzles = (limit = 20) => getJson(`/api/puzzles/mine?limit=${limit}`);
+
+// ------------------------------------------------------------------ notifications
+// The account's notifications, newest first: {unread, notifications: [{id, kind, at, read, ...}]}.
+export function listNotifications(limit = 30) {
+  return getJson(`/api/notifications?limit=${limit}`).then((d) => {
+    if (!Array.isArray(d.notifications)) throw new ApiError(t("api.notJson"), 200);
+    return { unread: Number(d.unread) || 0, notifications: d.notifications };
+  });
+}
+// Marks notifications read: `ids` (an array of ids) or "all". Answers {unread}.
+export const markNotificationsRead = (ids) => postJson("/api/notifications/read", ids === "all" ? { all: true } : { ids });
+
+// ------------------------------------------------------------------ follow and block
+// The account's relations (relations.js): {following: [{name, notify, online, playing, since}],
+// blocked: [{name, since}]}. POST {"follow": NAME[, "notify": false]}, {"unfollow"}, {"block"},
+// {"unblock"} answers the new lists the same way.
+function relationLists(d) {
+  if (!Array.isArray(d.following) || !Array.isArray(d.blocked)) throw new ApiError(t("api.notJson"), 200);
+  return d;
+}
+export const getRelations = () => getJson("/api/relations").then(relationLists);
+export const postRelation = (body) => postJson("/api/relations", body).then(relationLists);

@@ -1,8 +1,10 @@
 // Trunkfield web client: routing, the server connection and its messages (proto/PROTOCOL.md).
 // Screens: lobby (lobby.js), game and spectator view (gamescreen.js over game.js and turn.js),
-// replay viewer (replay.js), How to play with its practice (howto.js). The C++ rules run as
-// WebAssembly (trunkfield-rules.js): they load in parallel with the first screen, and the lobby
-// works before they are ready; game messages wait for them.
+// replay viewer (replay.js), How to play with its practice (howto.js); challenges (challenge.js),
+// an account's notifications (notices.js: the bell, the toast of a challenge) and its follows and
+// blocks (relations.js: the lobby's Following panel, the player page's buttons). The C++ rules
+// run as WebAssembly (trunkfield-rules.js): they load in parallel with the first screen, and the
+// lobby works before they are ready; game messages wait for them.
 //
 // Addresses: /            lobby
 //            /g/CODE      a game (the shareable link the server hands out)
@@ -33,13 +35,16 @@ import { rememberCreated } from "./result.js";
 import { playSound, played, isMuted, setMuted, unlockAudio } from "./sound.js";
 import { motion } from "./anim.js";
 import { svgEl } from "./board.js";
-import { setupAccount, renderAccount, accountWelcome, accountError, accountConnectionLost } from "./account.js";
+import { setupAccount, renderAccount, accountWelcome, accountError, accountConnectionLost, toast } from "./account.js";
 import { openProfile, renderProfile } from "./profile.js";
 import { openLeaderboard, renderLeaderboard } from "./leaderboard.js";
 import { setupFlip } from "./flip.js";
 import { setupLocal, localSend } from "./localgame.js";
 import { isLocalCode, LOCAL_PREFIX, keepOnDevice } from "./device.js";
 import { registerServiceWorker } from "./pwa.js";
+import { setupChallenge, challengeAnswered, translateChallengeForm, declineRefused } from "./challenge.js";
+import { setupNotes, notesWelcome, onNotification, renderNotes } from "./notices.js";
+import { setupRelations, relationsWelcome, renderFollowing, loadRelations } from "./relations.js";
 
 const BOT_WAIT_MS = 3000;
 const rulesLoading = Rules.load(); // at once: in parallel with everything below
@@ -89,6 +94,8 @@ function route() {
     openPuzzles(S.route.rest);
   } else if (S.route.view === "lobby") {
     if (S.me) loadRecent();
+    loadRelations(); // who of the followed is online, and playing
+
   } else if (S.route.view === "profile") {
     openProfile(S.route.name);
   } else if (S.route.view === "leaderboard") {
@@ -111,12 +118,16 @@ function render() {
   $("loading").hidden = true;
   $("me").textContent = S.me && !S.me.account ? t("app.playingAs", { name: S.me.name }) : "";
   renderAccount();
+  renderNotes();
   const v = S.route.view;
   const screens = { lobby: "lobby", game: "game", replay: "replay", how: "howto", profile: "profile", leaderboard: "leaderboard",
     notfound: "notfound", analysis: "analysis", editor: "editor", puzzles: "puzzles" };
   for (const [view, id] of Object.entries(screens)) $(id).hidden = view !== v;
   for (const a of document.querySelectorAll(".nav a")) a.classList.toggle("active", a.dataset.view === v);
-  if (v === "lobby") renderLobby();
+  if (v === "lobby") {
+    renderLobby();
+    renderFollowing();
+  }
   else if (v === "game") renderGame(gameView(S.route.code));
   else if (v === "replay") renderReplay();
   else if (v === "how") renderHow();
@@ -211,6 +222,8 @@ function onWelcome(m) {
   const prev = S.me;
   S.me = m;
   accountWelcome(m, prev);
+  notesWelcome(m);
+  relationsWelcome(m);
   S.quick = null; // a dropped connection withdrew any quick-match request
   // A setup or turn that was in flight when the connection dropped is sent again after the
   // watch below: if the server already had it, its event comes back with the missed ones
@@ -234,6 +247,7 @@ function onError(m) {
   if (m.ref && S.doneRefs.has(m.ref)) return; // the late answer to a resent copy
   if (m.ref && S.creating?.ref === m.ref) createAnswered(m.ref);
   if (accountError(m)) return render(); // shown in the account dialog
+  if (challengeAnswered(m)) return render(); // shown in the challenge form
   // a refused setup/turn: roll the prediction back
   for (const G of S.games.values()) {
     if (G.pending && m.ref && G.pending.ref === m.ref) {
@@ -255,6 +269,13 @@ function onError(m) {
   }
   if (S.quick?.state === "asking") S.quick = null;
   if (S.pendingJoin) S.pendingJoin = null;
+  if (declineRefused(m)) return render(); // a challenge declined from the toast was gone already
+  if (S.route.view === "game" && m.game && m.game !== S.route.code) {
+    // about another game than the page's (a challenge declined from the toast, a game watched
+    // in the background): said briefly, not on this page
+    toast(errorText({ code: m.code, message: m.message }));
+    return render();
+  }
   if (S.route.view === "game") {
     const G = gameView(S.route.code);
     if (m.code === "no_such_game" && !G.state) {
@@ -284,6 +305,9 @@ function onGameMessage(m, raw) {
     checkBot(G);
     return renderFor(m.game);
   }
+  // an event of a game the page never watched (a challenge declined from the toast, whose decliner
+  // is told): nothing to apply it to, and no game to watch again after a reconnection
+  if (!S.games.has(m.game)) return undefined;
   const G = gameView(m.game);
   const r = onEvent(m, raw);
   if (r !== "ok") watchGame(G, r === "resync"); // a gap: the missed events; a disagreement: a snapshot
@@ -335,6 +359,7 @@ function onMessage(m, raw = null) {
     case "game_created": {
       if (m.ref && S.creating?.ref !== m.ref && !S.lastCreate) return undefined; // a repeat's answer
       createAnswered(m.ref);
+      challengeAnswered(m); // the challenge form closes
       const G = gameView(m.code);
       G.watchSent = true; // the creator is subscribed already
       if (S.lastCreate) rememberCreated(m.code, S.lastCreate);
@@ -363,6 +388,8 @@ function onMessage(m, raw = null) {
       return navigate(`/g/${m.code}`);
     case "error":
       return onError(m);
+    case "notification":
+      return onNotification(m);
     case "shutdown":
       return undefined; // the connection closes; net.js reconnects
     default:
@@ -406,6 +433,7 @@ function main() {
   $("lang-select").addEventListener("change", (ev) => {
     setLang(ev.target.value);
     translateLobbyForms();
+    translateChallengeForm();
     renderMute();
     setStatus(S.conn);
     render();
@@ -427,6 +455,9 @@ function main() {
     event: onGameEvent,
   });
   setupLobby();
+  setupChallenge(); // after the lobby: its form has the create form's pieces
+  setupNotes();
+  setupRelations();
   setupGameControls();
   setupReplay();
   setupFlip();

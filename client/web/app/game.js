@@ -32,7 +32,7 @@ export function gameView(code) {
       away: { silver: null, bronze: null }, draft: null, history: [], error: null, notice: null, moves: null,
       watchSent: false, missing: null, browse: null, premove: null, abortReason: null,
       rematch: { offer: null, declined: null, next: null, unsupported: false, sent: false }, chatRooms: false,
-      rated: false, ratings: null };
+      rated: false, ratings: null, invitee: null, declined: null };
     resetDraft(G);
     S.games.set(code, G);
   }
@@ -197,6 +197,10 @@ export function onSnapshot(m, raw = null) {
   const drafted = G.state ? { version: G.version, state: JSON.stringify(G.state) } : null;
   G.missing = null;
   G.mirrorStatus = null;
+  // A challenge (PROTOCOL.md "Challenges"): the challenged account, while the game is open. The
+  // mirror does not keep it: it is read from the message itself.
+  G.invitee = m.status === "open" && m.invitee?.id ? { id: String(m.invitee.id), name: String(m.invitee.name ?? "?") } : null;
+  G.declined = null;
   G.rewatch = null; // what a watch asked for has come
   takeView(G, v);
   // A server that knows takebacks says each seat's preferences (the mirror assumes both on
@@ -334,6 +338,10 @@ export function onEvent(m, raw = null) {
       G.premove = null;
       resetDraft(G);
       G.error = null;
+      break;
+    case "cancel":
+      // a declined challenge: the reason (the mirror does not keep it)
+      G.declined = typeof m.payload?.declined === "string" ? m.payload.declined : null;
       break;
     case "abort":
       G.abortReason = p.reason ?? null;

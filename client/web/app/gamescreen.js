@@ -23,6 +23,7 @@ import { renderBlind, blindOn, setBlind } from "./blind.js";
 import { setupBoardPrefs } from "./boardprefs.js";
 import { isLocalCode, localPath } from "./device.js";
 import { againLocal } from "./localgame.js";
+import { challengeRole, challengeStatus, renderChallengeBox, knownChallenge } from "./challenge.js";
 
 const current = () => (S.route.view === "game" ? S.games.get(S.route.code) : null);
 const CHAT_KEY = "trunkfield.chat";
@@ -95,7 +96,8 @@ export function renderGame(G) {
   const local = isLocalCode(G.code);
   $("game-code").textContent = local ? t("local.title") : G.code;
   const side = mySide(G);
-  $("game-role").textContent = G.localGame === "pass" ? t("device.pass") : side ? t("game.youPlay", { side: sideName(side) }) : t("game.watching");
+  $("game-role").textContent = G.localGame === "pass" ? t("device.pass") : side ? t("game.youPlay", { side: sideName(side) })
+    : challengeRole(G) === "invitee" && G.status === "open" ? t("challenge.role") : t("game.watching");
   const sc = $("spectators");
   sc.hidden = local;
   sc.dataset.count = String(G.spectators);
@@ -108,14 +110,15 @@ export function renderGame(G) {
   err.hidden = !G.error;
   err.textContent = errorText(G.error);
   if (!G.state || !S.rulesReady) {
-    $("status").textContent = G.missing ? t("game.missing", { code: G.code }) : !S.rulesReady ? t("app.loadingRules") : t("game.loading");
+    const gone = G.missing && knownChallenge(G.code);
+    $("status").textContent = gone ? t("challenge.gone") : G.missing ? t("game.missing", { code: G.code }) : !S.rulesReady ? t("app.loadingRules") : t("game.loading");
     $("board").replaceChildren();
     $("board")._sig = null;
     for (const id of ["card-top", "card-bottom"]) $(id).replaceChildren();
     $("controls").hidden = true;
-    $("missing-replay").hidden = !G.missing;
+    $("missing-replay").hidden = !G.missing || gone;
     $("away-note").hidden = true;
-    for (const id of ["actions", "result", "share", "browse-bar", "turns-card", "chat-card"]) $(id).hidden = true;
+    for (const id of ["actions", "result", "share", "browse-bar", "turns-card", "chat-card", "challenge-box"]) $(id).hidden = true;
     return;
   }
   for (const id of ["actions", "turns-card", "chat-card"]) $(id).hidden = false;
@@ -161,6 +164,11 @@ export function renderGame(G) {
   const shareBox = $("share");
   shareBox.hidden = !(G.status === "open" && side);
   if (!shareBox.hidden) $("share-link").value = `${location.origin}/g/${G.code}`;
+  // A challenge's link is for the challenged player only: no link to share, the cancel stays.
+  const challenge = challengeRole(G);
+  shareBox.classList.toggle("for-challenge", !!challenge);
+  $("cancel-game").textContent = t(challenge ? "challenge.cancel" : "game.cancel");
+  renderChallengeBox(G);
 
   const browsing = G.browse !== null;
   const bb = $("browse-bar");
@@ -181,7 +189,7 @@ export function renderGame(G) {
   $("undo-btn").hidden = !phase;
   $("send-btn").hidden = !phase;
   $("premove-cancel").hidden = !G.premove;
-  const canJoin = G.status === "open" && !side && ["silver", "bronze"].some((s) => !G.players[s]);
+  const canJoin = G.status === "open" && !side && !G.invitee && ["silver", "bronze"].some((s) => !G.players[s]);
   $("join-seat").hidden = !canJoin;
   $("controls").hidden = (!phase && !canJoin && !G.premove) || browsing;
 
@@ -207,6 +215,8 @@ function statusText(G, phase, dr, st) {
   const name = (s) => playerName(G.players, s);
   const toMove = (G.shown ?? G.state).to_move;
   if (G.browse !== null) return t("status.browsing");
+  const challenge = challengeStatus(G);
+  if (challenge) return challenge;
   if (G.status === "open") return side ? t("status.waitOpponent") : t("status.openGame");
   if (G.status === "cancelled") return t("status.cancelled");
   if (G.status === "suspended") return t("status.suspended");

@@ -117,7 +117,9 @@ function renderRatedToggles() {
   ratedHint($("qm-rated-hint"), !acct ? "guest" : !ratedVariant(qmVariant) ? "variant" : null, qmVariant, timeControl($("qm-time").value));
 }
 
-function ratedHint(el, why, variant, tc) {
+// The words next to a Rated switch (`why`: guest, bot, variant, or null: the category it counts
+// for); the challenge form (challenge.js) has one too.
+export function ratedHint(el, why, variant, tc) {
   el.replaceChildren();
   el.dataset.why = why ?? "";
   if (why === "guest") {
@@ -185,19 +187,20 @@ export function renderLobby() {
 }
 
 // ------------------------------------------------------------------ forms
-function fillSelect(sel, from, to, def) {
+// The pieces of the create form, shared with the challenge form (challenge.js).
+export function fillSelect(sel, from, to, def) {
   const cur = sel.value ? Number(sel.value) : def;
   sel.replaceChildren();
   for (let i = from; i <= to; i++) sel.append(h("option", { value: i, text: String(i), selected: i === Math.min(cur, to) }));
 }
 
-const TIME_CONTROLS = ["", "180000/2000", "300000/5000", "600000/10000", "1800000/20000"];
-function timeControl(v) {
+export const TIME_CONTROLS = ["", "180000/2000", "300000/5000", "600000/10000", "1800000/20000"];
+export function timeControl(v) {
   if (!v) return null;
   const [initial_ms, increment_ms] = v.split("/").map(Number);
   return { initial_ms, increment_ms };
 }
-function fillTimes(sel, def) {
+export function fillTimes(sel, def) {
   const cur = sel.value || def;
   sel.replaceChildren(...TIME_CONTROLS.map((v) => h("option", { value: v, text: tcText(timeControl(v)), selected: v === cur })));
 }
@@ -208,14 +211,23 @@ export function translateLobbyForms() {
   fillTimes($("qm-time"), "300000/5000");
 }
 
-export function setupLobby() {
-  const size = $("cv-size");
-  const eleph = $("cv-elephants");
+// The board fields of a form (PREFIX-size, -elephants, -burnt, -quiet; the create form's and the
+// challenge form's): filled, the elephants kept within the size. Returns a function that reads
+// the variant they say.
+export function variantFields(prefix) {
+  const size = $(`${prefix}-size`);
+  const eleph = $(`${prefix}-elephants`);
   fillSelect(size, 5, 13, 9);
   const syncE = () => fillSelect(eleph, 1, Number(size.value) - 2, 5);
   syncE();
   size.addEventListener("change", syncE);
-  fillSelect($("cv-burnt"), 0, 9, 3);
+  fillSelect($(`${prefix}-burnt`), 0, 9, 3);
+  return () => ({ size: Number(size.value), elephants: Number(eleph.value), burnt: Number($(`${prefix}-burnt`).value),
+    quiet: Math.min(1000, Math.max(2, Number($(`${prefix}-quiet`).value) || 40)) });
+}
+
+export function setupLobby() {
+  const readVariant = variantFields("cv");
   translateLobbyForms();
   $("name-input").value = storedName();
 
@@ -242,8 +254,7 @@ export function setupLobby() {
     showLobbyError("");
     const msg = {
       type: "create_game",
-      variant: { size: Number(size.value), elephants: Number(eleph.value), burnt: Number($("cv-burnt").value),
-        quiet: Math.min(1000, Math.max(2, Number($("cv-quiet").value) || 40)) },
+      variant: readVariant(),
       time_control: timeControl($("cv-time").value),
       color: $("cv-color").value,
       public: $("cv-public").checked,

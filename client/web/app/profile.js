@@ -1,15 +1,20 @@
 // A player's page, /@/NAME (history API: GET /api/players/NAME): the ratings per category, the
 // rating history of one category as a chart (inline SVG, drawn here), wins, draws and losses
-// by colour, and the recent games, each a link to /g/CODE.
+// by colour, and the recent games, each a link to /g/CODE. An account on another account's page
+// may challenge it (challenge.js), follow it and block it (relations.js); on its own page it
+// finds the players it blocks.
 import { $, h, other, SideName, tcText, variantText } from "./dom.js";
 import { t, fmtDate, lang } from "./i18n.js";
 import { S, app } from "./state.js";
 import { getPlayer } from "./api.js";
 import { svgEl } from "./board.js";
 import { ALL_RATINGS, categoryName, categoryOf, ratingText, playerLink } from "./ratings.js";
+import { renderChallengeButton } from "./challenge.js";
+import { loadRelations, renderProfileRelations, renderBlockedList } from "./relations.js";
 
 // S.profile: {name, data, error, loading, cat}
 export function openProfile(name) {
+  loadRelations(); // whether the account follows or blocks the player: as the server has it now
   const P = S.profile;
   if (P && P.name.toLowerCase() === name.toLowerCase() && (P.loading || (P.data && Date.now() - P.at < 5000))) return;
   S.profile = { name, data: null, error: null, loading: true, cat: null, at: Date.now() };
@@ -37,6 +42,8 @@ export function renderProfile() {
   $("pf-error").textContent = P.error ?? "";
   $("pf-body").hidden = !P.data;
   const d = P.data;
+  renderChallengeButton(d);
+  renderProfileRelations(d);
   if (!d) {
     $("pf-since").textContent = "";
     return;
@@ -52,6 +59,7 @@ export function renderProfile() {
   renderChart(d, P.cat);
   renderTotals(d);
   renderRecentOf(d);
+  renderBlockedList(d);
 }
 
 function renderRatingCards(d, cats) {

@@ -12,6 +12,8 @@ export const S = {
   replay: null,        // replay.js
   profile: null,       // the player page shown (profile.js)
   board: null,         // the leaderboard shown (leaderboard.js)
+  notes: null,         // the account's notifications (notices.js): {for, unread, list, loading, loaded, error}
+  rel: null,           // the account's follows and blocks (relations.js): {for, following, blocked, loading, loaded, error, ...}
   pendingJoin: null,   // the code of a join_game in flight
   creating: null,      // a create_game in flight: {ref, at} (sendCreate)
   refSeq: 0,

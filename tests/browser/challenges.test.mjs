@@ -1,0 +1,229 @@
+// Challenges and notifications in the web client (proto/PROTOCOL.md "Challenges",
+// "Notifications"), two accounts in two browser contexts against the real trunkfield-server with
+// a durable store (--store sqlite: accounts and notifications need one): Ann challenges Bob from
+// his player page; Bob's page shows the challenge at once in a toast, and accepting it there
+// starts the game on both pages; Ann's bell counts "accepted". A second challenge: Bob declines
+// it from the game page with the reason "later", Ann's page says so in words; after a reload
+// Bob's bell lists both challenges, "Mark all read" drops the count (on the server too); a line
+// of Ann's list opens its game and is read. Declining from the toast (the challenger is told), a
+// challenge cancelled before the answer, a challenge to no account, the form in French.
+// Screenshots (TF_ARTIFACTS): challenge-*.png, bell-*.png (Ann on a desktop, Bob on a phone).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { DESKTOP, PHONE, serverAndBrowser, PageProblems, tcpAccount, accountPage as newAccountPage, shot } from "./lib.mjs";
+
+let server, browser;
+const problems = new PageProblems();
+serverAndBrowser(problems, (s, b) => ([server, browser] = [s, b]), ["--store", "sqlite"]);
+
+const text = (page, sel) => page.locator(sel).innerText();
+const accountPage = (username, viewport) => newAccountPage(browser, server, problems, username, viewport);
+
+// The game the page shows: {code, status, silver, bronze}.
+const shownGame = (page) => page.evaluate(() => {
+  const S = window.trunkfield.S;
+  const G = S.games.get(S.route.code);
+  return G ? { code: G.code, status: G.status, silver: G.players.silver?.name ?? null, bronze: G.players.bronze?.name ?? null } : null;
+});
+const unread = (page) => page.evaluate(() => window.trunkfield.S.notes.unread);
+const serverUnread = (page) => page.evaluate(async () => {
+  const r = await fetch("/api/notifications", { headers: { Authorization: `Bearer ${localStorage.getItem("trunkfield.token")}` } });
+  return (await r.json()).unread;
+});
+
+// Ann challenges Bob from his page with the form's fields; resolves to the game's code.
+async function challenge(ann, fields) {
+  await ann.goto(`${server.base}/@/Bob_c`);
+  await ann.waitForSelector("#pf-body:not([hidden])");
+  await ann.click("#pf-challenge");
+  await ann.waitForSelector("#challenge-dialog[open]");
+  for (const [id, v] of Object.entries(fields.select ?? {})) await ann.selectOption(`#${id}`, v);
+  if (fields.rated) await ann.check("#ch-rated");
+  if (fields.shot) await shot(ann, fields.shot);
+  await ann.click("#ch-send");
+  await ann.waitForURL(/\/g\/[a-z0-9]+$/);
+  await ann.waitForSelector("#challenge-dialog:not([open])", { state: "attached" });
+  return new URL(ann.url()).pathname.split("/")[2];
+}
+
+let ann, bob;
+
+test("a challenge from the player page, shown live to the challenged player, accepted from the toast", async () => {
+  ann = await accountPage("Ann_c", DESKTOP);
+  bob = await accountPage("Bob_c", PHONE);
+  // an account's bell, no count yet; no Challenge button on one's own page
+  assert.ok(await ann.locator("#bell-btn").isVisible());
+  assert.ok(await ann.locator("#bell-count").isHidden());
+  await ann.goto(`${server.base}/@/Ann_c`);
+  await ann.waitForSelector("#pf-body:not([hidden])");
+  assert.ok(await ann.locator("#pf-challenge").isHidden(), "nobody challenges themselves");
+
+  const code = await challenge(ann, { select: { "ch-color": "silver", "ch-time": "300000/5000" }, rated: true, shot: "challenge-dialog-desktop" });
+  await ann.waitForFunction(() => /Challenge sent to Bob_c — waiting for an answer/.test(document.querySelector("#status").textContent));
+  assert.equal(await text(ann, "#cancel-game"), "Cancel the challenge");
+  assert.ok(await ann.locator("#share-link").isHidden(), "a challenge has no link to share");
+  assert.ok(await ann.locator("#challenge-box").isHidden(), "the challenger has no Accept");
+  await shot(ann, "challenge-waiting-desktop");
+
+  // Bob, in the lobby, is told at once.
+  await bob.waitForSelector("#note-toast:not([hidden])");
+  assert.equal(await text(bob, "#note-toast-text"), "Ann_c challenges you");
+  assert.equal(await text(bob, "#note-toast-detail"), "Rated · Rapid · 9×9, 5 elephants, 3 burnt, quiet 40 · 5 min + 5 s · you play bronze");
+  assert.equal(await bob.getAttribute("#note-toast", "data-game"), code);
+  assert.deepEqual(await bob.locator("#note-toast button:visible").allInnerTexts(), ["Accept", "Decline", "Open", "×"]);
+  assert.equal(await text(bob, "#bell-count"), "1");
+  assert.equal(await bob.getAttribute("#bell-btn", "aria-label"), "Notifications: 1 unread");
+  await shot(bob, "challenge-toast-phone");
+
+  await bob.click("#note-accept");
+  await bob.waitForURL(new RegExp(`/g/${code}$`));
+  for (const p of [ann, bob])
+    await p.waitForFunction((c) => {
+      const G = window.trunkfield.S.games.get(c);
+      return G?.status === "playing" && G.players.silver && G.players.bronze && G.state?.phase === "setup_silver";
+    }, code);
+  assert.deepEqual(await shownGame(ann), { code, status: "playing", silver: "Ann_c", bronze: "Bob_c" });
+  assert.deepEqual(await shownGame(bob), { code, status: "playing", silver: "Ann_c", bronze: "Bob_c" });
+  await ann.waitForSelector("#send-btn:not([hidden])"); // Ann sets up first
+  assert.equal(await text(ann, "#game-rated"), "Rated · Rapid");
+  assert.ok(await bob.locator("#note-toast").isHidden());
+  await bob.waitForFunction(() => window.trunkfield.S.notes.unread === 0);
+  assert.ok(await bob.locator("#bell-count").isHidden(), "the challenge acted on from the toast is read");
+  // Ann's bell: "accepted" (no toast: her page is the game's)
+  await ann.waitForFunction(() => document.querySelector("#bell-count").textContent === "1");
+  assert.ok(await ann.locator("#note-toast").isHidden());
+  assert.ok(await ann.locator("#status").innerText() !== "", "the game's own status");
+  await shot(ann, "challenge-accepted-desktop");
+});
+
+test("a challenge declined with a reason; the bell's list after a reload; marking read", async () => {
+  assert.ok(ann && bob, "needs the first test's pages");
+  const first = new URL(bob.url()).pathname.split("/")[2];
+  const code = await challenge(ann, { select: { "ch-size": "7", "ch-elephants": "3", "ch-burnt": "2", "ch-time": "" } });
+  // Bob is on the first game's page: the toast comes there too; he closes it.
+  await bob.waitForFunction((c) => document.querySelector("#note-toast")?.dataset.game === c && !document.querySelector("#note-toast").hidden, code);
+  assert.match(await text(bob, "#note-toast-detail"), /^Casual · 7×7, 3 elephants, 2 burnt, quiet 40 · untimed · you play (silver|bronze)$/);
+  assert.equal(await text(bob, "#bell-count"), "1");
+  await bob.click("#note-close");
+  assert.ok(await bob.locator("#note-toast").isHidden());
+  assert.equal(await unread(bob), 1, "closing the toast leaves the notification unread");
+
+  // He follows the challenge's link: who, the settings, Accept, Decline with a reason.
+  await bob.goto(`${server.base}/g/${code}`);
+  await bob.waitForSelector("#challenge-box:not([hidden])");
+  assert.equal(await text(bob, "#ch-from"), "Ann_c challenges you");
+  assert.match(await text(bob, "#ch-settings"), /^Casual · 7×7, 3 elephants, 2 burnt, quiet 40 · untimed · you play (silver|bronze)$/);
+  assert.equal(await text(bob, "#game-role"), "You are challenged");
+  assert.match(await text(bob, "#status"), /^Ann_c challenges you: accept or decline below\.$/);
+  assert.ok(await bob.locator("#join-seat").isHidden(), "Accept is the way in");
+  assert.deepEqual(await bob.locator("#ch-reason option").allInnerTexts(), ["No particular reason", "Later, please", "Too fast for me",
+    "Too slow for me", "Not this time control", "Rated games only", "Casual games only", "Not this board"]);
+  await bob.selectOption("#ch-reason", "later");
+  await bob.locator("#challenge-box").scrollIntoViewIfNeeded();
+  await shot(bob, "challenge-box-phone");
+  await bob.click("#ch-decline");
+
+  // Ann's page says it in words; Bob's too.
+  await ann.waitForFunction(() => document.querySelector("#status").textContent.startsWith("Bob_c declined your challenge"));
+  assert.equal(await text(ann, "#status"), "Bob_c declined your challenge: This is not the right time for me, please ask again later.");
+  assert.equal((await shownGame(ann)).status, "cancelled");
+  assert.ok(await ann.locator("#share").isHidden());
+  await shot(ann, "challenge-declined-desktop");
+  await bob.waitForFunction(() => document.querySelector("#status").textContent === "You declined this challenge.");
+  assert.ok(await bob.locator("#challenge-box").isHidden());
+  await ann.waitForFunction(() => document.querySelector("#bell-count").textContent === "2");
+
+  // After a reload, Bob's bell lists both challenges, the second one unread.
+  await bob.reload();
+  await bob.waitForFunction(() => window.trunkfield.S.notes?.loaded);
+  assert.equal(await text(bob, "#bell-count"), "1");
+  // the server keeps no declined challenge: its page says what became of it
+  await bob.waitForFunction(() => document.querySelector("#status").textContent.startsWith("This challenge is no longer open"));
+  assert.ok(await bob.locator("#missing-replay").isHidden());
+  await bob.click("#bell-btn");
+  await bob.waitForSelector("#bell-panel:not([hidden])");
+  assert.equal(await bob.getAttribute("#bell-btn", "aria-expanded"), "true");
+  const items = bob.locator("#bell-list li");
+  assert.equal(await items.count(), 2);
+  assert.deepEqual(await items.evaluateAll((ls) => ls.map((l) => [l.dataset.kind, l.classList.contains("unread"), l.querySelector("a").getAttribute("href")])),
+    [["challenge", true, `/g/${code}`], ["challenge", false, `/g/${first}`]]);
+  assert.equal(await items.first().locator(".note-text").innerText(), "Ann_c challenges you");
+  assert.match(await items.first().locator(".note-detail").innerText(), /^Casual · 7×7/);
+  assert.match(await items.nth(1).locator(".note-detail").innerText(), /^Rated · Rapid · 9×9/);
+  assert.ok(await bob.locator("#bell-read-all").isEnabled());
+  await shot(bob, "bell-list-phone");
+  await bob.click("#bell-read-all");
+  await bob.waitForFunction(() => window.trunkfield.S.notes.unread === 0);
+  assert.ok(await bob.locator("#bell-count").isHidden());
+  assert.equal(await bob.locator("#bell-list li.unread").count(), 0);
+  assert.ok(await bob.locator("#bell-read-all").isDisabled());
+  assert.equal(await bob.getAttribute("#bell-btn", "aria-label"), "Notifications");
+  assert.equal(await serverUnread(bob), 0, "read on the server too");
+  await bob.keyboard.press("Escape");
+  assert.ok(await bob.locator("#bell-panel").isHidden());
+
+  // Ann's list: declined (with the reason) and accepted; a line opens its game and is read.
+  await ann.goto(`${server.base}/`);
+  await ann.waitForFunction(() => window.trunkfield.S.notes?.loaded && window.trunkfield.S.route.view === "lobby");
+  await ann.click("#bell-btn");
+  await ann.waitForSelector("#bell-panel:not([hidden])");
+  const mine = ann.locator("#bell-list li");
+  assert.deepEqual(await mine.evaluateAll((ls) => ls.map((l) => l.dataset.kind)), ["challenge_declined", "challenge_accepted"]);
+  assert.equal(await mine.first().locator(".note-text").innerText(), "Bob_c declined your challenge");
+  assert.equal(await mine.first().locator(".note-detail").innerText(), "This is not the right time for me, please ask again later.");
+  assert.equal(await mine.nth(1).locator(".note-text").innerText(), "Bob_c accepted your challenge");
+  await shot(ann, "bell-list-desktop");
+  await mine.first().locator("a").click();
+  await ann.waitForURL(new RegExp(`/g/${code}$`));
+  assert.ok(await ann.locator("#bell-panel").isHidden());
+  await ann.waitForFunction(() => document.querySelector("#bell-count").textContent === "1");
+  assert.equal(await serverUnread(ann), 1);
+  await ann.context().close();
+  await bob.context().close();
+});
+
+test("declined from the toast; a challenge gone meanwhile; a challenge to no account; in French", async () => {
+  const zoe = await accountPage("Zoe_c", DESKTOP);
+  const tom = await tcpAccount(server, "Tom_c");
+  // a challenge declined from the toast: the challenger learns it, with the reason
+  tom.send({ type: "create_game", to: "Zoe_c", time_control: null, color: "random", public: false, ref: "t1" });
+  const first = await tom.next((m) => m.ref === "t1");
+  await zoe.waitForSelector("#note-toast:not([hidden])");
+  await zoe.click("#note-decline");
+  const cancel = await tom.next((m) => m.type === "event" && m.kind === "cancel" && m.game === first.code);
+  assert.equal(cancel.payload.declined, "generic");
+  const told = await tom.next((m) => m.type === "notification");
+  assert.equal(told.kind, "challenge_declined");
+  await zoe.waitForFunction(() => /You declined Tom_c's challenge/.test(document.querySelector("#toast").textContent));
+  assert.ok(await zoe.locator("#note-toast").isHidden());
+  assert.equal(await unread(zoe), 0, "acted on from the toast: read");
+  // a challenge cancelled before the answer: declining it says so, and nothing else breaks
+  tom.send({ type: "create_game", to: "Zoe_c", time_control: null, color: "random", public: false, ref: "t2" });
+  const second = await tom.next((m) => m.ref === "t2");
+  await zoe.waitForFunction((c) => document.querySelector("#note-toast")?.dataset.game === c && !document.querySelector("#note-toast").hidden, second.code);
+  tom.send({ type: "cancel_game", code: second.code });
+  await tom.next((m) => m.type === "event" && m.kind === "cancel" && m.game === second.code);
+  await zoe.click("#note-decline");
+  await zoe.waitForFunction(() => document.querySelector("#toast").textContent === "This challenge is no longer open.");
+  assert.ok(await zoe.locator("#lobby-error").isHidden());
+  tom.close();
+
+  // a player page that answers although no account has the name (the server refuses the challenge)
+  await zoe.route("**/api/players/Ghost", (r) => r.fulfill({ status: 200, contentType: "application/json",
+    body: JSON.stringify({ username: "Ghost", player_id: "pGhost", created_at: new Date().toISOString(), ratings: {}, history: {}, totals: {}, recent: [] }) }));
+  await zoe.goto(`${server.base}/@/Ghost`);
+  await zoe.waitForSelector("#pf-body:not([hidden])");
+  await zoe.click("#pf-challenge");
+  await zoe.click("#ch-send");
+  await zoe.waitForSelector("#ch-error:not([hidden])");
+  assert.equal(await text(zoe, "#ch-error"), "The challenge was not sent: there is no account named Ghost");
+  assert.ok(await zoe.locator("#challenge-dialog").evaluate((d) => d.open), "the form stays open");
+  await zoe.click("#ch-close");
+  await zoe.selectOption("#lang-select", "fr");
+  assert.equal(await text(zoe, "#pf-challenge"), "Défier");
+  await zoe.click("#pf-challenge");
+  assert.equal(await text(zoe, "#ch-h"), "Défier Ghost");
+  assert.equal(await text(zoe, "#ch-send"), "Envoyer le défi");
+  await shot(zoe, "challenge-dialog-fr-desktop");
+  await zoe.context().close();
+});
