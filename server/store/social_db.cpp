@@ -107,16 +107,6 @@ std::vector<Relation> SocialDb::relations_of(const std::string& player_id) {
     return out;
 }
 
-int SocialDb::count(const std::string& player_id, const std::vector<std::string>& kinds) {
-    int n = 0;
-    for (const auto& k : kinds) {
-        auto rows = db_->exec("SELECT count(*) FROM relations WHERE player_id = $1 AND kind = $2",
-                              {player_id, k});
-        n += rows.empty() ? 0 : int(num(rows[0][0]));
-    }
-    return n;
-}
-
 bool SocialDb::blocked_between(const std::string& a, const std::string& b) {
     return !db_->exec(
                    "SELECT 1 FROM relations WHERE kind = 'block' AND ((player_id = $1 AND "

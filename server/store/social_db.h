@@ -60,7 +60,6 @@ class SocialDb {
                   const std::vector<std::string>& kinds);
     // The player's relations, by the other's username.
     std::vector<Relation> relations_of(const std::string& player_id);
-    int count(const std::string& player_id, const std::vector<std::string>& kinds);
     // Whether either of the two blocked the other.
     bool blocked_between(const std::string& a, const std::string& b);
     // The accounts the player blocked or that blocked it.

@@ -108,12 +108,16 @@ void relations_api(SocialService& svc, bool post, const std::string& body, Socia
                 const std::vector<std::string> kinds =
                     verb == "block" ? std::vector<std::string>{"block"}
                                     : std::vector<std::string>{"follow", "follow_quiet"};
-                const auto mine = db.relations_of(me);
-                const bool already = std::any_of(mine.begin(), mine.end(), [&](const Relation& r) {
-                    return r.other_id == other->first &&
-                           std::find(kinds.begin(), kinds.end(), r.kind) != kinds.end();
-                });
-                if (!already && db.count(me, kinds) >= kMaxRelations)
+                // The player's relations of this group: whether this one is among them (a
+                // repeat is no new relation), and how many there are.
+                int held = 0;
+                bool already = false;
+                for (const auto& r : db.relations_of(me)) {
+                    if (std::find(kinds.begin(), kinds.end(), r.kind) == kinds.end()) continue;
+                    ++held;
+                    already = already || r.other_id == other->first;
+                }
+                if (!already && held >= kMaxRelations)
                     return api_error(400, "too_many",
                                      "you already " + verb + " " + std::to_string(kMaxRelations) +
                                          " players; " + (verb == "block" ? "unblock" : "unfollow") +
