@@ -68,7 +68,9 @@ namespace tf::proto {
     X(NotInvited, "not_invited")       /* joining or declining a challenge made to someone else */ \
     X(UnknownPlayer, "unknown_player") /* a challenge to a username no account has */              \
     X(CannotChallenge, "cannot_challenge") /* yourself, a bot game, or a blocked player */         \
-    X(Blocked, "blocked") /* joining a game of an account you blocked or that blocked you */
+    X(Blocked, "blocked")      /* joining a game of an account you blocked or that blocked you */  \
+    X(ChatMuted, "chat_muted") /* chat while a moderator muted you */                              \
+    X(AccountClosed, "account_closed") /* login to an account a moderator closed */
 
 enum class Err : unsigned char {
 #define X(id, name) id,

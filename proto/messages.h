@@ -334,10 +334,18 @@ struct GameOverEv {
 // Players talk in the players' room, which everyone watching reads (versioned, journaled);
 // spectators in a room of their own that only spectators read (not versioned, not stored).
 enum class ChatRoom : unsigned char { Players, Spectators };
+// A players' chat line this connection does not see (PROTOCOL.md "Follow and block"): its
+// version, nothing else. Made by the server's screening of what it sends, never journaled.
+struct HiddenEv {
+    friend bool operator==(const HiddenEv&, const HiddenEv&) = default;
+};
 struct ChatEv {
     PlayerRef from;
     std::string text;
     ChatRoom room = ChatRoom::Players;
+    // Seen by its author alone (a moderator's shadow restriction, PROTOCOL.md "Reports and
+    // moderation"): the server shows it to nobody else, and never sends this flag.
+    bool hidden = false;
     friend bool operator==(const ChatEv&, const ChatEv&) = default;
 };
 struct CancelEv {
@@ -484,7 +492,8 @@ struct UnknownEv {
     X(TimeGivenEv, "time_given")             \
     X(PreferencesEv, "preferences")          \
     X(StallingEv, "stalling")                \
-    X(StallClaimEv, "stall_claim")
+    X(StallClaimEv, "stall_claim")           \
+    X(HiddenEv, "hidden")
 
 using EventBody = std::variant<
 #define X(type, name) type,
@@ -518,6 +527,7 @@ struct Event {
 struct AccountInfo {
     std::string username;
     std::map<std::string, RatingView> ratings;
+    std::vector<std::string> roles = {};  // given by the operator: "moderator"
     friend bool operator==(const AccountInfo&, const AccountInfo&) = default;
 };
 struct Welcome {

@@ -124,6 +124,7 @@ RatingsEv ratings(const Json& p) {
 ChatEv chat(const Json& p) {
     ChatEv c{player(field(p, "from"), "from"), str(field(p, "text"), "text", kMaxMessageBytes),
              ChatRoom::Players};
+    c.hidden = opt_bool(p, "hidden");
     if (auto room = opt_str(p, "room")) {
         if (*room == "spectators")
             c.room = ChatRoom::Spectators;
@@ -169,6 +170,7 @@ EventBody payload(const std::string& kind, const Json& p) {
     if (kind == "chat") return chat(p);
     if (kind == "cancel") return CancelEv{opt_str(p, "declined", 32)};
     if (kind == "spectators") return SpectatorsEv{count(field(p, "count"), "count")};
+    if (kind == "hidden") return HiddenEv{};
     if (kind == "rematch_offer") return RematchOfferEv{side_field(p)};
     if (kind == "rematch_decline") return RematchDeclineEv{side_field(p)};
     if (kind == "rematch") return RematchEv{str(field(p, "code"), "code", 16)};
@@ -263,6 +265,8 @@ ServerMsg welcome(const Json& j) {
         AccountInfo info{str(field(object(*a, "account"), "username"), "username", 64), {}};
         for (const auto& [category, r] : object(field(*a, "ratings"), "ratings").items())
             info.ratings[category] = rating_view(r, "ratings");
+        if (auto* roles = opt_field(*a, "roles"))
+            for (const Json& r : array(*roles, "roles")) info.roles.push_back(str(r, "roles", 32));
         m.account = std::move(info);
     }
     m.ref = opt_str(j, "ref", 64);

@@ -155,9 +155,11 @@ struct PayloadWriter {
         w.end_object();
     }
     void operator()(const GameOverEv& e) { write(w, e.result); }
+    void operator()(const HiddenEv&) { w.begin_object().end_object(); }
     void operator()(const ChatEv& e) {
         w.begin_object().key("from");
         write(w, e.from);
+        if (e.hidden) w.key("hidden").value(true);
         w.key("room").value(e.room == ChatRoom::Spectators ? "spectators" : "players");
         w.key("text").value(e.text).end_object();
     }
@@ -233,6 +235,11 @@ std::string to_text(const Welcome& m) {
                 write(w, r);
             }
             w.end_object();
+            if (!a.roles.empty()) {
+                w.key("roles").begin_array();
+                for (const auto& r : a.roles) w.value(r);
+                w.end_array();
+            }
             w.key("username").value(a.username).end_object();
         });
         w.key("games").begin_array();

@@ -42,18 +42,6 @@ std::string no_token(const std::string& server) {
            server_key(server) + ", then  login NAME), or give --token";
 }
 
-// A game code as typed (any letter case), made the server's.
-CLI::Validator code_check() {
-    return CLI::Validator(
-        [](std::string& s) -> std::string {
-            auto code = proto::game_code(s);
-            if (!code) return "'" + s + "' is not a game code";
-            s = *code;
-            return "";
-        },
-        "CODE");
-}
-
 // The options `challenge` and `accept` share with `play`: the server, the token, the board
 // (`color`: with play's --color, which `challenge` has for the seat).
 std::shared_ptr<PlayArgs> play_options(CLI::App* cmd, bool color) {
@@ -110,11 +98,7 @@ void add_challenge(CLI::App& app, Run& run) {
     auto a = std::make_shared<ChallengeArgs>();
     cmd->add_option("USERNAME", a->to, "the account challenged")
         ->required()
-        ->check(CLI::Validator(
-            [](std::string& s) -> std::string {
-                return proto::is_username(s) ? "" : "'" + s + "' is not a username";
-            },
-            "USERNAME"));
+        ->check(username_check());
     cmd->add_option("--size", a->size, "the board: 9 (standard) or 7 (small)")
         ->capture_default_str()
         ->check(CLI::IsMember({7, 9}));
@@ -149,7 +133,7 @@ void add_accept(CLI::App& app, Run& run) {
     auto code = std::make_shared<std::string>();
     cmd->add_option("CODE", *code, "the challenge's game code")
         ->required()
-        ->transform(code_check());
+        ->transform(game_code_check());
     cmd->footer(
         "exit codes: 0 joined (and played or left), 1 the seat could not be taken, 2 usage");
     cmd->callback([&run, play_args, code] {
@@ -221,7 +205,7 @@ void add_decline(CLI::App& app, Run& run) {
     auto a = std::make_shared<DeclineArgs>();
     cmd->add_option("CODE", a->code, "the challenge's game code")
         ->required()
-        ->transform(code_check());
+        ->transform(game_code_check());
     cmd->add_option("--reason", a->reason, "why, as the challenger is told")
         ->capture_default_str()
         ->check(CLI::IsMember(std::vector<std::string>(std::begin(proto::kDeclineReasons),

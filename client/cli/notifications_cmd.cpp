@@ -3,7 +3,6 @@
 // unread ones (marked *), or with --all every one; --read then marks them all read.
 #include "notifications_cmd.h"
 
-#include <ctime>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -11,9 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "client/lib/http_client.h"
+#include "http_api.h"
 #include "play_cmd.h"
-#include "play_input.h"
 #include "play_notices.h"
 
 namespace tf::cli {
@@ -35,60 +33,22 @@ int fail(const std::string& msg) {
     return 1;
 }
 
-// The answer's JSON object; throws with the server's message for an error status.
-Json call(const std::string& host, unsigned short port, const std::string& token,
-          const std::string& method, const std::string& target, const std::string& body = "") {
-    auto r = client::http_request(host, port, method, target, body, token);
-    auto j = Json::parse(r.body, nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-        throw std::runtime_error(target + ": HTTP " + std::to_string(r.status) + ", not JSON");
-    if (r.status == 401)
-        throw std::runtime_error(
-            "this server does not know the token: sign in first (trunkfield "
-            "play, then  login NAME), or give --token");
-    if (r.status != 200) {
-        auto msg = j.find("message");
-        throw std::runtime_error(msg != j.end() && msg->is_string()
-                                     ? play::clean_text(msg->get<std::string>(), 300)
-                                     : target + ": HTTP " + std::to_string(r.status));
-    }
-    return j;
-}
-
-// "2025-05-01 14:03", in local time.
-std::string local_time(const Json& at) {
-    const std::string unknown = "(unknown time)  ";
-    if (!at.is_number_integer()) return unknown;
-    const std::time_t t = std::time_t(at.get<std::int64_t>() / 1000);
-    std::tm tm{};
-    char buf[32];
-    if (!localtime_r(&t, &tm) || !std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm))
-        return unknown;
-    return buf;
-}
-
 bool is_unread(const Json& n) {
     auto r = n.find("read");
     return r != n.end() && r->is_boolean() && !r->get<bool>();
 }
 
 int run_notifications(const Args& a) {
-    std::string host;
-    unsigned short port = 0;
-    if (!play::parse_http_server(a.server, host, port))
-        return fail("--server: HOST:PORT (the HTTP port)");
-    const std::string token = !a.token.empty() ? a.token : saved_token_for_host(host);
-    if (token.empty())
-        return fail("no token for " + host +
-                    ": sign in first (trunkfield play, then  login NAME), or give --token");
+    std::string err;
+    const auto api = http_api(a.server, a.token, err);
+    if (!api) return fail(err);
     try {
         // Newest first, a page at a time: until every unread one is seen (or every one, --all).
         std::vector<Json> shown;
         std::int64_t unread = -1, seen_unread = 0;
         std::string before;
         for (int page = 0; page < kMaxPages; ++page) {
-            Json j = call(host, port, token, "GET",
-                          "/api/notifications?limit=" + std::to_string(kPage) + before);
+            Json j = api->call("GET", "/api/notifications?limit=" + std::to_string(kPage) + before);
             if (unread < 0 && j.value("unread", Json()).is_number_integer())
                 unread = j["unread"].get<std::int64_t>();
             const Json list = j.value("notifications", Json::array());
@@ -116,8 +76,7 @@ int run_notifications(const Args& a) {
                           << "  " << play::notification_text(n, play::NoticeFor::Shell) << "\n";
         }
         if (a.read && unread > 0) {
-            Json r = call(host, port, token, "POST", "/api/notifications/read",
-                          Json{{"all", true}}.dump());
+            Json r = api->call("POST", "/api/notifications/read", Json{{"all", true}});
             std::cout << "Marked all read (" << r.value("unread", Json(0)).dump()
                       << " unread now).\n";
         }
@@ -133,18 +92,7 @@ void add_notifications_command(CLI::App& app, Run& run) {
     CLI::App* cmd = app.add_subcommand(
         "notifications", "your notifications: challenges and their answers (newest first)");
     auto a = std::make_shared<Args>();
-    cmd->add_option("--server", a->server, "the server's HTTP port (as for `trunkfield puzzle`)")
-        ->type_name("HOST:PORT")
-        ->capture_default_str()
-        ->check(CLI::Validator(
-            [](std::string& s) -> std::string {
-                std::string host;
-                unsigned short port = 0;
-                return play::parse_http_server(s, host, port)
-                           ? ""
-                           : "expected HOST:PORT (the HTTP port), got '" + s + "'";
-            },
-            ""));
+    add_http_server_option(cmd, a->server, "the server's HTTP port (as for `trunkfield puzzle`)");
     add_token_option(cmd, a->token,
                      "your account's token (default: TRUNKFIELD_TOKEN, or the one `trunkfield "
                      "play` saved for that host)");

@@ -22,6 +22,7 @@
 #include "play_net.h"
 #include "play_session.h"
 #include "play_term.h"
+#include "proto/messages.h"
 
 namespace tf::cli {
 
@@ -367,6 +368,25 @@ CLI::Option* add_server_option(CLI::App* cmd, std::string& server, const std::st
 
 CLI::Option* add_token_option(CLI::App* cmd, std::string& token, const std::string& what) {
     return cmd->add_option("--token", token, what)->envname("TRUNKFIELD_TOKEN");
+}
+
+CLI::Validator username_check() {
+    return CLI::Validator(
+        [](std::string& s) -> std::string {
+            return proto::is_username(s) ? "" : "'" + s + "' is not a username";
+        },
+        "USERNAME");
+}
+
+CLI::Validator game_code_check() {
+    return CLI::Validator(
+        [](std::string& s) -> std::string {
+            auto code = proto::game_code(s);
+            if (!code) return "'" + s + "' is not a game code";
+            s = *code;
+            return "";
+        },
+        "CODE");
 }
 
 void add_style_flags(CLI::App* cmd, const std::shared_ptr<PlayArgs>& args, bool color) {

@@ -29,6 +29,12 @@ int run_play(const PlayArgs& args);
 CLI::Option* add_server_option(CLI::App* cmd, std::string& server, const std::string& what);
 // --token TOKEN, also from TRUNKFIELD_TOKEN: the identity to use instead of the saved one.
 CLI::Option* add_token_option(CLI::App* cmd, std::string& token, const std::string& what);
+// Checks an account's name as the server spells usernames (proto::is_username): for the
+// USERNAME of `challenge`, the NAME of `follow`, `block`, `report` and the like.
+CLI::Validator username_check();
+// Checks a game code as typed (any letter case) and rewrites it as the server's (add it with
+// ->transform()).
+CLI::Validator game_code_check();
 // --no-color, --color, --ascii, --unicode: how the board is drawn (without --color when the
 // command has a --color of its own: `challenge`'s seat).
 void add_style_flags(CLI::App* cmd, const std::shared_ptr<PlayArgs>& args, bool color = true);

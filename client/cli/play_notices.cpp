@@ -16,9 +16,13 @@ std::string field_text(const Json& j, const char* key, std::size_t max = 64) {
     return it != j.end() && it->is_string() ? clean_text(it->get<std::string>(), max) : "";
 }
 
+// An account named by `key`: {"id", "name"}, or its name alone.
 std::string name_of(const Json& j, const char* key) {
     auto it = j.find(key);
-    std::string name = it != j.end() && it->is_object() ? field_text(*it, "name", 40) : "";
+    std::string name = it == j.end()     ? ""
+                       : it->is_object() ? field_text(*it, "name", 40)
+                       : it->is_string() ? field_text(j, key, 40)
+                                         : "";
     return name.empty() ? "someone" : name;
 }
 
@@ -86,6 +90,26 @@ std::string notification_text(const Json& item, NoticeFor where) {
             if (c == '_') c = ' ';
         return name_of(item, "by") + " declined your challenge " + game +
                (reason.empty() ? "" : ": " + reason);
+    }
+    if (kind == "followed_game") {
+        const std::string line = name_of(item, "player") + " started a public game " + game;
+        if (game.empty()) return line;
+        if (where == NoticeFor::Shell) return line + " (trunkfield play, then  watch " + game + ")";
+        return line + ": type  watch " + game + "  to watch it";
+    }
+    if (kind == "warning") {
+        const std::string note = field_text(item, "note", 400);
+        return "A moderator warned you" + (note.empty() ? "." : ": " + note);
+    }
+    if (kind == "report_handled") {
+        auto id = item.find("report");
+        const std::string number =
+            id != item.end() && id->is_number_integer() ? " #" + id->dump() : "";
+        const std::string outcome = field_text(item, "outcome", 32);
+        return "Your report" + number + " about " + name_of(item, "player") + " was handled: " +
+               (outcome == "action_taken" ? "action taken"
+                : outcome == "no_action"  ? "no action taken"
+                                          : "outcome " + (outcome.empty() ? "?" : outcome));
     }
     return "(a notification of kind '" + (kind.empty() ? "?" : kind) + "')";
 }

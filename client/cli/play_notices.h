@@ -20,7 +20,9 @@ enum class NoticeFor { Shell, Play };
 
 // One line about a notification (its stored fields, "type" or not): "ann challenges you (7x7,
 // 5+2, casual, you play bronze): trunkfield accept k3v9qa", "bob accepted your challenge
-// k3v9qa", "bob declined your challenge k3v9qa: later". Any field may be missing or of the
+// k3v9qa", "bob declined your challenge k3v9qa: later", "bob started a public game k3v9qa
+// (trunkfield play, then  watch k3v9qa)", "A moderator warned you: ...", "Your report #4 about
+// cat was handled: action taken". Any field may be missing or of the
 // wrong type: the line says less, it never throws.
 std::string notification_text(const nlohmann::json& item, NoticeFor where);
 

@@ -616,6 +616,7 @@ void Session::tell(const proto::RatingsEv& e) {
     say(text);
 }
 void Session::tell(const proto::UnknownEv&) {}  // kinds added to the protocol later
+void Session::tell(const proto::HiddenEv&) {}   // a chat line the server does not show us
 
 void Session::on(const proto::Lobby& m) {
     if (!want_lobby_) return;

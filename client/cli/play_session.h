@@ -139,6 +139,7 @@ class Session {
     void tell(const proto::RematchEv& e);
     void tell(const proto::RatingsEv& e);
     void tell(const proto::UnknownEv& e);
+    void tell(const proto::HiddenEv& e);
     void refresh_view();
     void resync(bool full);
 

@@ -204,6 +204,7 @@ struct GameMirror::Applier {
         return true;
     }
     bool operator()(const proto::UnknownEv&) { return true; }
+    bool operator()(const proto::HiddenEv&) { return true; }  // a line not shown: its version
     bool end(Side loser, EndReason why) {
         m.game_.resign(loser, why);
         return true;

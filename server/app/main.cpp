@@ -1,10 +1,12 @@
 // trunkfield-server: the authoritative game server (docs/ARCHITECTURE.md, proto/PROTOCOL.md),
-// and its `backup`, `restore`, `migrate-from-sqlite` and `puzzles` subcommands (docs/OPERATING.md).
+// and its `backup`, `restore`, `migrate-from-sqlite`, `puzzles` and `accounts` subcommands
+// (docs/OPERATING.md).
 // The command line is read in options.cpp; the server is put together and run in assembly.cpp.
 #include <spdlog/spdlog.h>
 
 #include <iostream>
 
+#include "server/app/accounts_tool.h"
 #include "server/app/assembly.h"
 #include "server/app/backup.h"
 #include "server/app/options.h"
@@ -83,6 +85,10 @@ int main(int argc, char** argv) {
             return run_puzzle_tool({cmd.puzzles_action, cmd.puzzles_file, cmd.puzzles_trust,
                                     cmd.data, cfg.database_url},
                                    std::cout, std::cerr);
+        case Command::Kind::Accounts:
+            spdlog::set_level(spdlog::level::warn);
+            return run_accounts_tool(cmd.accounts_action, cmd.account_name, cmd.account_role,
+                                     cmd.data, cfg.database_url, std::cout, std::cerr);
         case Command::Kind::Serve:
             break;
     }

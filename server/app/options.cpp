@@ -356,6 +356,30 @@ Command parse_command_line(int argc, char** argv, Config& cfg) {
         sub->add_option("--data", puzzles_data, "data folder (default: as for backup)");
         sub->add_option("--database-url", cfg.database_url, "the PostgreSQL database");
     }
+    CLI::App* accounts = app.add_subcommand(
+        "accounts",
+        "the accounts' roles: `grant NAME moderator` gives an account the moderator role, "
+        "`revoke NAME moderator` takes it back, `roles` lists who has one (docs/OPERATING.md "
+        "\"Moderators\"); each change is written to the audit log. The SQLite store of --data, "
+        "or PostgreSQL with --database-url; a server may be running on it");
+    accounts->require_subcommand(1, 1);
+    std::string accounts_data;
+    CLI::Option* accounts_data_opt =
+        accounts->add_option("--data", accounts_data, "data folder (default: as for backup)");
+    accounts->add_option("--database-url", cfg.database_url, "the PostgreSQL database");
+    CLI::App* ac_grant = accounts->add_subcommand("grant", "give an account a role");
+    CLI::App* ac_revoke = accounts->add_subcommand("revoke", "take a role back");
+    CLI::App* ac_roles = accounts->add_subcommand("roles", "list the accounts with a role");
+    for (CLI::App* sub : {ac_grant, ac_revoke}) {
+        sub->add_option("NAME", cmd.account_name, "the account's username")->required();
+        sub->add_option("ROLE", cmd.account_role, "the role")
+            ->required()
+            ->check(CLI::IsMember({"moderator"}));
+    }
+    for (CLI::App* sub : {ac_grant, ac_revoke, ac_roles}) {
+        sub->add_option("--data", accounts_data, "data folder (default: as for backup)");
+        sub->add_option("--database-url", cfg.database_url, "the PostgreSQL database");
+    }
     app.require_subcommand(0, 1);
     auto exit = [&](int code) {
         cmd.kind = Command::Kind::Exit;
@@ -396,6 +420,11 @@ Command parse_command_line(int argc, char** argv, Config& cfg) {
         cmd.kind = K::Puzzles;
         cmd.puzzles_action = *pz_import ? "import" : "export";
         cmd.data = !puzzles_data.empty() || puzzles_data_opt->count() ? puzzles_data : cfg.data_dir;
+    } else if (*accounts) {
+        cmd.kind = K::Accounts;
+        cmd.accounts_action = *ac_grant ? "grant" : *ac_revoke ? "revoke" : "roles";
+        cmd.data =
+            !accounts_data.empty() || accounts_data_opt->count() ? accounts_data : cfg.data_dir;
     } else if (*migrate) {
         cmd.kind = K::Migrate;
         cmd.data = migrate_data_opt->count() ? migrate_data : cfg.data_dir;

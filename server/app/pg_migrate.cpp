@@ -100,6 +100,12 @@ const Table kTables[] = {
     {"puzzle_mined", "code, at, found"},
     {"notifications", "id, player_id, kind, body, at, read_at"},
     {"relations", "player_id, other_id, kind, at"},
+    {"roles", "player_id, role, at"},
+    {"restrictions", "player_id, chat_muted_until, shadow, closed_at, warnings"},
+    {"reports",
+     "id, reporter_id, player_id, reason, body, game, at, handled_at, handled_by, outcome"},
+    {"audit",
+     "id, at, moderator_id, moderator, action, player_id, player, report_id, minutes, note"},
 };
 
 std::string placeholders(const std::string& columns) {
@@ -198,9 +204,9 @@ std::string migrate_sqlite_to_pg(const std::string& dir, const PgOptions& option
         db.exec(
             "SELECT setval(pg_get_serial_sequence('games', 'id'), "
             "GREATEST((SELECT max(id) FROM games), 1))");
-        db.exec(
-            "SELECT setval(pg_get_serial_sequence('notifications', 'id'), "
-            "GREATEST((SELECT max(id) FROM notifications), 1))");
+        for (const char* t : {"notifications", "reports", "audit"})
+            db.exec(std::string("SELECT setval(pg_get_serial_sequence('") + t +
+                    "', 'id'), GREATEST((SELECT max(id) FROM " + t + "), 1))");
     });
 
     // Verification, through both stores' own reads. A difference leaves the copy in place (it

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 
 namespace tf::server {
 
@@ -12,6 +13,9 @@ inline std::int64_t epoch_ms() {
                std::chrono::system_clock::now().time_since_epoch())
         .count();
 }
+
+// "2026-12-05 21:04" (UTC) of epoch milliseconds, for messages people read.
+std::string utc_minute(std::int64_t ms);
 
 // A configured number of seconds (a flag's double, fractions allowed) as a steady-clock duration.
 inline std::chrono::steady_clock::duration steady_seconds(double s) {

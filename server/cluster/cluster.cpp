@@ -425,9 +425,13 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                         if (m.owner != node_) on_moved(m.code, m.owner);
                     if constexpr (std::is_same_v<T, bus::Sync>)
                         if (m.from != node_) lobby_.resync();
+                    // Its tokens were revoked (a logout everywhere, a closed account): none of
+                    // them is remembered here any more either.
                     if constexpr (std::is_same_v<T, bus::End>)
-                        if (m.from != node_)
+                        if (m.from != node_) {
+                            hub_.identity.forget_player(m.player);
                             for (auto& c : hub_.players.connections(m.player)) c->end(m.reason);
+                        }
                     if constexpr (std::is_same_v<T, bus::Tell>)
                         if (m.from != node_) {
                             auto text = std::make_shared<const std::string>(body);

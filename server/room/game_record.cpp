@@ -283,6 +283,7 @@ struct GameRecord::Replayer {
     std::string operator()(const proto::PlayerLeftEv&) { return {}; }
     std::string operator()(const proto::PlayerBackEv&) { return {}; }
     std::string operator()(const proto::SpectatorsEv&) { return "not a journaled event"; }
+    std::string operator()(const proto::HiddenEv&) { return "not a journaled event"; }
     std::string operator()(const proto::RatingsEv&) { return "not a journaled event"; }
     std::string operator()(const proto::UnknownEv& e) { return "unknown event " + e.kind; }
 };

@@ -424,8 +424,8 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
 }
 
 // Players and watchers; at most --chat-lines lines per player per --chat-window-seconds.
-void Room::chat(Player p, Who who, std::string text) {
-    on_strand([this, p = std::move(p), who = std::move(who), text = std::move(text)] {
+void Room::chat(Player p, Who who, std::string text, bool hidden) {
+    on_strand([this, p = std::move(p), who = std::move(who), text = std::move(text), hidden] {
         auto sp = who.lock();
         if (!rec_.seat_of(p.id) && (!sp || !watchers_.watching(sp.get())))
             return fail(who, Err::NotSeated, "watch the game before chatting in it");
@@ -434,9 +434,9 @@ void Room::chat(Player p, Who who, std::string text) {
         if (!chat_.allow(p.id, now))
             return fail(who, Err::ChatRate, "too many chat lines; wait a few seconds");
         if (rec_.seat_of(p.id))
-            return emit(proto::ChatEv{RoomView::ref(p), text, proto::ChatRoom::Players});
+            return emit(proto::ChatEv{RoomView::ref(p), text, proto::ChatRoom::Players, hidden});
         // A spectator talks to the spectators: not versioned, not stored, kept for snapshots.
-        proto::ChatEv line{RoomView::ref(p), text, proto::ChatRoom::Spectators};
+        proto::ChatEv line{RoomView::ref(p), text, proto::ChatRoom::Spectators, hidden};
         chat_.remember(line);
         auto msg = std::make_shared<const std::string>(
             proto::to_text(proto::Event{code_, rec_.version, line, clocks(now)}));

@@ -103,7 +103,8 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void preferences(Player p, Who who, proto::Preferences m);
     // After the game: a rematch offer (or the acceptance of the opponent's), or a decline.
     void rematch(Player p, Who who, bool decline);
-    void chat(Player p, Who who, std::string text);
+    // `hidden`: a shadow-restricted author's line, seen by its author alone (Session::screen).
+    void chat(Player p, Who who, std::string text, bool hidden = false);
 
   private:
     using Status = proto::GameStatus;

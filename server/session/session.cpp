@@ -8,6 +8,7 @@
 
 #include "server/accounts/display_name.h"
 #include "server/base/metrics.h"
+#include "server/base/time.h"
 #include "server/room/room.h"
 
 namespace tf::server {
@@ -264,11 +265,12 @@ void Session::welcome(const Player& p, const std::string& token, bool restored,
             self->seated_games([self, id, ref](std::vector<std::string> games) {
                 if (!self->player_ || self->player_->id != id) return self->resume();
                 // Its blocks before anything it asks is answered (its chat is screened).
-                self->read_blocked([self, id, ref, games = std::move(games)]() mutable {
+                self->read_screen([self, id, ref, games = std::move(games)]() mutable {
                     if (!self->player_ || self->player_->id != id) return self->resume();
                     self->send_welcome(
-                        proto::AccountInfo{self->player_->name, self->hub_.ratings.views(id)}, ref,
-                        std::move(games));
+                        proto::AccountInfo{self->player_->name, self->hub_.ratings.views(id),
+                                           self->screen_.roles},
+                        ref, std::move(games));
                     self->resume();
                 });
             });
@@ -286,28 +288,26 @@ void Session::send_welcome(const std::optional<proto::AccountInfo>& account,
     w.account = account;
     w.ref = ref;
     send(proto::to_text(w));
-    if (!account) blocked_.clear();  // a guest now (a logout)
+    if (!account) screen_ = {};  // a guest now (a logout)
 }
 
-void Session::read_blocked(std::function<void()> then) {
+void Session::read_screen(std::function<void()> then) {
     if (!player_ || !player_->account || !hub_.social) {
-        blocked_.clear();
+        screen_ = {};
         if (then) then();
         return;
     }
-    hub_.social->run<std::vector<std::string>>(
-        [id = player_->id](SocialDb& db) { return db.blocked_either(id); }, executor(),
-        [w = weak_from_this(), id = player_->id, then](Read<std::vector<std::string>> r) {
+    hub_.social->run<Screen>(
+        [id = player_->id](SocialDb& db) { return db.screen(id); }, executor(),
+        [w = weak_from_this(), id = player_->id, then](Read<Screen> r) {
             auto self = std::static_pointer_cast<Session>(w.lock());
             if (!self) return;
             if (self->player_ && self->player_->id == id) {
-                if (r.ok()) {
-                    std::sort(r.value->begin(), r.value->end());
-                    self->blocked_ = std::move(*r.value);
-                } else {
-                    spdlog::warn("{}: the player's blocks cannot be read: {}", self->tag(),
-                                 r.error);
-                }
+                if (r.ok())
+                    self->screen_ = std::move(*r.value);
+                else
+                    spdlog::warn("{}: the player's blocks and standing cannot be read: {}",
+                                 self->tag(), r.error);
             }
             if (then) then();
         },
@@ -315,29 +315,47 @@ void Session::read_blocked(std::function<void()> then) {
 }
 
 void Session::relations_changed() {
-    boost::asio::post(executor(), [self = self()] { self->read_blocked({}); });
+    boost::asio::post(executor(), [self = self()] { self->read_screen({}); });
 }
 
 Msg Session::screen(Msg m) const {
-    if (blocked_.empty() || !m) return m;
+    if (!m) return m;
+    const bool flagged = m->find(R"("hidden":true)") != std::string::npos;
+    if (screen_.unheard.empty() && !flagged) return m;
     const bool chat_event = m->find(R"("kind":"chat")") != std::string::npos;
     const bool snapshot_chat = m->rfind(R"({"chat":[{)", 0) == 0;
     if (!chat_event && !snapshot_chat) return m;
     auto j = nlohmann::json::parse(*m, nullptr, false);
-    auto hidden = [&](const nlohmann::json& line) {
+    const std::string me = player_ ? player_->id : std::string();
+    auto author = [](const nlohmann::json& line) {
         const auto* from = line.is_object() && line.contains("from") ? &line["from"] : nullptr;
-        return from && from->is_object() && from->contains("id") && (*from)["id"].is_string() &&
-               std::binary_search(blocked_.begin(), blocked_.end(),
-                                  (*from)["id"].get<std::string>());
+        return from && from->is_object() && from->contains("id") && (*from)["id"].is_string()
+                   ? (*from)["id"].get<std::string>()
+                   : std::string();
     };
-    if (j.is_object() && j.value("type", "") == "event" && j.value("kind", "") == "chat")
-        return hidden(j["payload"]) ? nullptr : m;
+    // A line this connection does not see; its own shadowed lines lose the flag.
+    auto unseen = [&](nlohmann::json& line) {
+        const std::string from = author(line);
+        if (line.is_object() && line.value("hidden", false)) {
+            if (from != me) return true;
+            line.erase("hidden");
+        }
+        return std::binary_search(screen_.unheard.begin(), screen_.unheard.end(), from);
+    };
+    if (j.is_object() && j.value("type", "") == "event" && j.value("kind", "") == "chat") {
+        auto& line = j["payload"];
+        if (!unseen(line)) return flagged ? std::make_shared<const std::string>(j.dump()) : m;
+        if (line.value("room", "players") == "spectators") return nullptr;
+        j["kind"] = "hidden";
+        j["payload"] = nlohmann::json::object();
+        return std::make_shared<const std::string>(j.dump());
+    }
     if (j.is_object() && j.value("type", "") == "snapshot" && j.contains("chat") &&
         j["chat"].is_array()) {
         auto& lines = j["chat"];
         const auto before = lines.size();
-        lines.erase(std::remove_if(lines.begin(), lines.end(), hidden), lines.end());
-        if (lines.size() != before) return std::make_shared<const std::string>(j.dump());
+        lines.erase(std::remove_if(lines.begin(), lines.end(), unseen), lines.end());
+        if (lines.size() != before || flagged) return std::make_shared<const std::string>(j.dump());
     }
     return m;
 }
@@ -562,8 +580,26 @@ void Session::handle(proto::Resign& m) {
     if (auto room = find_room(m.game)) room->resign(*player_, weak_from_this());
 }
 
+// An account's line waits for its standing, read fresh from the store: a moderator's mute or
+// shadow holds from the moment it is answered, also for a line another node forwarded here
+// (its stand-in session has no screen of its own). When the social thread has too many
+// requests waiting, the connection's own copy decides.
 void Session::handle(proto::Chat& m) {
-    if (auto room = find_room(m.game)) room->chat(*player_, weak_from_this(), std::move(m.text));
+    auto said = [this, game = m.game, text = std::move(m.text)](const Standing& standing) {
+        if (standing.chat_muted_until > epoch_ms())
+            return send_error(Err::ChatMuted, "a moderator muted your chat until " +
+                                                  utc_minute(standing.chat_muted_until) + " UTC");
+        if (auto room = find_room(game))
+            room->chat(*player_, weak_from_this(), std::move(text), standing.shadow);
+    };
+    if (!player_->account || !hub_.social) return said(Standing{});
+    const bool queued = hub_.social->run<Standing>(
+        [id = player_->id](SocialDb& db) { return db.standing(id); }, executor(),
+        [self = self(), id = player_->id, said](Read<Standing> r) {
+            if (!self->player_ || self->player_->id != id) return;
+            said(r.ok() ? *r.value : self->screen_.standing);
+        });
+    if (!queued) said(screen_.standing);
 }
 
 void Session::handle(proto::DrawOffer& m) {

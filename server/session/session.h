@@ -50,13 +50,15 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     void match_waiting_again(const proto::QuickMatch& m);  // a retry found nobody yet
     void match_done();  // matched by another node: no longer waiting
     void relations_changed() override;
-    // The accounts blocked either way (see blocked_), on the connection's strand.
-    const std::vector<std::string>& blocked() const { return blocked_; }
+    // The accounts blocked either way (see screen_), on the connection's strand.
+    const std::vector<std::string>& blocked() const { return screen_.blocked; }
 
   protected:
-    // A message for this connection with the chat of the accounts blocked either way taken out
-    // (PROTOCOL.md "Follow and block"): the message itself, one without those lines (a
-    // snapshot), or null when nothing is left (their chat event). On the connection's strand.
+    // A message for this connection with the chat lines it may not see taken out (PROTOCOL.md
+    // "Follow and block", "Reports and moderation"): those of accounts blocked either way or
+    // muted, and a shadow-restricted author's unless it is this player's own. The message
+    // itself; one without those lines (a snapshot); a players' line as an event of kind
+    // `hidden` (its version kept); null for a spectators' line. On the connection's strand.
     Msg screen(Msg m) const;
     // This connection's strand: where asynchronous answers (store reads) come back to.
     virtual Store::Executor executor() = 0;
@@ -185,11 +187,12 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
         int repeats = 0;   // repeats waiting for the code
     };
     std::optional<LastCreate> last_create_;
-    // The accounts this one blocked or was blocked by, sorted (empty for a guest): their chat
-    // is screened out, quick match never pairs with them. Read at every welcome and again when
-    // they change (relations_changed); on the connection's strand.
-    std::vector<std::string> blocked_;
-    void read_blocked(std::function<void()> then);
+    // The account's blocks (quick match never pairs it with them), whose chat it does not see,
+    // what moderators decided about it (its chat muted or shadowed) and its roles; empty for a
+    // guest. Read at every welcome and again when they change (relations_changed); on the
+    // connection's strand.
+    Screen screen_;
+    void read_screen(std::function<void()> then);
     static constexpr std::chrono::seconds kRepeatWindow{5};
     std::string address_;
     std::string address_key_;  // what the per-address limits count it under (conn_limit.h)

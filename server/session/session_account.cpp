@@ -84,6 +84,16 @@ Task<AccountResult> write_account(Hub& hub, const Store::Executor& ex, AccountWr
         });
 }
 
+// Whether a moderator closed the account (false with no social tables: --store memory).
+Task<Read<bool>> read_closed(Hub& hub, const Store::Executor& ex, std::string player_id) {
+    return step<Read<bool>>(
+        ex, [&hub, ex, id = std::move(player_id)](std::function<void(Read<bool>)> done) {
+            if (!hub.social) return done(Read<bool>{std::optional<bool>(false), {}});
+            hub.social->run<bool>([id](SocialDb& db) { return db.standing(id).closed; }, ex,
+                                  std::move(done), false);
+        });
+}
+
 constexpr const char* kBusy = "the server is busy checking passwords; try again in a few seconds";
 
 // A new password's hash (Argon2id); nothing when hashing failed (logged). Password threads.
@@ -208,6 +218,17 @@ struct AccountFlow {
         }
         s->hub_.logins.succeeded(s->address_, key);
         const StoredAccount& account = **r.value;
+        auto reading = read_closed(s->hub_, ex, account.player_id);
+        auto closed = co_await std::move(reading);
+        if (!closed.ok()) {
+            fail(s, Err::StoreUnavailable, "accounts cannot be read right now; try again", m.ref);
+            co_return;
+        }
+        if (*closed.value) {
+            spdlog::warn("{}: login to the closed account {}", s->tag(), account.username);
+            fail(s, Err::AccountClosed, "this account was closed by a moderator", m.ref);
+            co_return;
+        }
         Player p{account.player_id, account.username, true};
         auto issued = s->hub_.identity.make_token(p);
         auto writing = write_account(s->hub_, ex, std::move(issued.write));

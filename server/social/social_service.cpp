@@ -19,47 +19,57 @@ nlohmann::json notice_json(const StoredNotice& n) {
     return j;
 }
 
-SocialService::SocialService(Open open, Deliver deliver, Changed changed)
+SocialService::SocialService(Open open, Deliver deliver, Changed changed, Closed closed)
     : deliver_(std::move(deliver)),
       changed_(std::move(changed)),
+      closed_(std::move(closed)),
       thread_(std::move(open), kMaxQueued, "tf-social") {}
+
+void SocialService::tell(SocialDb& db, const std::string& player_id, const std::string& kind,
+                         const nlohmann::json& fields) {
+    StoredNotice n{0, player_id, kind, fields.dump(), epoch_ms(), 0};
+    try {
+        deliver_(player_id, proto::to_text(proto::Notification{notice_json(db.add(n))}));
+    } catch (const std::exception& e) {
+        spdlog::error("notifications: one for {} ({}) was not kept: {}", player_id, kind, e.what());
+        deliver_(player_id, proto::to_text(proto::Notification{notice_json(n)}));
+        throw;  // a fault: the thread opens a new connection
+    }
+}
 
 void SocialService::tell_followers(const std::string& player_id, const std::string& name,
                                    const std::string& code) {
     auto job = [this, player_id, name, code](SocialDb& db) {
         const nlohmann::json fields = {{"game", code},
                                        {"player", {{"id", player_id}, {"name", name}}}};
-        try {
-            for (const auto& follower : db.followers_told(player_id)) {
-                StoredNotice n{0, follower, "followed_game", fields.dump(), epoch_ms(), 0};
-                deliver_(follower, proto::to_text(proto::Notification{notice_json(db.add(n))}));
-            }
-        } catch (const std::exception& e) {
-            spdlog::error("notifications: the followers of {} were not told of {}: {}", player_id,
-                          code, e.what());
-            throw;
-        }
+        for (const auto& follower : db.followers_told(player_id))
+            tell(db, follower, "followed_game", fields);
         return true;
     };
     thread_.run<bool>(job, boost::asio::system_executor(), {}, false);
 }
 
+// Kept and delivered on the social thread, in the order they were made.
 void SocialService::notify(const std::string& player_id, const std::string& kind,
                            nlohmann::json fields) {
-    StoredNotice n{0, player_id, kind, fields.dump(), epoch_ms(), 0};
-    // Kept and delivered on the social thread, in the order they were made.
-    auto job = [deliver = deliver_, n](SocialDb& db) {
-        try {
-            deliver(n.player_id, proto::to_text(proto::Notification{notice_json(db.add(n))}));
-        } catch (const std::exception& e) {
-            spdlog::error("notifications: one for {} ({}) was not kept: {}", n.player_id, n.kind,
-                          e.what());
-            deliver(n.player_id, proto::to_text(proto::Notification{notice_json(n)}));
-            throw;  // a fault: the thread opens a new connection
-        }
+    auto job = [this, player_id, kind, fields = std::move(fields)](SocialDb& db) {
+        tell(db, player_id, kind, fields);
         return true;
     };
     thread_.run<bool>(job, boost::asio::system_executor(), {}, false);
+}
+
+void SocialService::acted(SocialDb& db, const ModAction& a, const ActResult& r) {
+    if (a.action == "close")
+        closed_(a.player_id);
+    else if (a.action != "warn" && a.action != "dismiss")
+        changed_(a.player_id);
+    if (a.action == "warn") tell(db, a.player_id, "warning", {{"note", a.note}});
+    if (!r.reporter_id.empty())
+        tell(db, r.reporter_id, "report_handled",
+             {{"report", a.report_id},
+              {"player", {{"id", a.player_id}, {"name", a.player}}},
+              {"outcome", a.action == "dismiss" ? "no_action" : "action_taken"}});
 }
 
 }  // namespace tf::server

@@ -24,9 +24,13 @@ class SocialService {
     using Open = SideThread<SocialDb>::Open;
     // Hands a server message to every connection of the player (this node's and the others').
     using Deliver = std::function<void(const std::string& player_id, const std::string& text)>;
-    // Tells every connection of the player (this node's and the others') that its blocks changed.
+    // Tells every connection of the player (this node's and the others') that its blocks or its
+    // standing changed.
     using Changed = std::function<void(const std::string& player_id)>;
-    SocialService(Open open, Deliver deliver, Changed changed);
+    // A moderator closed the account: every connection of the player ends and its tokens are
+    // forgotten, on every node (the store revoked them already).
+    using Closed = std::function<void(const std::string& player_id)>;
+    SocialService(Open open, Deliver deliver, Changed changed, Closed closed);
 
     static constexpr int kMaxQueued = 64;  // requests (lists, reads) waiting; notify() never waits
 
@@ -39,10 +43,21 @@ class SocialService {
         changed_(a);
         changed_(b);
     }
+    // The player's mutes changed.
+    void relations_changed(const std::string& a) { changed_(a); }
     // Tells the followers of `player` who asked for it that it started the public game `code`
     // (a notification of kind followed_game).
     void tell_followers(const std::string& player_id, const std::string& name,
                         const std::string& code);
+
+    // On the social thread (inside a job): keeps a notification and delivers it (delivered
+    // all the same, with "id" 0, when it cannot be kept; then throws the store's error).
+    void tell(SocialDb& db, const std::string& player_id, const std::string& kind,
+              const nlohmann::json& fields);
+    // On the social thread, after SocialDb::act: what the action does beyond the store — the
+    // warning and the reporter's notification, the player's connections told of its new
+    // standing, or ended (a closed account).
+    void acted(SocialDb& db, const ModAction& a, const ActResult& r);
 
     // A job on the thread: SideThread::run (`bounded`: a request's, refused when kMaxQueued
     // wait; the server's own always queue).
@@ -55,6 +70,7 @@ class SocialService {
   private:
     Deliver deliver_;
     Changed changed_;
+    Closed closed_;
     SideThread<SocialDb> thread_;  // last: joined first
 };
 

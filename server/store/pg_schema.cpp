@@ -207,6 +207,55 @@ CREATE TABLE online (
   PRIMARY KEY (player_id, node)
 );
 )sql",
+    // 6: moderation (issue 35), as the SQLite store's schema 6: the audit log refuses every
+    // change but an insert (a trigger per row, and one for TRUNCATE).
+    R"sql(
+CREATE TABLE roles (
+  player_id text NOT NULL,
+  role      text NOT NULL,
+  at        bigint NOT NULL,
+  PRIMARY KEY (player_id, role)
+);
+CREATE TABLE restrictions (
+  player_id        text PRIMARY KEY,
+  chat_muted_until bigint NOT NULL DEFAULT 0,
+  shadow           integer NOT NULL DEFAULT 0,
+  closed_at        bigint NOT NULL DEFAULT 0,
+  warnings         integer NOT NULL DEFAULT 0
+);
+CREATE TABLE reports (
+  id          bigserial PRIMARY KEY,
+  reporter_id text NOT NULL,
+  player_id   text NOT NULL,
+  reason      text NOT NULL,
+  body        text NOT NULL,
+  game        text,
+  at          bigint NOT NULL,
+  handled_at  bigint,
+  handled_by  text,
+  outcome     text
+);
+CREATE INDEX reports_by_reporter ON reports (reporter_id, at);
+CREATE INDEX reports_by_player ON reports (player_id);
+CREATE TABLE audit (
+  id           bigserial PRIMARY KEY,
+  at           bigint NOT NULL,
+  moderator_id text,
+  moderator    text NOT NULL,
+  action       text NOT NULL,
+  player_id    text NOT NULL,
+  player       text NOT NULL,
+  report_id    bigint,
+  minutes      integer,
+  note         text NOT NULL
+);
+CREATE FUNCTION audit_frozen() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'the audit log cannot be changed'; END $$;
+CREATE TRIGGER audit_no_change BEFORE UPDATE OR DELETE ON audit
+  FOR EACH ROW EXECUTE FUNCTION audit_frozen();
+CREATE TRIGGER audit_no_truncate BEFORE TRUNCATE ON audit
+  FOR EACH STATEMENT EXECUTE FUNCTION audit_frozen();
+)sql",
 };
 static_assert(std::size(kMigrations) == kPgSchemaVersion);
 

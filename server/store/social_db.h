@@ -29,11 +29,65 @@ struct StoredNotice {
 };
 
 // One of a player's relations to another account: kind "follow" (told when it starts a game),
-// "follow_quiet" (followed, not told) or "block".
+// "follow_quiet" (followed, not told), "block" or "mute" (its chat unseen).
 struct Relation {
     std::string other_id, other_name;
     std::string kind;
     std::int64_t at_ms = 0;
+};
+
+// What moderators decided about an account (PROTOCOL.md "Reports and moderation").
+struct Standing {
+    std::int64_t chat_muted_until = 0;  // epoch ms; its chat is refused until then
+    bool shadow = false;                // its chat lines are seen by itself alone
+    bool closed = false;                // it cannot log in
+    int warnings = 0;
+    friend bool operator==(const Standing&, const Standing&) = default;
+};
+
+// What a connection of the player needs at every welcome (server/session/session.h): the
+// accounts blocked either way (never paired with), those whose chat it does not show (blocked
+// either way, or muted by the player), both sorted; the player's own standing and roles.
+struct Screen {
+    std::vector<std::string> blocked, unheard;
+    Standing standing;
+    std::vector<std::string> roles;
+};
+
+struct StoredReport {
+    std::int64_t id = 0;
+    std::string reporter_id, reporter, player_id, player;  // ids and usernames
+    std::string reason, body, game;
+    std::int64_t at_ms = 0;
+    std::int64_t handled_ms = 0;  // 0: open
+    std::string handled_by, outcome;
+};
+
+struct AuditEntry {
+    std::int64_t id = 0;
+    std::int64_t at_ms = 0;
+    std::string moderator_id;  // "": the operator (a role granted or revoked)
+    std::string moderator;     // username, or "(operator)"
+    std::string action;
+    std::string player_id, player;
+    std::int64_t report_id = 0;  // 0: none
+    std::int64_t minutes = 0;    // mute only
+    std::string note;
+};
+
+// A moderator's action as SocialDb::act applies it.
+struct ModAction {
+    std::string moderator_id, moderator;
+    std::string action;  // warn, mute, unmute, shadow, unshadow, close, reopen, dismiss
+    std::string player_id, player;
+    std::int64_t minutes = 0;
+    std::int64_t report_id = 0;
+    std::string note;
+    std::int64_t at_ms = 0;
+};
+struct ActResult {
+    AuditEntry entry;
+    std::string reporter_id;  // the handled report's reporter, or ""
 };
 
 class SocialDb {
@@ -73,11 +127,42 @@ class SocialDb {
     // The public game the player is playing now (the newest), or "".
     std::string playing(const std::string& player_id);
 
+    // Moderation (PROTOCOL.md "Reports and moderation").
+    // An account's username by its player id, or "".
+    std::string username_of(const std::string& player_id);
+    bool game_exists(const std::string& code);
+    Screen screen(const std::string& player_id);
+    Standing standing(const std::string& player_id);
+    std::vector<std::string> roles(const std::string& player_id);
+    // Every account with a role: {username, role}, by username.
+    std::vector<std::pair<std::string, std::string>> role_holders();
+    // Gives (`on`) or takes back the role, logged in the audit as the operator's; false when it
+    // was so already (nothing logged).
+    bool set_role(const std::string& player_id, const std::string& username,
+                  const std::string& role, bool on, std::int64_t at_ms);
+    // A report kept (its id), or the open one the reporter made already about the same account
+    // and game.
+    std::int64_t add_report(const StoredReport& r);
+    // How many reports the reporter made since `since_ms`.
+    int reports_since(const std::string& reporter_id, std::int64_t since_ms);
+    std::vector<StoredReport> reports(bool handled, int limit, std::int64_t before);
+    int reports_about(const std::string& player_id);
+    std::optional<StoredReport> report(std::int64_t id);
+    // The players' chat lines of a game (journal order): {version, the event's JSON}.
+    std::vector<std::pair<std::int64_t, std::string>> game_chat(const std::string& code);
+    // Applies the action in one transaction: the account's restrictions, the audit entry, the
+    // report handled (when given and open); `close` also revokes the account's tokens.
+    ActResult act(const ModAction& a);
+    std::vector<AuditEntry> audit(int limit, std::int64_t before);
+
   private:
     std::unique_ptr<SideDb> db_;
 };
 
 std::unique_ptr<SocialDb> open_sqlite_social(const std::string& data_dir);
 std::unique_ptr<SocialDb> open_pg_social(const std::string& conninfo);
+// For the operator's command line: the store made or migrated first when no server runs on it.
+std::unique_ptr<SocialDb> open_sqlite_social_migrating(const std::string& data_dir);
+std::unique_ptr<SocialDb> open_pg_social_migrating(const std::string& conninfo);
 
 }  // namespace tf::server

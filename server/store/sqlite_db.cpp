@@ -186,6 +186,54 @@ CREATE TABLE relations (
 ) WITHOUT ROWID;
 CREATE INDEX relations_by_other ON relations(other_id, kind);
 )sql",
+    // 6: moderation (issue 35; server/store/social_db.h): roles given by the operator, the
+    // restrictions moderators put on accounts, players' reports, and the audit log of every
+    // moderator's action, which nobody can change (the triggers refuse it).
+    R"sql(
+CREATE TABLE roles (
+  player_id TEXT NOT NULL,
+  role      TEXT NOT NULL,
+  at        INTEGER NOT NULL,
+  PRIMARY KEY (player_id, role)
+) WITHOUT ROWID;
+CREATE TABLE restrictions (
+  player_id        TEXT PRIMARY KEY,
+  chat_muted_until INTEGER NOT NULL DEFAULT 0,
+  shadow           INTEGER NOT NULL DEFAULT 0,
+  closed_at        INTEGER NOT NULL DEFAULT 0,
+  warnings         INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE TABLE reports (
+  id          INTEGER PRIMARY KEY,
+  reporter_id TEXT NOT NULL,
+  player_id   TEXT NOT NULL,
+  reason      TEXT NOT NULL,
+  body        TEXT NOT NULL,
+  game        TEXT,
+  at          INTEGER NOT NULL,
+  handled_at  INTEGER,
+  handled_by  TEXT,
+  outcome     TEXT
+);
+CREATE INDEX reports_by_reporter ON reports(reporter_id, at);
+CREATE INDEX reports_by_player ON reports(player_id);
+CREATE TABLE audit (
+  id           INTEGER PRIMARY KEY,
+  at           INTEGER NOT NULL,
+  moderator_id TEXT,
+  moderator    TEXT NOT NULL,
+  action       TEXT NOT NULL,
+  player_id    TEXT NOT NULL,
+  player       TEXT NOT NULL,
+  report_id    INTEGER,
+  minutes      INTEGER,
+  note         TEXT NOT NULL
+);
+CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
+BEGIN SELECT RAISE(ABORT, 'the audit log cannot be changed'); END;
+CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
+BEGIN SELECT RAISE(ABORT, 'the audit log cannot be changed'); END;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 

@@ -45,11 +45,12 @@ void run(SocialService& svc, Job job, Store::Executor ex, std::function<void(Api
 // The player's relations as GET /api/relations answers them.
 json relations_json(SocialDb& db, const std::string& player_id,
                     const std::function<bool(const std::string&)>& here) {
-    json following = json::array(), blocked = json::array();
+    json following = json::array(), blocked = json::array(), muted = json::array();
     const auto online = db.followed_online(player_id);
     for (const auto& r : db.relations_of(player_id)) {
-        if (r.kind == "block") {
-            blocked.push_back({{"name", r.other_name}, {"since", r.at_ms}});
+        if (r.kind == "block" || r.kind == "mute") {
+            (r.kind == "block" ? blocked : muted)
+                .push_back({{"name", r.other_name}, {"since", r.at_ms}});
             continue;
         }
         // Connected here, or (several nodes) to a node whose lease holds.
@@ -63,10 +64,10 @@ json relations_json(SocialDb& db, const std::string& player_id,
                              {"playing", game.empty() ? json(nullptr) : json(game)},
                              {"since", r.at_ms}});
     }
-    return {{"following", following}, {"blocked", blocked}};
+    return {{"following", following}, {"blocked", blocked}, {"muted", muted}};
 }
 
-constexpr int kMaxRelations = 500;  // follows, and blocks, per account
+constexpr int kMaxRelations = 500;  // follows, blocks, and mutes, per account
 
 void relations_api(SocialService& svc, bool post, const std::string& body, SocialReader reader,
                    Store::Executor ex, std::function<void(ApiResponse)> done,
@@ -84,7 +85,8 @@ void relations_api(SocialService& svc, bool post, const std::string& body, Socia
         const json& v = it.value();
         if (k == "notify" && v.is_boolean()) {
             notify = v.get<bool>();
-        } else if ((k == "follow" || k == "unfollow" || k == "block" || k == "unblock") &&
+        } else if ((k == "follow" || k == "unfollow" || k == "block" || k == "unblock" ||
+                    k == "mute" || k == "unmute") &&
                    v.is_string() && verb.empty()) {
             verb = k;
             name = v.get<std::string>();
@@ -95,7 +97,8 @@ void relations_api(SocialService& svc, bool post, const std::string& body, Socia
     if (!valid || verb.empty() || (j.contains("notify") && verb != "follow"))
         return reply(api_error(400, "bad_request",
                                "send one of {\"follow\": NAME[, \"notify\": false]}, "
-                               "{\"unfollow\": NAME}, {\"block\": NAME}, {\"unblock\": NAME}"));
+                               "{\"unfollow\": NAME}, {\"block\": NAME}, {\"unblock\": NAME}, "
+                               "{\"mute\": NAME}, {\"unmute\": NAME}"));
     run(
         svc,
         [&svc, me, here, verb, name, notify](SocialDb& db) {
@@ -104,10 +107,10 @@ void relations_api(SocialService& svc, bool post, const std::string& body, Socia
             if (other->first == me)
                 return api_error(400, "bad_request", "that is your own account");
             const auto now = epoch_ms();
-            if (verb == "follow" || verb == "block") {
+            if (verb == "follow" || verb == "block" || verb == "mute") {
                 const std::vector<std::string> kinds =
-                    verb == "block" ? std::vector<std::string>{"block"}
-                                    : std::vector<std::string>{"follow", "follow_quiet"};
+                    verb == "follow" ? std::vector<std::string>{"follow", "follow_quiet"}
+                                     : std::vector<std::string>{verb};
                 // The player's relations of this group: whether this one is among them (a
                 // repeat is no new relation), and how many there are.
                 int held = 0;
@@ -120,8 +123,7 @@ void relations_api(SocialService& svc, bool post, const std::string& body, Socia
                 if (!already && held >= kMaxRelations)
                     return api_error(400, "too_many",
                                      "you already " + verb + " " + std::to_string(kMaxRelations) +
-                                         " players; " + (verb == "block" ? "unblock" : "unfollow") +
-                                         " one first");
+                                         " players; un" + verb + " one first");
                 if (verb == "follow" && db.blocked_between(me, other->first))
                     return api_error(403, "blocked", "you cannot follow " + other->second);
             }
@@ -134,8 +136,248 @@ void relations_api(SocialService& svc, bool post, const std::string& body, Socia
                 db.unrelate(other->first, me, {"follow", "follow_quiet"});
             }
             if (verb == "unblock") db.unrelate(me, other->first, {"block"});
+            if (verb == "mute") db.relate(me, other->first, "mute", now);
+            if (verb == "unmute") db.unrelate(me, other->first, {"mute"});
             if (verb == "block" || verb == "unblock") svc.relations_changed(me, other->first);
+            if (verb == "mute" || verb == "unmute") svc.relations_changed(me);
             return ok(relations_json(db, me, here));
+        },
+        ex, done);
+}
+
+// ---- reports and moderation (PROTOCOL.md "Reports and moderation") ----
+
+constexpr int kMaxReportsPerDay = 20;
+constexpr std::size_t kMaxReportChars = 2000;
+constexpr std::int64_t kMaxMuteMinutes = 43'200;  // 30 days
+constexpr std::int64_t kDayMs = 86'400'000;
+
+bool one_of(const std::string& s, std::initializer_list<const char*> list) {
+    return std::any_of(list.begin(), list.end(), [&](const char* x) { return s == x; });
+}
+
+// The key's string value (`max` characters at most), "" when absent; false when malformed.
+bool text_field(const json& j, const char* key, std::size_t max, std::string& out) {
+    if (!j.contains(key)) return true;
+    if (!j[key].is_string()) return false;
+    out = j[key].get<std::string>();
+    // Characters (code points): the bytes that do not continue one.
+    return std::size_t(std::count_if(out.begin(), out.end(), [](char c) {
+               return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+           })) <= max;
+}
+
+void report_api(SocialService& svc, const std::string& me, const std::string& body,
+                Store::Executor ex, std::function<void(ApiResponse)> done,
+                const std::function<void(ApiResponse)>& reply) {
+    auto j = json::parse(body, nullptr, false);
+    StoredReport r;
+    bool valid = j.is_object() && j.contains("player") && j["player"].is_string() &&
+                 j.contains("reason") && j["reason"].is_string();
+    for (auto it = valid ? j.begin() : json::iterator(); valid && it != j.end(); ++it)
+        valid = one_of(it.key(), {"player", "reason", "text", "game"});
+    valid = valid && text_field(j, "text", kMaxReportChars, r.body) &&
+            text_field(j, "game", 16, r.game);
+    if (valid) r.reason = j["reason"].get<std::string>();
+    if (!valid || !one_of(r.reason, {"cheating", "abuse", "stalling", "sandbagging", "other"}))
+        return reply(api_error(400, "bad_request",
+                               "send {\"player\": NAME, \"reason\": cheating|abuse|stalling|"
+                               "sandbagging|other, \"text\": up to 2000 characters, \"game\": "
+                               "CODE (optional)}"));
+    r.reporter_id = me;
+    const std::string name = j["player"].get<std::string>();
+    run(
+        svc,
+        [me, name, r](SocialDb& db) mutable {
+            auto other = db.account(name);
+            if (!other) return api_error(404, "unknown_player", "no account is called " + name);
+            if (other->first == me)
+                return api_error(400, "bad_request", "that is your own account");
+            if (!r.game.empty() && !db.game_exists(r.game))
+                return api_error(404, "no_such_game", "no game has the code " + r.game);
+            r.player_id = other->first;
+            r.at_ms = epoch_ms();
+            if (db.reports_since(me, r.at_ms - kDayMs) >= kMaxReportsPerDay)
+                return api_error(429, "too_many",
+                                 "you made " + std::to_string(kMaxReportsPerDay) +
+                                     " reports in the last day; try again tomorrow");
+            const auto id = db.add_report(r);
+            spdlog::info("report #{}: {} reported {} ({})", id, me, other->second, r.reason);
+            return ok({{"id", id}});
+        },
+        ex, done);
+}
+
+json standing_json(const Standing& s) {
+    return {{"chat_muted_until",
+             s.chat_muted_until > epoch_ms() ? json(s.chat_muted_until) : json(nullptr)},
+            {"shadow", s.shadow},
+            {"closed", s.closed},
+            {"warnings", s.warnings}};
+}
+
+json opt_text(const std::string& s) {
+    return s.empty() ? json(nullptr) : json(s);
+}
+
+json opt_num(std::int64_t n) {
+    return n ? json(n) : json(nullptr);
+}
+
+// A report as moderators read it: the reported account's standing, its reports, the game's chat.
+json report_json(SocialDb& db, const StoredReport& r) {
+    json chat = json::array();
+    if (!r.game.empty())
+        for (const auto& [version, text] : db.game_chat(r.game)) {
+            auto e = json::parse(text, nullptr, false);
+            const json& p = e.is_object() && e.contains("payload") ? e["payload"] : e;
+            if (!p.is_object()) continue;
+            chat.push_back(
+                {{"version", version},
+                 {"from",
+                  p.contains("from") && p["from"].is_object() ? p["from"].value("name", "") : ""},
+                 {"text", p.value("text", "")},
+                 {"hidden", p.value("hidden", false)}});
+        }
+    return {{"id", r.id},
+            {"at", r.at_ms},
+            {"reporter", r.reporter},
+            {"player", r.player},
+            {"reason", r.reason},
+            {"text", r.body},
+            {"game", opt_text(r.game)},
+            {"status", r.handled_ms ? "handled" : "open"},
+            {"handled_by", opt_text(r.handled_by)},
+            {"handled_at", opt_num(r.handled_ms)},
+            {"outcome", opt_text(r.outcome)},
+            {"standing", standing_json(db.standing(r.player_id))},
+            {"reports", db.reports_about(r.player_id)},
+            {"chat", chat}};
+}
+
+json audit_json(const AuditEntry& e) {
+    return {{"id", e.id},
+            {"at", e.at_ms},
+            {"moderator", e.moderator},
+            {"action", e.action},
+            {"player", e.player},
+            {"report", opt_num(e.report_id)},
+            {"minutes", opt_num(e.minutes)},
+            {"note", e.note}};
+}
+
+bool is_moderator(SocialDb& db, const std::string& player_id) {
+    const auto roles = db.roles(player_id);
+    return std::find(roles.begin(), roles.end(), "moderator") != roles.end();
+}
+
+ApiResponse not_moderator() {
+    return api_error(403, "forbidden", "this is for moderators");
+}
+
+void mod_api(SocialService& svc, const std::string& path, bool post,
+             const std::map<std::string, std::string>& query, const std::string& body,
+             const std::string& me, Store::Executor ex, std::function<void(ApiResponse)> done,
+             const std::function<void(ApiResponse)>& reply) {
+    const bool action = path == "/api/mod/actions";
+    if (!action && path != "/api/mod/reports" && path != "/api/mod/audit")
+        return reply(api_error(404, "not_found", "no such address: " + path));
+    if (action != post)
+        return reply(api_error(405, "method_not_allowed",
+                               action ? "POST an action" : "GET " + path + " lists"));
+    if (action) {
+        if (!query.empty()) return reply(api_error(400, "bad_request", "no parameters here"));
+        auto j = json::parse(body, nullptr, false);
+        ModAction a;
+        bool valid = j.is_object() && j.contains("player") && j["player"].is_string() &&
+                     j.contains("action") && j["action"].is_string();
+        for (auto it = valid ? j.begin() : json::iterator(); valid && it != j.end(); ++it)
+            valid = one_of(it.key(), {"player", "action", "minutes", "report", "note"});
+        valid = valid && text_field(j, "note", kMaxReportChars, a.note);
+        if (valid) a.action = j["action"].get<std::string>();
+        valid = valid && one_of(a.action, {"warn", "mute", "unmute", "shadow", "unshadow", "close",
+                                           "reopen", "dismiss"});
+        if (valid && j.contains("minutes")) {
+            valid = a.action == "mute" && j["minutes"].is_number_integer() &&
+                    j["minutes"].get<std::int64_t>() >= 1 &&
+                    j["minutes"].get<std::int64_t>() <= kMaxMuteMinutes;
+            if (valid) a.minutes = j["minutes"].get<std::int64_t>();
+        }
+        valid = valid && (a.action != "mute" || a.minutes > 0);
+        if (valid && j.contains("report")) {
+            valid = j["report"].is_number_integer() && j["report"].get<std::int64_t>() >= 1;
+            if (valid) a.report_id = j["report"].get<std::int64_t>();
+        }
+        if (!valid)
+            return reply(api_error(
+                400, "bad_request",
+                "send {\"player\": NAME, \"action\": warn|mute|unmute|shadow|unshadow|close|"
+                "reopen|dismiss, \"minutes\": 1 to 43200 (mute only, required), \"report\": "
+                "ID, \"note\": up to 2000 characters}"));
+        const std::string name = j["player"].get<std::string>();
+        return run(
+            svc,
+            [&svc, me, name, a](SocialDb& db) mutable {
+                if (!is_moderator(db, me)) return not_moderator();
+                auto other = db.account(name);
+                if (!other) return api_error(404, "unknown_player", "no account is called " + name);
+                if (other->first == me)
+                    return api_error(400, "bad_request", "not on your own account");
+                if (is_moderator(db, other->first))
+                    return api_error(400, "bad_request",
+                                     other->second + " is a moderator: the operator decides");
+                if (a.report_id) {
+                    auto r = db.report(a.report_id);
+                    if (!r)
+                        return api_error(404, "not_found",
+                                         "no report #" + std::to_string(a.report_id));
+                    if (r->player_id != other->first)
+                        return api_error(
+                            400, "bad_request",
+                            "report #" + std::to_string(a.report_id) + " is about " + r->player);
+                }
+                a.moderator_id = me;
+                a.moderator = db.username_of(me);
+                a.player_id = other->first;
+                a.player = other->second;
+                a.at_ms = epoch_ms();
+                const auto result = db.act(a);
+                spdlog::warn("moderation: {} {} {}{}", a.moderator, a.action, a.player,
+                             a.report_id ? " (report #" + std::to_string(a.report_id) + ")" : "");
+                svc.acted(db, a, result);
+                return ok(audit_json(result.entry));
+            },
+            ex, done);
+    }
+    std::int64_t limit = 50, before = 0;
+    bool handled = false;
+    for (const auto& [k, v] : query) {
+        if (k == "status" && path == "/api/mod/reports" && (v == "open" || v == "handled")) {
+            handled = v == "handled";
+            continue;
+        }
+        std::optional<std::int64_t> n = k == "limit"    ? number(v, 100)
+                                        : k == "before" ? number(v, INT64_MAX)
+                                                        : std::nullopt;
+        if (!n)
+            return reply(api_error(
+                400, "bad_request",
+                "parameters: limit (1 to 100), before (an id)" +
+                    std::string(path == "/api/mod/reports" ? ", status (open or handled)" : "")));
+        (k == "limit" ? limit : before) = *n;
+    }
+    run(
+        svc,
+        [me, path, limit, before, handled](SocialDb& db) {
+            if (!is_moderator(db, me)) return not_moderator();
+            json items = json::array();
+            if (path == "/api/mod/audit") {
+                for (const auto& e : db.audit(int(limit), before)) items.push_back(audit_json(e));
+                return ok({{"entries", items}});
+            }
+            for (const auto& r : db.reports(handled, int(limit), before))
+                items.push_back(report_json(db, r));
+            return ok({{"reports", items}});
         },
         ex, done);
 }
@@ -145,7 +387,8 @@ void relations_api(SocialService& svc, bool post, const std::string& body, Socia
 bool is_social_target(std::string_view target) {
     auto path = target.substr(0, target.find('?'));
     return path == "/api/notifications" || path.rfind("/api/notifications/", 0) == 0 ||
-           path == "/api/relations" || path.rfind("/api/relations/", 0) == 0;
+           path == "/api/relations" || path.rfind("/api/relations/", 0) == 0 ||
+           path == "/api/reports" || path.rfind("/api/mod/", 0) == 0;
 }
 
 void social_api(SocialService* svc, bool post, std::string_view target, std::string body,
@@ -155,6 +398,23 @@ void social_api(SocialService* svc, bool post, std::string_view target, std::str
     const std::string path(target.substr(0, qpos));
     auto query = strict_query(qpos == std::string_view::npos ? "" : target.substr(qpos + 1));
     if (!query) return reply(api_error(400, "bad_request", "a malformed query string"));
+    if (path == "/api/reports" || path.rfind("/api/mod/", 0) == 0) {
+        if (path == "/api/reports" && (!post || !query->empty()))
+            return reply(api_error(post ? 400 : 405, post ? "bad_request" : "method_not_allowed",
+                                   "POST /api/reports makes a report"));
+        if (!svc)
+            return reply(api_error(503, "store_unavailable",
+                                   "this server keeps no accounts (--store memory)"));
+        if (reader.player_id.empty())
+            return reply(
+                api_error(401, "unauthorized", "send your token: Authorization: Bearer TOKEN"));
+        if (!reader.account)
+            return reply(api_error(403, "account_required",
+                                   "reports and moderation are for accounts: log in first"));
+        if (path == "/api/reports")
+            return report_api(*svc, reader.player_id, body, ex, done, reply);
+        return mod_api(*svc, path, post, *query, body, reader.player_id, ex, done, reply);
+    }
     if (path == "/api/relations") {
         if (!query->empty()) return reply(api_error(400, "bad_request", "no parameters here"));
         if (!svc)

@@ -9,6 +9,7 @@
 #include "common/notation.h"
 #include "common/playout.h"
 #include "play_input.h"
+#include "play_notices.h"
 #include "play_session.h"
 #include "play_term.h"
 #include "play_view.h"
@@ -320,6 +321,36 @@ TEST_CASE("play: option, setup, time and server parsing") {
                      "31m") == "??31m");  // C1 CSI
     CHECK(clean_text("\xff\xc3") == "??");
     CHECK(clean_text(std::string(50, 'x'), 10) == std::string(10, 'x') + "...");
+}
+
+TEST_CASE("play: a line for each kind of notification, whatever its fields") {
+    const Json followed = {
+        {"kind", "followed_game"}, {"game", "k3v9qa"}, {"player", {{"id", "p1"}, {"name", "bob"}}}};
+    CHECK(notification_text(followed, NoticeFor::Shell) ==
+          "bob started a public game k3v9qa (trunkfield play, then  watch k3v9qa)");
+    CHECK(notification_text(followed, NoticeFor::Play) ==
+          "bob started a public game k3v9qa: type  watch k3v9qa  to watch it");
+    CHECK(notification_text({{"kind", "warning"}, {"note", "be kind\x1b[2J"}}, NoticeFor::Shell) ==
+          "A moderator warned you: be kind?[2J");
+    CHECK(notification_text({{"kind", "warning"}}, NoticeFor::Play) == "A moderator warned you.");
+    CHECK(notification_text({{"kind", "report_handled"},
+                             {"report", 4},
+                             {"player", "cat"},
+                             {"outcome", "no_action"}},
+                            NoticeFor::Shell) ==
+          "Your report #4 about cat was handled: no action taken");
+    CHECK(notification_text({{"kind", "report_handled"}, {"outcome", "action_taken"}},
+                            NoticeFor::Shell) ==
+          "Your report about someone was handled: action taken");
+    for (const char* kind : {"followed_game", "warning", "report_handled", "challenge", "new"})
+        for (const Json& junk : {Json(nullptr), Json(7), Json::array(), Json::object()})
+            CHECK_NOTHROW(notification_text({{"kind", kind},
+                                             {"game", junk},
+                                             {"player", junk},
+                                             {"note", junk},
+                                             {"report", junk},
+                                             {"outcome", junk}},
+                                            NoticeFor::Shell));
 }
 
 TEST_CASE("play: the board shows every piece where the rules put it, on every size") {

@@ -152,6 +152,8 @@ TEST_CASE("proto: every event kind round-trips with its payload") {
         PreferencesEv{Side::Bronze, SeatPrefs{false, true}},
         StallingEv{Side::Bronze},
         StallClaimEv{Side::Silver, true},
+        HiddenEv{},
+        ChatEv{{"p1", "ann"}, "shadowed", ChatRoom::Players, true},
     };
     std::set<std::string_view> kinds;
     for (auto& b : bodies) {
