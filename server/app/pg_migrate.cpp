@@ -104,6 +104,7 @@ const Table kTables[] = {
     {"restrictions", "player_id, chat_muted_until, shadow, closed_at, warnings"},
     {"reports",
      "id, reporter_id, player_id, reason, body, game, at, handled_at, handled_by, outcome"},
+    {"account_settings", "player_id, announce_games"},
     {"audit",
      "id, at, moderator_id, moderator, action, player_id, player, report_id, minutes, note"},
 };

@@ -148,6 +148,21 @@ void Room::finish() {
     if (params_.rated && rec_.status == Status::Over)
         if (auto g = ratings_.game(rec_.result(), rec_.started(), rec_.seats, rec_.finished_ms))
             ops_.rate(std::move(*g));
+    // An account with no connection to the game when it ends (its page closed, or away) finds
+    // the result in its notifications (PROTOCOL.md "Notifications": game_over); not for an
+    // aborted one.
+    if (env_.notify && rec_.status == Status::Over)
+        for (Side s : {Side::Silver, Side::Bronze}) {
+            const auto& seat = rec_.seats[idx(s)];
+            if (!seat || !seat->account || present(s)) continue;
+            const auto& other = rec_.seats[idx(~s)];
+            nlohmann::json n = {
+                {"game", code_},
+                {"result", nlohmann::json::parse(proto::to_text(rec_.result()))},
+                {"opponent", other ? nlohmann::json{{"id", other->id}, {"name", other->name}}
+                                   : nlohmann::json(nullptr)}};
+            env_.notify(seat->id, "game_over", n.dump());
+        }
     later([this] {
         for (auto& s : rec_.seats)
             if (s) env_.players.unseat(s->id, code_);

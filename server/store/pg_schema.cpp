@@ -249,6 +249,10 @@ CREATE TABLE audit (
   minutes      integer,
   note         text NOT NULL
 );
+CREATE TABLE account_settings (
+  player_id      text PRIMARY KEY,
+  announce_games integer NOT NULL DEFAULT 1
+);
 CREATE FUNCTION audit_frozen() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN RAISE EXCEPTION 'the audit log cannot be changed'; END $$;
 CREATE TRIGGER audit_no_change BEFORE UPDATE OR DELETE ON audit

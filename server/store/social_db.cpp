@@ -130,12 +130,26 @@ std::vector<std::string> SocialDb::blocked_either(const std::string& player_id) 
 
 std::vector<std::string> SocialDb::followers_told(const std::string& player_id) {
     std::vector<std::string> out;
+    if (!announces(player_id)) return out;
     for (const auto& r : db_->exec(
              "SELECT player_id FROM relations WHERE other_id = $1 AND kind = 'follow' ORDER BY "
              "player_id",
              {player_id}))
         out.push_back(str(r[0]));
     return out;
+}
+
+bool SocialDb::announces(const std::string& player_id) {
+    auto rows =
+        db_->exec("SELECT announce_games FROM account_settings WHERE player_id = $1", {player_id});
+    return rows.empty() || num(rows[0][0]) != 0;
+}
+
+void SocialDb::set_announces(const std::string& player_id, bool on) {
+    db_->exec(
+        "INSERT INTO account_settings (player_id, announce_games) VALUES ($1, $2) ON CONFLICT "
+        "(player_id) DO UPDATE SET announce_games = excluded.announce_games",
+        {player_id, std::int64_t(on ? 1 : 0)});
 }
 
 std::optional<std::vector<std::string>> SocialDb::followed_online(const std::string& player_id) {

@@ -118,8 +118,12 @@ class SocialDb {
     bool blocked_between(const std::string& a, const std::string& b);
     // The accounts the player blocked or that blocked it.
     std::vector<std::string> blocked_either(const std::string& player_id);
-    // The followers who asked to be told when the player starts a game.
+    // The followers who asked to be told when the player starts a game (none when the player
+    // does not announce its games).
     std::vector<std::string> followers_told(const std::string& player_id);
+    // Whether the player's followers are told of its games (its own setting; yes by default).
+    bool announces(const std::string& player_id);
+    void set_announces(const std::string& player_id, bool on);
     // Of the accounts the player follows, those connected to a node whose lease holds
     // (PostgreSQL: the nodes of a cluster write `online`); nullopt for a store one node alone
     // uses. A node knows its own connections itself.

@@ -188,7 +188,8 @@ CREATE INDEX relations_by_other ON relations(other_id, kind);
 )sql",
     // 6: moderation (issue 35; server/store/social_db.h): roles given by the operator, the
     // restrictions moderators put on accounts, players' reports, and the audit log of every
-    // moderator's action, which nobody can change (the triggers refuse it).
+    // moderator's action, which nobody can change (the triggers refuse it); and an account's
+    // own settings (whether its followers are told of its games).
     R"sql(
 CREATE TABLE roles (
   player_id TEXT NOT NULL,
@@ -229,6 +230,10 @@ CREATE TABLE audit (
   minutes      INTEGER,
   note         TEXT NOT NULL
 );
+CREATE TABLE account_settings (
+  player_id      TEXT PRIMARY KEY,
+  announce_games INTEGER NOT NULL DEFAULT 1
+) WITHOUT ROWID;
 CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
 BEGIN SELECT RAISE(ABORT, 'the audit log cannot be changed'); END;
 CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit

@@ -64,7 +64,10 @@ json relations_json(SocialDb& db, const std::string& player_id,
                              {"playing", game.empty() ? json(nullptr) : json(game)},
                              {"since", r.at_ms}});
     }
-    return {{"following", following}, {"blocked", blocked}, {"muted", muted}};
+    return {{"following", following},
+            {"blocked", blocked},
+            {"muted", muted},
+            {"announce", db.announces(player_id)}};
 }
 
 constexpr int kMaxRelations = 500;  // follows, blocks, and mutes, per account
@@ -85,6 +88,9 @@ void relations_api(SocialService& svc, bool post, const std::string& body, Socia
         const json& v = it.value();
         if (k == "notify" && v.is_boolean()) {
             notify = v.get<bool>();
+        } else if (k == "announce" && v.is_boolean() && verb.empty()) {
+            verb = k;
+            notify = v.get<bool>();
         } else if ((k == "follow" || k == "unfollow" || k == "block" || k == "unblock" ||
                     k == "mute" || k == "unmute") &&
                    v.is_string() && verb.empty()) {
@@ -98,10 +104,14 @@ void relations_api(SocialService& svc, bool post, const std::string& body, Socia
         return reply(api_error(400, "bad_request",
                                "send one of {\"follow\": NAME[, \"notify\": false]}, "
                                "{\"unfollow\": NAME}, {\"block\": NAME}, {\"unblock\": NAME}, "
-                               "{\"mute\": NAME}, {\"unmute\": NAME}"));
+                               "{\"mute\": NAME}, {\"unmute\": NAME}, {\"announce\": BOOL}"));
     run(
         svc,
         [&svc, me, here, verb, name, notify](SocialDb& db) {
+            if (verb == "announce") {
+                db.set_announces(me, notify);
+                return ok(relations_json(db, me, here));
+            }
             auto other = db.account(name);
             if (!other) return api_error(404, "unknown_player", "no account is called " + name);
             if (other->first == me)

@@ -372,6 +372,15 @@ def relations(srv, tag):
           f"ann is told bob started a game: {n}")
     st, r, _ = api(srv.http, "GET", "/api/relations", ann.token)
     check(st == 200 and r["following"][0]["playing"] == code, f"bob plays {code}: {r}")
+    # bob opts out of being announced: ann is not told of his next game; then in again
+    a = relate(srv, bob, {"announce": False})
+    check(a and a["announce"] is False, f"bob's opt-out: {a}")
+    relate(srv, bob, {"announce": False, "follow": ann.username}, 400)
+    quiet_game = play_game(bob, cy)
+    check(ann.wait(notice("followed_game", quiet_game), 2) is None,
+          "ann was told of the game of bob, who opted out")
+    a = relate(srv, bob, {"announce": True})
+    check(a and a["announce"] is True, f"bob opts in again: {a}")
     since = r["following"][0]["since"]
     r = relate(srv, ann, {"follow": bob.username, "notify": False})
     check(r and not r["following"][0]["notify"] and r["following"][0]["since"] == since,

@@ -319,6 +319,31 @@ def one_node(srv, tag):
     n = bob.wait(ct.notice("warning"), 10)
     check(n and n["note"] == "mind your words", f"bob's warning: {n}")
 
+    # -- game_over for a player not connected when the game ends --
+    dan = Player(srv.tcp, username=f"dan_{tag}")
+    ann.send({"type": "create_game", "time_control": None, "color": "silver", "public": False,
+              "ref": "std"})  # the standard board, for the setups below
+    m = ann.wait(lambda m: m["type"] == "game_created" and m.get("ref") == "std", 10)
+    g = m and m["code"]
+    dan.send({"type": "join_game", "code": g})
+    dan.wait(lambda m: m["type"] == "snapshot" and m["game"] == g, 10)
+    ann.send({"type": "setup", "game": g, "setup": cluster_test.SILVER_SETUP, "ref": "s1"})
+    ann.wait(lambda m: m.get("ref") == "s1" and m["type"] in ("ack", "error"), 10)
+    dan.send({"type": "setup", "game": g, "setup": cluster_test.BRONZE_SETUP, "ref": "s2"})
+    dan.wait(lambda m: m.get("ref") == "s2" and m["type"] in ("ack", "error"), 10)
+    dan.close()
+    time.sleep(0.5)
+    ann.send({"type": "resign", "game": g})
+    over = ann.wait(lambda m: m["type"] == "event" and m["game"] == g and
+                    m["kind"] == "game_over", 10)
+    check(ann.wait(ct.notice("game_over"), 1) is None, "ann, connected, was notified")
+    time.sleep(0.5)
+    st, lst, _ = ct.api(srv.http, "GET", "/api/notifications", dan.token)
+    n = [x for x in (lst or {}).get("notifications", []) if x["kind"] == "game_over"]
+    check(st == 200 and len(n) == 1 and n[0]["game"] == g and over and
+          n[0]["result"] == over["payload"] and n[0]["opponent"]["name"] == ann.username,
+          f"dan, away, finds the result: {n}")
+
     # -- close, reopen --
     bob2 = Player(srv.tcp, token=bob.token)
     act(srv, mod, bob.username, "close", note="repeated abuse")
