@@ -408,34 +408,30 @@ void social_api(SocialService* svc, bool post, std::string_view target, std::str
     const std::string path(target.substr(0, qpos));
     auto query = strict_query(qpos == std::string_view::npos ? "" : target.substr(qpos + 1));
     if (!query) return reply(api_error(400, "bad_request", "a malformed query string"));
+    // The accounts' own addresses: a refusal, or nothing when the reader may go on.
+    auto refusal = [&](const char* what) -> std::optional<ApiResponse> {
+        if (!svc)
+            return api_error(503, "store_unavailable",
+                             "this server keeps no accounts (--store memory)");
+        if (reader.player_id.empty())
+            return api_error(401, "unauthorized", "send your token: Authorization: Bearer TOKEN");
+        if (!reader.account)
+            return api_error(403, "account_required",
+                             std::string(what) + " are for accounts: log in first");
+        return std::nullopt;
+    };
     if (path == "/api/reports" || path.rfind("/api/mod/", 0) == 0) {
         if (path == "/api/reports" && (!post || !query->empty()))
             return reply(api_error(post ? 400 : 405, post ? "bad_request" : "method_not_allowed",
                                    "POST /api/reports makes a report"));
-        if (!svc)
-            return reply(api_error(503, "store_unavailable",
-                                   "this server keeps no accounts (--store memory)"));
-        if (reader.player_id.empty())
-            return reply(
-                api_error(401, "unauthorized", "send your token: Authorization: Bearer TOKEN"));
-        if (!reader.account)
-            return reply(api_error(403, "account_required",
-                                   "reports and moderation are for accounts: log in first"));
+        if (auto no = refusal("reports and moderation")) return reply(*no);
         if (path == "/api/reports")
             return report_api(*svc, reader.player_id, body, ex, done, reply);
         return mod_api(*svc, path, post, *query, body, reader.player_id, ex, done, reply);
     }
     if (path == "/api/relations") {
         if (!query->empty()) return reply(api_error(400, "bad_request", "no parameters here"));
-        if (!svc)
-            return reply(api_error(503, "store_unavailable",
-                                   "this server keeps no accounts (--store memory)"));
-        if (reader.player_id.empty())
-            return reply(
-                api_error(401, "unauthorized", "send your token: Authorization: Bearer TOKEN"));
-        if (!reader.account)
-            return reply(api_error(403, "account_required",
-                                   "following and blocking are for accounts: log in first"));
+        if (auto no = refusal("following and blocking")) return reply(*no);
         return relations_api(*svc, post, body, std::move(reader), ex, done, reply);
     }
     const std::string player_id = reader.player_id;

@@ -72,44 +72,14 @@ MOD_API = {"/api/reports": validator("report"), "/api/mod/actions": validator("a
 
 def api(srv, method, path, who=None, body=None, raw=None, want=200):
     token = who if isinstance(who, str) or who is None else who.token
-    base = path.split("?")[0]
-    if base in MOD_API:
-        st, obj, text = ct.api(srv.http, "GET", "/api/notifications?limit=1", None)  # warm-up no
-        st, obj, text = raw_api(srv.http, method, path, token, body, raw)
-        if st == 200 and obj is not None:
-            errs = list(MOD_API[base].iter_errors(obj))
-            check(not errs, f"{method} {path}: does not match its schema: "
-                  f"{[e.message[:200] for e in errs[:3]]}")
-    else:
-        st, obj, text = ct.api(srv.http, method, path, token, body, raw)
+    st, obj, text = ct.api(srv.http, method, path, token, body, raw,
+                           schema=MOD_API.get(path.split("?")[0]))
     if want is not None:
         check(st == want, f"{method} {path} {body or raw or ''}: {st} {text[:300]}, "
               f"expected {want}")
         if want != 200:
             check(obj and isinstance(obj.get("error"), str), f"{method} {path}: no error: {text}")
     return obj
-
-
-def raw_api(port, method, path, token, body, raw):
-    import http.client
-    headers = {}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-    if data is not None:
-        headers["Content-Type"] = "application/json"
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        conn.request(method, path, body=data, headers=headers)
-        r = conn.getresponse()
-        status, text = r.status, r.read().decode("utf-8", "replace")
-    finally:
-        conn.close()
-    try:
-        obj = json.loads(text)
-    except ValueError:
-        obj = None
-    return status, obj, text
 
 
 def tool(srv, *args):
