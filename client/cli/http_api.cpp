@@ -12,18 +12,7 @@ namespace tf::cli {
 using Json = nlohmann::json;
 
 CLI::Option* add_http_server_option(CLI::App* cmd, std::string& server, const std::string& what) {
-    return cmd->add_option("--server", server, what)
-        ->type_name("HOST:PORT")
-        ->capture_default_str()
-        ->check(CLI::Validator(
-            [](std::string& s) -> std::string {
-                std::string host;
-                unsigned short port = 0;
-                return play::parse_http_server(s, host, port)
-                           ? ""
-                           : "expected HOST:PORT (the HTTP port), got '" + s + "'";
-            },
-            ""));
+    return add_server_option(cmd, server, what, true);
 }
 
 ApiError::ApiError(unsigned status_, std::string code_, const std::string& words)

@@ -353,15 +353,20 @@ int run_play(const PlayArgs& args) {
     return session.exit_code();
 }
 
-CLI::Option* add_server_option(CLI::App* cmd, std::string& server, const std::string& what) {
+CLI::Option* add_server_option(CLI::App* cmd, std::string& server, const std::string& what,
+                               bool http) {
     return cmd->add_option("--server", server, what)
         ->type_name("HOST:PORT")
         ->capture_default_str()
         ->check(CLI::Validator(
-            [](std::string& s) -> std::string {
+            [http](std::string& s) -> std::string {
                 std::string host;
                 unsigned short port = 0;
-                return parse_server(s, host, port) ? "" : "expected HOST:PORT, got '" + s + "'";
+                if (http ? play::parse_http_server(s, host, port) : parse_server(s, host, port))
+                    return "";
+                return std::string(http ? "expected HOST:PORT (the HTTP port), got '"
+                                        : "expected HOST:PORT, got '") +
+                       s + "'";
             },
             ""));
 }

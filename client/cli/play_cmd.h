@@ -26,7 +26,9 @@ int run_play(const PlayArgs& args);
 
 // --server HOST:PORT, the server's TCP port (checked with play::parse_server), with `what` as
 // its description.
-CLI::Option* add_server_option(CLI::App* cmd, std::string& server, const std::string& what);
+// `http`: the HTTP port's address (play::parse_http_server), for the commands of the HTTP API.
+CLI::Option* add_server_option(CLI::App* cmd, std::string& server, const std::string& what,
+                               bool http = false);
 // --token TOKEN, also from TRUNKFIELD_TOKEN: the identity to use instead of the saved one.
 CLI::Option* add_token_option(CLI::App* cmd, std::string& token, const std::string& what);
 // Checks an account's name as the server spells usernames (proto::is_username): for the
