@@ -178,8 +178,8 @@ void open_social(Hub& hub) {
         [&hub](const std::string& player) {
             const std::string reason = "the account was closed by a moderator";
             hub.identity.forget_player(player);
-            for (auto& c : hub.players.connections(player)) c->end(reason);
-            hub.peers->end_player(player, reason);
+            for (auto& c : hub.players.connections(player)) c->end(reason, true);
+            hub.peers->end_player(player, reason, true);
         });
     hub.services.started = [&hub](const Player& p, const std::string& code) {
         if (hub.social && p.account) hub.social->tell_followers(p.id, p.name, code);

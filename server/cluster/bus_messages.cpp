@@ -62,8 +62,11 @@ json header(const Message& m) {
                 return json{{"k", "sync"}, {"from", s.from}};
             },
             [](const End& e) {
-                return json{
-                    {"k", "end"}, {"from", e.from}, {"player", e.player}, {"reason", e.reason}};
+                return json{{"k", "end"},
+                            {"from", e.from},
+                            {"player", e.player},
+                            {"reason", e.reason},
+                            {"closed", e.closed}};
             },
             [](const Tell& t) {
                 return json{{"k", "tell"}, {"from", t.from}, {"player", t.player}};
@@ -144,7 +147,9 @@ Message read(const std::string& k, const Reader& r) {
     if (k == "lobby") return Lobby{r.text("from"), r.text("code")};
     if (k == "moved") return Moved{r.text("code"), r.text("owner")};
     if (k == "sync") return Sync{r.text("from")};
-    if (k == "end") return End{r.text("from"), r.text("player"), r.text("reason")};
+    if (k == "end")
+        return End{r.text("from"), r.text("player"), r.text("reason"),
+                   r.h.contains("closed") && r.flag("closed")};
     if (k == "handover") return Handover{r.text("from")};
     if (k == "tell") return Tell{r.text("from"), r.text("player")};
     if (k == "refresh") return Refresh{r.text("from"), r.text("player")};

@@ -91,6 +91,7 @@ struct Sync {
 // To all: end every connection of `player` (its tokens were revoked).
 struct End {
     std::string from, player, reason;
+    bool closed = false;  // the account was closed (absent from older nodes: false)
 };
 // To all: hand the body (a server message: a notification) to every connection of `player`.
 struct Tell {

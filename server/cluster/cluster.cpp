@@ -430,7 +430,8 @@ class Cluster::Impl : public std::enable_shared_from_this<Cluster::Impl> {
                     if constexpr (std::is_same_v<T, bus::End>)
                         if (m.from != node_) {
                             hub_.identity.forget_player(m.player);
-                            for (auto& c : hub_.players.connections(m.player)) c->end(m.reason);
+                            for (auto& c : hub_.players.connections(m.player))
+                                c->end(m.reason, m.closed);
                         }
                     if constexpr (std::is_same_v<T, bus::Tell>)
                         if (m.from != node_) {
@@ -579,8 +580,8 @@ void Cluster::retry_seek(const std::shared_ptr<Session>& s, const Player& p,
 void Cluster::withdraw(const std::string& player_id) {
     impl_->pool_.withdraw(player_id);
 }
-void Cluster::end_player(const std::string& player_id, const std::string& reason) {
-    impl_->bus_->publish(kAll, bus::encode(bus::End{impl_->node_, player_id, reason}));
+void Cluster::end_player(const std::string& player_id, const std::string& reason, bool closed) {
+    impl_->bus_->publish(kAll, bus::encode(bus::End{impl_->node_, player_id, reason, closed}));
 }
 void Cluster::tell_player(const std::string& player_id, const std::string& text) {
     impl_->bus_->publish(kAll, bus::encode(bus::Tell{impl_->node_, player_id}, text));

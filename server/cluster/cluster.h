@@ -89,7 +89,7 @@ class Cluster final : public Peers {
                     const std::string& pool, std::optional<int> rating) override;
     void withdraw(const std::string& player_id) override;
     // Every connection of the player on the other nodes ends (its tokens were revoked).
-    void end_player(const std::string& player_id, const std::string& reason) override;
+    void end_player(const std::string& player_id, const std::string& reason, bool closed) override;
     void tell_player(const std::string& player_id, const std::string& text) override;
     void relations_changed(const std::string& player_id) override;
     void render_metrics(std::string& out) const override;

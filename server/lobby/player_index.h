@@ -28,8 +28,9 @@ class Member : public Participant {
     // Thread-safe.
     virtual void adopt(const std::shared_ptr<Room>& room) = 0;
     // Thread-safe: ends the connection after its queued messages (its player logged out
-    // everywhere, or changed the password).
-    virtual void end(std::string reason) = 0;
+    // everywhere, or changed the password: error bad_token; `closed`: a moderator closed the
+    // account, error account_closed).
+    virtual void end(std::string reason, bool closed) = 0;
     // Thread-safe: the player's blocks (either way) changed; the connection reads them again.
     virtual void relations_changed() {}
 };

@@ -52,9 +52,10 @@ class Peers {
                             std::optional<int> rating) = 0;
     virtual void withdraw(const std::string& player_id) = 0;
 
-    // Every connection of the player elsewhere ends (its tokens were revoked); this node's
-    // own connections are the caller's.
-    virtual void end_player(const std::string& player_id, const std::string& reason) = 0;
+    // Every connection of the player elsewhere ends (its tokens were revoked; `closed`: with
+    // its account, Member::end); this node's own connections are the caller's.
+    virtual void end_player(const std::string& player_id, const std::string& reason,
+                            bool closed) = 0;
     // `text` (a server message) goes to every connection of the player on the other nodes
     // (a notification; this node's own connections are the caller's). At most once: a node
     // cut off from the others misses it, and the player finds it in the stored list.
@@ -86,7 +87,7 @@ class SingleNode final : public Peers {
     void retry_seek(const std::shared_ptr<Session>& s, const Player& p, const proto::QuickMatch& m,
                     const std::string& pool, std::optional<int> rating) override;
     void withdraw(const std::string& player_id) override;
-    void end_player(const std::string&, const std::string&) override {}
+    void end_player(const std::string&, const std::string&, bool) override {}
     void tell_player(const std::string&, const std::string&) override {}
     void relations_changed(const std::string&) override {}
     bool healthy(std::string*) const override { return true; }

@@ -32,9 +32,12 @@ std::string Session::tag() const {
 }
 
 // Another connection of this player revoked the tokens: this one is told, then closed.
-void Session::end(std::string reason) {
-    send(proto::to_text(proto::ErrorMsg{
-        Err::BadToken, "signed out: " + reason + "; sign in again", {}, std::nullopt, {}}));
+void Session::end(std::string reason, bool closed) {
+    send(proto::to_text(proto::ErrorMsg{closed ? Err::AccountClosed : Err::BadToken,
+                                        "signed out: " + reason + (closed ? "" : "; sign in again"),
+                                        {},
+                                        std::nullopt,
+                                        {}}));
     close(std::move(reason), false);
 }
 

@@ -33,7 +33,7 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     virtual void close(std::string reason, bool now) = 0;
     // Thread-safe: remembers a room this connection was seated in by quick match.
     void adopt(const std::shared_ptr<Room>& room) override;
-    void end(std::string reason) override;
+    void end(std::string reason, bool closed) override;
     // Cluster mode: a game this connection watched moved to another node; the connection
     // closes so that the client reconnects and watches it there (Participant::moved).
     void moved(const std::string& code) override;

@@ -382,8 +382,8 @@ void Session::handle(proto::ChangePassword& m) {
 // Every other connection of this player ends (its token may be revoked).
 void Session::end_others(const std::string& reason) {
     for (auto& c : hub_.players.connections(player_->id))
-        if (c.get() != this) c->end(reason);
-    hub_.peers->end_player(player_->id, reason);  // and on the other nodes
+        if (c.get() != this) c->end(reason, false);
+    hub_.peers->end_player(player_->id, reason, false);  // and on the other nodes
 }
 
 // This connection becomes `p`: it stops watching the rooms it watched as its previous self

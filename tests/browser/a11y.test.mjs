@@ -4,15 +4,18 @@
 // play with the move box's list open, in the text view, watched by a spectator, over with its result, its replay,
 // a player's page, the challenge form, a challenge's toast and page, the notifications, follow
 // and block (the player page's buttons, the Following panel, the block dialog, the blocked
-// players), the leaderboard, a puzzle (to solve, failed, its solution shown) and the page
-// of an address that is none. axe-core (npm,
+// players), mute, reports and moderation (a muted player's page, the muted players, the report
+// dialog and its answer, the moderators' page with open and handled reports, the audit log, a
+// muted player's chat, a moderator's warning), the leaderboard, a puzzle (to solve, failed, its
+// solution shown) and the page of an address that is none. axe-core (npm,
 // tests/browser/package.json) runs inside the page, as the real server serves it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { ART, WEB_ROOT, serverAndBrowser, PageProblems, TcpPlayer, tcpAccount, newPlayer, exampleGame, waitMyTurn, PHONE,
+import { ART, WEB_ROOT, SERVER, serverAndBrowser, PageProblems, TcpPlayer, tcpAccount, newPlayer, exampleGame, waitMyTurn, PHONE,
   importPuzzles, fixturePuzzles, wrongTurn, clickTurn } from "./lib.mjs";
 
 const { Rules, RulesGame } = await import(pathToFileURL(path.join(WEB_ROOT, "trunkfield-rules.js")).href);
@@ -180,6 +183,21 @@ test("issue 39: no WCAG 2.1 AA violation on the accounts' pages, in French, on a
   await audit(page, "the blocked players");
   await page.click("#pf-blocked li .unblock");
   await page.waitForSelector("#pf-blocked-empty:not([hidden])");
+  // mute and report: a muted player's page, the report dialog, the muted players
+  await page.goto(`${server.base}/@/Bastien`);
+  await page.waitForSelector("#pf-rel:not([hidden])");
+  await page.click("#pf-mute");
+  await page.waitForSelector("#pf-mute[aria-pressed=true]");
+  await audit(page, "a muted player's page");
+  await page.click("#pf-report");
+  await page.waitForSelector("#report-dialog[open]");
+  await page.click("#report-send"); // no reason: the field says so
+  await page.waitForSelector("#report-reason-err:not([hidden])");
+  await audit(page, "the report dialog, no reason chosen");
+  await page.click("#report-close");
+  await page.goto(`${server.base}/@/Aurelie#blocked`);
+  await page.waitForSelector("#pf-muted li");
+  await audit(page, "the muted players");
   await page.goto(`${server.base}/players`);
   await page.waitForSelector("#leaderboard:not([hidden])");
   await audit(page, "the leaderboard");
@@ -198,6 +216,80 @@ test("issue 39: no WCAG 2.1 AA violation on the accounts' pages, in French, on a
   await ctx.close();
   console.log(`audited: ${audited.length} states`);
 });
+
+// Mute, reports and moderation (issue 35), in both colour schemes: the report dialog and its
+// answer on a game page, the moderators' page (an open report with its chat, then the handled
+// ones), the audit log, the chat of a player a moderator muted, and the moderator's warning.
+for (const scheme of ["light", "dark"]) {
+  test(`issue 35: reports and moderation: no violation (${scheme})`, async () => {
+    const opened = [];
+    const accountPage = async (username, tok) => {
+      const ctx = await browser.newContext({ colorScheme: scheme });
+      await ctx.addInitScript((t) => localStorage.setItem("trunkfield.token", t), tok);
+      const page = await ctx.newPage();
+      problems.watch(page, username);
+      await page.goto(server.base);
+      await page.waitForFunction((u) => window.trunkfield.S.me?.account?.username === u, username);
+      opened.push(ctx);
+      return page;
+    };
+    const modo = await tcpAccount(server, `Modo_${scheme}`);
+    modo.close();
+    execFileSync(SERVER, ["accounts", "grant", `Modo_${scheme}`, "moderator", "--data", server.data], { stdio: ["ignore", "pipe", "pipe"] });
+    const vic = await tcpAccount(server, `Vic_${scheme}`);
+    const rudeTcp = await tcpAccount(server, `Rude_${scheme}`);
+    rudeTcp.close();
+    const rude = await accountPage(`Rude_${scheme}`, rudeTcp.token);
+    await rude.selectOption("#cv-color", "silver");
+    await rude.click("#create-btn");
+    await rude.waitForURL(/\/g\/[a-z0-9]+$/);
+    const code = new URL(rude.url()).pathname.split("/")[2];
+    vic.send({ type: "join_game", code });
+    await vic.next((m) => m.type === "snapshot" && m.game === code);
+    await rude.fill("#chat-input", "You are hopeless.");
+    await rude.press("#chat-input", "Enter");
+    await rude.waitForFunction(() => window.trunkfield.S.games.get(window.trunkfield.S.route.code).chat.length === 1);
+    // the report dialog, from the game page (the opponent's Report button)
+    await rude.waitForSelector("#report-opp:not([hidden])");
+    await rude.click("#report-opp");
+    await rude.waitForSelector("#report-dialog[open]");
+    await audit(rude, `the report dialog (${scheme})`);
+    await rude.selectOption("#report-reason", "stalling");
+    await rude.click("#report-send");
+    await rude.waitForSelector("#report-done:not([hidden])");
+    await audit(rude, `a report sent (${scheme})`);
+    await rude.click("#report-ok");
+    const r = await fetch(`${server.base}/api/reports`, { method: "POST", headers: { Authorization: `Bearer ${vic.token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ player: `Rude_${scheme}`, reason: "abuse", text: "Insults.\nAgain and again.", game: code }) });
+    assert.equal(r.status, 200);
+    const id = (await r.json()).id;
+    // the moderators' page, its help open
+    const mod = await accountPage(`Modo_${scheme}`, modo.token);
+    await mod.goto(`${server.base}/mod`);
+    await mod.waitForSelector(`#mod-list li[data-id="${id}"]`);
+    await mod.click(".mod-help summary");
+    await audit(mod, `the moderators' page, open reports (${scheme})`);
+    await mod.locator(`#mod-list li[data-id="${id}"] .mr-mute`).click();
+    await mod.waitForSelector(`#mod-list li[data-id="${id}"]`, { state: "detached" });
+    await mod.click("#mod-handled");
+    await mod.waitForSelector(`#mod-list li[data-id="${id}"] .mr-unmute`);
+    await audit(mod, `the moderators' page, handled reports (${scheme})`);
+    // the muted player's chat, and a warning
+    await rude.fill("#chat-input", "Hello?");
+    await rude.press("#chat-input", "Enter");
+    await rude.waitForSelector("#chat-muted:not([hidden])");
+    await audit(rude, `a muted player's chat (${scheme})`);
+    await mod.locator(`#mod-list li[data-id="${id}"] .mr-note`).fill("Mind your words.");
+    await mod.locator(`#mod-list li[data-id="${id}"] .mr-warn`).click();
+    await rude.waitForSelector('#note-toast[data-kind="warning"]:not([hidden])');
+    await audit(rude, `a moderator's warning (${scheme})`);
+    await mod.click("#mod-tab-audit");
+    await mod.waitForSelector("#mod-audit-rows tr");
+    await audit(mod, `the audit log (${scheme})`);
+    vic.close();
+    for (const ctx of opened) await ctx.close();
+  });
+}
 
 test("issue 39: board themes, large pieces and coordinates off: chosen, kept on the device, no violation", async () => {
   const ann = await newPlayer(browser, server.base, problems, "AnnTheme");

@@ -128,10 +128,11 @@ test("register, sign out, sign in again; errors in words next to their field", a
   assert.match(await text(page, "#qm-rated-hint"), /Rapid 7×7 rating/);
   await shot(page, "account-lobby-rated-desktop");
 
-  // The menu: profile, blocked players, change password, sign out, sign out everywhere.
+  // The menu: profile, blocked and muted players, change password, sign out, sign out everywhere
+  // (Moderation only for a moderator).
   await openMenu(page);
-  assert.deepEqual(await page.locator("#account-menu [role=menuitem]").allInnerTexts(),
-    ["Profile", "Blocked players", "Change password", "Sign out", "Sign out everywhere"]);
+  assert.deepEqual(await page.locator("#account-menu [role=menuitem]:visible").allInnerTexts(),
+    ["Profile", "Blocked and muted players", "Change password", "Sign out", "Sign out everywhere"]);
   await shot(page, "account-menu-desktop");
   await page.keyboard.press("Escape");
   assert.ok(await page.locator("#account-menu").isHidden());

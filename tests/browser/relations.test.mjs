@@ -61,7 +61,7 @@ test("follow from the player page; the lobby's Following panel, online and offli
 
   // Bob's page: Challenge, Follow (told of his games by default), Block
   await playerPage(ann, "Bob_r");
-  assert.deepEqual(await ann.locator(".profile-head button:visible").allInnerTexts(), ["Challenge", "Follow", "Block"]);
+  assert.deepEqual(await ann.locator(".profile-head button:visible").allInnerTexts(), ["Challenge", "Follow", "Mute", "Block", "Report"]);
   assert.equal(await text(ann, "#pf-notify-field"), "Notify me of their games");
   assert.ok(await ann.isChecked("#pf-notify"));
   assert.ok(await ann.locator("#pf-challenge").isEnabled());
@@ -278,7 +278,7 @@ test("a block from the player page: asked first, both ways; unblocked from the l
   // in French: the buttons and the panel
   await cy.selectOption("#lang-select", "fr");
   await playerPage(cy, "Bob_r");
-  assert.deepEqual(await cy.locator(".profile-head button:visible").allInnerTexts(), ["Défier", "Suivre", "Bloquer"]);
+  assert.deepEqual(await cy.locator(".profile-head button:visible").allInnerTexts(), ["Défier", "Suivre", "Masquer", "Bloquer", "Signaler"]);
   assert.equal(await text(cy, "#pf-notify-field"), "Me prévenir de ses parties");
   await cy.click("#pf-follow");
   await cy.waitForFunction(() => document.querySelector("#pf-follow").textContent === "Ne plus suivre");

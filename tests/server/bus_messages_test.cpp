@@ -58,6 +58,8 @@ TEST_CASE("bus messages: every kind round-trips with its body") {
     CHECK(std::get<Moved>(round(Moved{"abc", "n3"}).message).owner == "n3");
     CHECK(std::holds_alternative<Sync>(round(Sync{"n2"}).message));
     CHECK(std::get<End>(round(End{"n2", "p1", "signed out"}).message).player == "p1");
+    CHECK(!std::get<End>(round(End{"n2", "p1", "signed out"}).message).closed);
+    CHECK(std::get<End>(round(End{"n2", "p1", "closed", true}).message).closed);
     CHECK(std::holds_alternative<Handover>(round(Handover{"n2"}).message));
     CHECK(std::get<Rewatch>(round(Rewatch{"n2", "n1@ab", 3, "abc"}).message).code == "abc");
 }

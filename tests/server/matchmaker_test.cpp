@@ -12,7 +12,7 @@ namespace {
 struct FakeMember : Member {
     void deliver(Msg) override {}
     void adopt(const std::shared_ptr<Room>&) override {}
-    void end(std::string) override {}
+    void end(std::string, bool) override {}
 };
 
 }  // namespace
@@ -93,7 +93,6 @@ TEST_CASE("matchmaker: rated requests pair within a range that widens while they
     REQUIRE(at_once);
     CHECK(at_once->player.id == ann.id);
 }
-
 
 TEST_CASE("matchmaker: accounts that blocked one another are never paired") {
     Matchmaker mm;

@@ -1,8 +1,9 @@
 // Accounts in the page (protocol: register, login, logout, change_password; each answered by a
 // `welcome` with the request's ref or an `error` with it): the header's control ("Sign in" for a
-// guest; the username with a menu for an account: profile, blocked players (on the profile page:
-// relations.js), change password, sign out, sign out everywhere), the sign-in dialog with its register and sign-in forms, the change-password
-// dialog, and their errors in words next to the field they are about.
+// guest; the username with a menu for an account: profile, blocked and muted players (on the
+// profile page: relations.js), the moderators' page for a moderator (moderation.js), change
+// password, sign out, sign out everywhere), the sign-in dialog with its register and sign-in
+// forms, the change-password dialog, and their errors in words next to the field they are about.
 //
 // The token: every welcome's token replaces the stored one (net.js), so after a login the page
 // keeps the account's new token, and after a logout the new guest's. Registering keeps the
@@ -30,6 +31,8 @@ export function renderAccount() {
     $("account-name").textContent = acct.username;
     $("menu-profile").href = profileUrl(acct.username);
     $("menu-blocked").href = `${profileUrl(acct.username)}#blocked`;
+    // welcome.account.roles: the moderators' page is in the menu of a moderator
+    $("menu-mod").hidden = !(Array.isArray(acct.roles) && acct.roles.includes("moderator"));
   } else closeMenu();
 }
 
@@ -128,8 +131,11 @@ function checkNewPassword(id, value) {
 // (or null when the welcome answers none of them).
 export function accountWelcome(m, prev = null) {
   if (!pending || m.ref !== pending.ref) {
-    // signed out by another device (sign out everywhere, a new password): the token is void
-    if (prev?.account && !m.account && !m.ref) toast(t("acct.signedOutElsewhere"));
+    // signed out by another device (sign out everywhere, a new password: bad_token) or by a
+    // moderator who closed the account (account_closed): the token is void
+    const why = app.conn?.signedOut ?? "";
+    if (app.conn) app.conn.signedOut = null;
+    if (prev?.account && !m.account && !m.ref) toast(t(why === "account_closed" ? "acct.closedNow" : "acct.signedOutElsewhere"));
     return null;
   }
   const { kind } = pending;
@@ -210,7 +216,7 @@ export function setupAccount() {
     if (!ev.target.closest?.("#account-box")) closeMenu();
   });
   $("account-menu").addEventListener("keydown", (ev) => {
-    const items = [...$("account-menu").querySelectorAll("[role=menuitem]")];
+    const items = [...$("account-menu").querySelectorAll("[role=menuitem]")].filter((e) => !e.hidden);
     const i = items.indexOf(document.activeElement);
     if (ev.key === "Escape") {
       ev.preventDefault();
@@ -229,6 +235,11 @@ export function setupAccount() {
     ev.preventDefault();
     closeMenu();
     if (S.me?.account) app.navigate(`${profileUrl(S.me.account.username)}#blocked`);
+  });
+  $("menu-mod").addEventListener("click", (ev) => {
+    ev.preventDefault();
+    closeMenu();
+    app.navigate("/mod");
   });
   $("menu-password").addEventListener("click", () => {
     closeMenu();

@@ -10,7 +10,9 @@
 // And the Puzzle API (puzzles.js): GET /api/puzzles/next | daily | ID, POST /api/puzzles/ID/answer,
 // GET /api/puzzles/mine.
 // And the notifications of an account (notices.js): GET /api/notifications, POST
-// /api/notifications/read; its follows and blocks (relations.js): GET and POST /api/relations.
+// /api/notifications/read; its follows, blocks and mutes (relations.js): GET and POST
+// /api/relations; reports (report.js): POST /api/reports; and the moderators' API (moderation.js):
+// GET /api/mod/reports, POST /api/mod/actions, GET /api/mod/audit.
 // Failures are thrown as ApiError with a message fit to show (HTTP status and the server's words)
 // and the server's error code (`code`: "busy", "no_puzzle", …; null when it gave none).
 import { t } from "./i18n.js";
@@ -121,13 +123,41 @@ export function listNotifications(limit = 30) {
 // Marks notifications read: `ids` (an array of ids) or "all". Answers {unread}.
 export const markNotificationsRead = (ids) => postJson("/api/notifications/read", ids === "all" ? { all: true } : { ids });
 
-// ------------------------------------------------------------------ follow and block
+// ------------------------------------------------------------------ follow, block and mute
 // The account's relations (relations.js): {following: [{name, notify, online, playing, since}],
-// blocked: [{name, since}]}. POST {"follow": NAME[, "notify": false]}, {"unfollow"}, {"block"},
-// {"unblock"} answers the new lists the same way.
+// blocked: [{name, since}], muted: [{name, since}]}. POST {"follow": NAME[, "notify": false]},
+// {"unfollow"}, {"block"}, {"unblock"}, {"mute"}, {"unmute"} answers the new lists the same way
+// (a server without mutes sends no "muted": none then).
 function relationLists(d) {
   if (!Array.isArray(d.following) || !Array.isArray(d.blocked)) throw new ApiError(t("api.notJson"), 200);
+  if (!Array.isArray(d.muted)) d.muted = [];
   return d;
 }
 export const getRelations = () => getJson("/api/relations").then(relationLists);
 export const postRelation = (body) => postJson("/api/relations", body).then(relationLists);
+
+// ------------------------------------------------------------------ reports and moderation
+// A report of account `player` (report.js): {player, reason, text, game?}. Answers {id}.
+export const postReport = (body) => postJson("/api/reports", body).then((d) => {
+  if (!Number.isFinite(d.id)) throw new ApiError(t("api.notJson"), 200);
+  return d;
+});
+
+// The moderators' API (moderation.js). Reports, newest first: {reports: [...]}; `status` open or
+// handled.
+export function listReports(status = "open", limit = 50) {
+  const q = new URLSearchParams({ status, limit: String(limit) });
+  return getJson(`/api/mod/reports?${q}`).then((d) => {
+    if (!Array.isArray(d.reports)) throw new ApiError(t("api.notJson"), 200);
+    return d.reports;
+  });
+}
+// An action on an account: {player, action, minutes?, report?, note?}. Answers the audit entry.
+export const modAction = (body) => postJson("/api/mod/actions", body);
+// The audit log, newest first: [{id, at, moderator, action, player, report, minutes, note}].
+export function listAudit(limit = 100) {
+  return getJson(`/api/mod/audit?limit=${limit}`).then((d) => {
+    if (!Array.isArray(d.entries)) throw new ApiError(t("api.notJson"), 200);
+    return d.entries;
+  });
+}

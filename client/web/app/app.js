@@ -1,8 +1,9 @@
 // Trunkfield web client: routing, the server connection and its messages (proto/PROTOCOL.md).
 // Screens: lobby (lobby.js), game and spectator view (gamescreen.js over game.js and turn.js),
 // replay viewer (replay.js), How to play with its practice (howto.js); challenges (challenge.js),
-// an account's notifications (notices.js: the bell, the toast of a challenge) and its follows and
-// blocks (relations.js: the lobby's Following panel, the player page's buttons). The C++ rules
+// an account's notifications (notices.js: the bell, the toast of a challenge) and its follows,
+// blocks and mutes (relations.js: the lobby's Following panel, the player page's buttons),
+// reports (report.js) and the moderators' page (moderation.js). The C++ rules
 // run as WebAssembly (trunkfield-rules.js): they load in parallel with the first screen, and the
 // lobby works before they are ready; game messages wait for them.
 //
@@ -16,6 +17,7 @@
 //            /#local/ID   a game on this device (localgame.js), against the computer or two players
 //            /@/NAME      a player's page (ratings, their history, results, recent games)
 //            /players     the leaderboard (?category=blitz)
+//            /mod         the moderators' page (reports and the audit log)
 //            anything else: "page not found" (the server answers such an address 404 with this page)
 import { Rules } from "./trunkfield-rules.js";
 import { Connection } from "./net.js";
@@ -45,6 +47,8 @@ import { registerServiceWorker } from "./pwa.js";
 import { setupChallenge, challengeAnswered, translateChallengeForm, declineRefused } from "./challenge.js";
 import { setupNotes, notesWelcome, onNotification, renderNotes } from "./notices.js";
 import { setupRelations, relationsWelcome, renderFollowing, loadRelations } from "./relations.js";
+import { setupReport } from "./report.js";
+import { setupMod, renderMod, openMod, modWelcome } from "./moderation.js";
 
 const BOT_WAIT_MS = 3000;
 const rulesLoading = Rules.load(); // at once: in parallel with everything below
@@ -59,6 +63,7 @@ function parseRoute() {
   if (p) return { view: "profile", name: p[1] };
   if (/^\/players\/?$/.test(location.pathname))
     return { view: "leaderboard", category: new URLSearchParams(location.search).get("category") ?? "blitz" };
+  if (/^\/mod\/?$/.test(location.pathname)) return { view: "mod" };
   const hash = location.hash.replace(/^#\/?/, "");
   const r = hash.match(/^replay\/([A-Za-z0-9_-]+)$/);
   if (r) return { view: "replay", code: r[1].toLowerCase() };
@@ -100,6 +105,8 @@ function route() {
     openProfile(S.route.name);
   } else if (S.route.view === "leaderboard") {
     openLeaderboard(S.route.category);
+  } else if (S.route.view === "mod") {
+    openMod();
   }
   if (prev.view !== S.route.view || prev.code !== S.route.code || prev.name !== S.route.name) {
     window.scrollTo(0, 0);
@@ -121,7 +128,7 @@ function render() {
   renderNotes();
   const v = S.route.view;
   const screens = { lobby: "lobby", game: "game", replay: "replay", how: "howto", profile: "profile", leaderboard: "leaderboard",
-    notfound: "notfound", analysis: "analysis", editor: "editor", puzzles: "puzzles" };
+    notfound: "notfound", analysis: "analysis", editor: "editor", puzzles: "puzzles", mod: "mod" };
   for (const [view, id] of Object.entries(screens)) $(id).hidden = view !== v;
   for (const a of document.querySelectorAll(".nav a")) a.classList.toggle("active", a.dataset.view === v);
   if (v === "lobby") {
@@ -136,6 +143,7 @@ function render() {
   else if (v === "puzzles") renderPuzzles();
   else if (v === "profile") renderProfile();
   else if (v === "leaderboard") renderLeaderboard();
+  else if (v === "mod") renderMod();
   updateTitle();
 }
 
@@ -159,6 +167,7 @@ function baseTitle() {
   if (v === "profile") return t("title.profile", { name: S.profile?.data?.username ?? S.route.name });
   if (v === "leaderboard") return t("title.leaderboard");
   if (v === "notfound") return t("title.notfound");
+  if (v === "mod") return t("title.mod");
   return t("app.title");
 }
 function myTurnNow() {
@@ -224,6 +233,7 @@ function onWelcome(m) {
   accountWelcome(m, prev);
   notesWelcome(m);
   relationsWelcome(m);
+  modWelcome();
   S.quick = null; // a dropped connection withdrew any quick-match request
   // A setup or turn that was in flight when the connection dropped is sent again after the
   // watch below: if the server already had it, its event comes back with the missed ones
@@ -458,6 +468,8 @@ function main() {
   setupChallenge(); // after the lobby: its form has the create form's pieces
   setupNotes();
   setupRelations();
+  setupReport();
+  setupMod();
   setupGameControls();
   setupReplay();
   setupFlip();

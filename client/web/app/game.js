@@ -32,7 +32,7 @@ export function gameView(code) {
       away: { silver: null, bronze: null }, draft: null, history: [], error: null, notice: null, moves: null,
       watchSent: false, missing: null, browse: null, premove: null, abortReason: null,
       rematch: { offer: null, declined: null, next: null, unsupported: false, sent: false }, chatRooms: false,
-      rated: false, ratings: null, invitee: null, declined: null };
+      rated: false, ratings: null, invitee: null, declined: null, chatMuted: null };
     resetDraft(G);
     S.games.set(code, G);
   }
@@ -139,7 +139,7 @@ function positionsOf(v) {
   return out;
 }
 
-const chatLine = (c) => ({ name: String(c.from?.name ?? "?"), text: String(c.text ?? ""),
+const chatLine = (c) => ({ id: String(c.from?.id ?? ""), name: String(c.from?.name ?? "?"), text: String(c.text ?? ""),
   mine: !!S.me && c.from?.id === S.me.player_id, room: c.room === "spectators" ? "spectators" : "players" });
 
 // What every message may change, from the mirror's view `v`. The status is taken when the
@@ -271,10 +271,18 @@ export function onEvent(m, raw = null) {
       if (m.payload?.room) G.chatRooms = true; // the server knows rooms (see onSnapshot)
       // one of the player's own lines came back: no longer "sending"
       const i = S.me && p.from?.id === S.me.player_id ? G.chatOut.findIndex((c) => c.state === "sending" && c.text === p.text) : -1;
-      if (i >= 0) G.chatOut.splice(i, 1);
+      if (i >= 0) {
+        G.chatOut.splice(i, 1);
+        G.chatMuted = null; // the player may chat again
+      }
       if (p.room === "spectators") return "ok"; // not about the game
       break;
     }
+    case "hidden":
+      // A players' line this player may not read (its author blocked, muted or restricted by a
+      // moderator: PROTOCOL.md "Follow and block"): it takes its version, which the mirror
+      // counted, and shows nothing.
+      break;
     case "rematch_offer":
     case "rematch_decline":
     case "rematch":
@@ -369,14 +377,18 @@ export function onEvent(m, raw = null) {
 // An error answering a request about G. A refused setup/turn rolls the prediction back to the
 // server's position; a newer version on the error means events were missed: resynchronise. A
 // refused chat line (the oldest one still on its way: the server answers in order) is marked in
-// the chat with the reason.
+// the chat with the reason; a chat refused because a moderator muted the player says so under the
+// chat's input, in the server's words (until when).
 export function onGameError(G, m) {
+  // a moderator muted the player: the server's message says until when (shown under the input)
+  if (m.code === "chat_muted") G.chatMuted = { message: String(m.message ?? "") };
   const line = m.code?.startsWith("chat_") ? G.chatOut?.find((c) => c.state === "sending") : null;
   if (line) {
     line.state = "refused";
     line.reason = { code: m.code, message: m.message };
     return;
   }
+  if (m.code === "chat_muted") return;
   if (G.pending && m.ref && m.ref === G.pending.ref) {
     const what = G.pending.setup ? "setup" : "turn";
     settle(G);

@@ -1,20 +1,21 @@
 // The game screen: board between the two player cards, the result next to the board once the
 // game is over, status and instructions, the turn being built (or a premove), the clickable turn
 // list with browsing of earlier positions, draw/resign/claim, takebacks and more time
-// (takeback.js), chat. The same screen is the spectator view (no seat: read-only). Drawing only;
-// the model is game.js, the turn is turn.js.
+// (takeback.js), chat (with Report for the opponent and for a line's author: report.js). The same
+// screen is the spectator view (no seat: read-only). Drawing only; the model is game.js, the turn
+// is turn.js.
 import { $, h, other, SideName, sideName, variantText, tcText, errorText, playerName, flash } from "./dom.js";
-import { t } from "./i18n.js";
-import { renderBoard, renderLegend, cellName, key, unkey, arrival, isField } from "./board.js";
+import { t, lang, fmtDate } from "./i18n.js";
+import { renderBoard, renderLegend, cellName, key, unkey, arrival, isField, svgEl } from "./board.js";
 import { animateTurn } from "./anim.js";
 import { playSound } from "./sound.js";
-import { S, app, send, sendCreate, mySide } from "./state.js";
+import { S, app, send, sendCreate, mySide, botLevel } from "./state.js";
 import { turnPhase, drafting, legalMoves, elephantReady, draftResult, candidates, facingChoices, draftTurn,
   onCell, chooseFacing, toggleBurnt, canSend, canBurn, sendDraft, undo } from "./turn.js";
 import { Rules } from "./trunkfield-rules.js";
 import { renderCards, tickClocks, clockMs, lowTimeMs } from "./players.js";
 import { renderResult, setupResult, sameSettings, resultWords } from "./result.js";
-import { categoryName, categoryOf } from "./ratings.js";
+import { categoryName, categoryOf, isAccount } from "./ratings.js";
 import { boardFlipped, renderFlipButtons } from "./flip.js";
 import { randomSetup, lastSetup, fillSetup } from "./setupfill.js";
 import { renderTakeback, setupTakeback } from "./takeback.js";
@@ -24,6 +25,7 @@ import { setupBoardPrefs } from "./boardprefs.js";
 import { isLocalCode, localPath } from "./device.js";
 import { againLocal } from "./localgame.js";
 import { challengeRole, challengeStatus, renderChallengeBox, knownChallenge } from "./challenge.js";
+import { openReport, canReport } from "./report.js";
 
 const current = () => (S.route.view === "game" ? S.games.get(S.route.code) : null);
 const CHAT_KEY = "trunkfield.chat";
@@ -377,27 +379,79 @@ function renderTurnList(G) {
   }
 }
 
+// The opponent's seat, when the page's player may report it (an account, not the computer).
+function reportable(G, player) {
+  return !!player && !botLevel(player) && canReport(player.name) && isAccount(player, G.rated);
+}
+
+// A small flag (an SVG: emoji fonts are not everywhere).
+function flagIcon() {
+  const svg = svgEl("svg", { viewBox: "0 0 16 16", width: 13, height: 13, "aria-hidden": "true", class: "flag-icon" });
+  svgEl("path", { d: "M3.5 15V1.5M3.5 2h9l-2 3.5 2 3.5h-9", class: "flag-shape" }, svg);
+  return svg;
+}
+
+// "Report NAME" in the chat's head: the opponent, from a seated account (a spectator reports a
+// line's author with its flag).
+function renderReportOpponent(G) {
+  const side = mySide(G);
+  const opp = side ? G.players[other(side)] : null;
+  const b = $("report-opp");
+  b.hidden = !reportable(G, opp);
+  if (b.hidden) return;
+  b.textContent = t("report.opponent", { name: opp.name });
+  b.dataset.name = opp.name;
+}
+
 function renderChat(G) {
   const hidden = chatHidden();
   const side = mySide(G);
   const unseen = G.chat.length - (G.chatSeen ?? 0);
+  renderReportOpponent(G);
   $("chat-toggle").textContent = !hidden ? t("chat.hide") : unseen > 0 ? t("chat.showNew", { n: unseen }) : t("chat.show");
   if (!hidden) G.chatSeen = G.chat.length;
   $("chat-toggle").setAttribute("aria-pressed", hidden ? "true" : "false");
   $("chat-body").hidden = hidden;
   if (hidden) return;
   const chat = $("chat-log");
-  // The player's own lines not yet back from the server (greyed), or refused (with the reason).
-  const out = (G.chatOut ?? []).map((c) => h("div", { class: `chat-line mine ${c.state}` },
-    h("b", { class: "chat-name", text: `${S.me?.name ?? ""}: ` }), h("span", { class: "chat-text", text: c.text }),
-    c.state === "refused" ? h("span", { class: "chat-why", text: ` ${t("chat.refused", { reason: errorText(c.reason) })}` }) : null));
-  chat.replaceChildren(...G.chat.map((c) => h("div", { class: `chat-line${c.room === "spectators" ? " spect-room" : ""}${c.mine ? " mine" : ""}` },
-    c.room === "spectators" ? h("span", { class: "chat-room", text: t("chat.spectatorsTag") }) : null,
-    h("b", { class: "chat-name", text: `${c.name}: ` }), h("span", { class: "chat-text", text: c.text }))), ...out);
-  chat.scrollTop = chat.scrollHeight;
+  // Each line of another account may be reported with the flag after its author's name.
+  const flags = G.chat.map((c) => !c.mine && reportable(G, { id: c.id, name: c.name }));
+  // redrawn when it changed only: a flag with the focus stays while the page redraws
+  const sig = `${lang()}|${G.code}|${G.chat.length}|${G.chat[0]?.text ?? ""}|${G.chat.at(-1)?.name ?? ""}:${G.chat.at(-1)?.text ?? ""}|` +
+    `${flags.map(Number).join("")}|${(G.chatOut ?? []).map((c) => `${c.state}:${c.text}`).join("\n")}`;
+  if (chat.dataset.sig !== sig) {
+    chat.dataset.sig = sig;
+    // The player's own lines not yet back from the server (greyed), or refused (with the reason).
+    const out = (G.chatOut ?? []).map((c) => h("div", { class: `chat-line mine ${c.state}` },
+      h("b", { class: "chat-name", text: `${S.me?.name ?? ""}: ` }), h("span", { class: "chat-text", text: c.text }),
+      c.state === "refused" ? h("span", { class: "chat-why", text: ` ${t("chat.refused", { reason: errorText(c.reason) })}` }) : null));
+    chat.replaceChildren(...G.chat.map((c, i) => h("div", { class: `chat-line${c.room === "spectators" ? " spect-room" : ""}${c.mine ? " mine" : ""}` },
+      c.room === "spectators" ? h("span", { class: "chat-room", text: t("chat.spectatorsTag") }) : null,
+      h("b", { class: "chat-name", text: `${c.name}: ` }),
+      flags[i] ? h("button", { type: "button", class: "chat-report", "aria-label": t("report.line", { name: c.name }), title: t("report.line", { name: c.name }),
+        onclick: () => openReport(c.name, isLocalCode(G.code) ? null : G.code, "abuse") }, flagIcon()) : null,
+      h("span", { class: "chat-text", text: c.text }))), ...out);
+    chat.scrollTop = chat.scrollHeight;
+  }
   $("chat-form").hidden = G.status === "cancelled";
   $("chat-input").placeholder = side ? t("chat.placeholderPlayer") : G.chatRooms ? t("chat.placeholderSpectatorRoom") : t("chat.placeholderSpectator");
+  // muted by a moderator: the server's words, under the input, until a line goes through again
+  const muted = $("chat-muted");
+  muted.hidden = !G.chatMuted;
+  muted.textContent = G.chatMuted ? mutedWords(G.chatMuted.message) : "";
 }
+
+// The server's chat_muted message ("a moderator muted your chat until 2026-12-05 23:46 UTC") in
+// the page's language and time zone when it reads as that; else in the server's own words.
+function mutedWords(message) {
+  const m = /until (\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::\d{2})?\s*(?:UTC|Z)/.exec(message ?? "");
+  if (m) {
+    const at = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5]));
+    return t("chat.mutedUntil", { date: fmtDate(at.toISOString()) });
+  }
+  return t("chat.muted", { message: message || t("err.chat_muted") });
+}
+
 
 // A turn in words, for screen readers (the live region, the turn list): "elephant a3 to b3,
 // collected 1 trunk, guardian W5 to W4, captured bronze a4". `before`/`after`: the positions
@@ -665,6 +719,10 @@ export function setupGameControls() {
   $("setup-random").addEventListener("click", act((G) => turnPhase(G) === "setup" && fillSetup(G, randomSetup(G))));
   $("setup-last").addEventListener("click", act((G) => turnPhase(G) === "setup" && fillSetup(G, lastSetup(G))));
   $("cancel-game").addEventListener("click", () => send({ type: "cancel_game", code: S.route.code }));
+  $("report-opp").addEventListener("click", () => {
+    const name = $("report-opp").dataset.name;
+    if (name && S.route.code) openReport(name, S.route.code);
+  });
   $("chat-toggle").addEventListener("click", () => {
     localStorage.setItem(CHAT_KEY, chatHidden() ? "shown" : "hidden");
     app.render();

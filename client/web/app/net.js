@@ -28,6 +28,7 @@ export class Connection {
     this.lastPing = 0;
     this.sentAt = 0; // when the outstanding ping (or hello) left
     this.rtt = 0; // smoothed round trip, ms
+    this.signedOut = null; // the error code when the server revoked this connection's token
     this.timer = setInterval(() => this.beat(), 500);
   }
 
@@ -89,10 +90,13 @@ export class Connection {
         this.onMessage(m, null);
         return;
       }
-      if (m.type === "error" && m.code === "bad_token") {
+      if (m.type === "error" && (m.code === "bad_token" || (m.code === "account_closed" && !m.ref))) {
         // At the hello: the server forgot us (a new database). Later: this account was signed
-        // out by another connection (sign out everywhere, a new password), and the server closes
-        // this one. Either way the token is void: start over as a new player.
+        // out by another connection (sign out everywhere, a new password: bad_token) or a
+        // moderator closed the account (account_closed), and the server closes this one. Either
+        // way the token is void: start over as a new player (account.js says why at the next
+        // welcome).
+        if (this.ready) this.signedOut = m.code;
         localStorage.removeItem(TOKEN_KEY);
         ws.close();
         return;

@@ -5,7 +5,9 @@
 // (`{"type":"notification"}`): the count goes up, and a challenge shows at once, wherever the
 // player is in the app, in a toast with Accept, Decline and Open; the challenger's "accepted" and
 // "declined" show there too when the page is not the game's, and so does a followed account
-// starting a game ("NAME started a game", with Watch: relations.js). Guests have no bell.
+// starting a game ("NAME started a game", with Watch: relations.js). A moderator's warning
+// (kind warning, with its note) shows in the toast until closed, and a report of the player's
+// that was handled (kind report_handled: report, player, outcome) for a while. Guests have no bell.
 import { $, h } from "./dom.js";
 import { t, fmtDate, lang } from "./i18n.js";
 import { S, app } from "./state.js";
@@ -16,6 +18,7 @@ import { challengeSettings, declineWords, acceptChallenge, declineChallenge } fr
 import { followedStarted } from "./relations.js";
 
 const NOTE_KINDS = ["challenge", "challenge_accepted", "challenge_declined", "followed_game"];
+const GAMELESS_KINDS = ["warning", "report_handled"]; // about no game: shown on any page
 const NOTE_CODE = /^[A-Za-z0-9]{1,16}$/;
 let notesSeq = 0;
 let toastNote = null; // the notification in the toast
@@ -98,6 +101,12 @@ function noteWords(n) {
   if (n.kind === "challenge_accepted") return { text: t("notes.accepted", { name: who(n.by) }), detail: "" };
   if (n.kind === "challenge_declined") return { text: t("notes.declined", { name: who(n.by) }), detail: declineWords(n.reason) };
   if (n.kind === "followed_game") return { text: t("notes.followed", { name: who(n.player) }), detail: "" };
+  if (n.kind === "warning") return { text: t("notes.warning"), detail: String(n.note ?? "") };
+  if (n.kind === "report_handled") {
+    const name = typeof n.player === "string" ? n.player : who(n.player);
+    return { text: t("notes.reportHandled", { id: n.report ?? "?", name }),
+      detail: t(n.outcome === "no_action" ? "notes.noAction" : "notes.actionTaken") };
+  }
   return { text: t("notes.other"), detail: "" };
 }
 
@@ -181,6 +190,7 @@ export function onNotification(m) {
   if (!n.read) N.unread++;
   if (n.kind === "followed_game") followedStarted(String(n.player?.name ?? ""), n.game);
   if (NOTE_KINDS.includes(n.kind) && n.game && !(S.route.view === "game" && S.route.code === n.game)) showNoteToast(n);
+  else if (GAMELESS_KINDS.includes(n.kind)) showNoteToast(n);
   renderNotes();
 }
 
@@ -190,7 +200,7 @@ function showNoteToast(n) {
   const box = $("note-toast");
   box.hidden = false;
   box.dataset.kind = n.kind;
-  box.dataset.game = n.game;
+  box.dataset.game = n.game ?? "";
   const w = noteWords(n);
   $("note-toast-text").textContent = w.text;
   $("note-toast-detail").textContent = w.detail;
@@ -200,9 +210,9 @@ function showNoteToast(n) {
   $("note-decline").hidden = !challenge;
   const followed = n.kind === "followed_game";
   $("note-watch").hidden = !followed;
-  $("note-open").hidden = n.kind === "challenge_declined" || followed;
-  // a challenge waits for its answer; the challenger's news goes after a while
-  if (!challenge) noteToastTimer = setTimeout(hideNoteToast, 10000);
+  $("note-open").hidden = n.kind === "challenge_declined" || followed || !n.game;
+  // a challenge waits for its answer, a warning until it is closed; other news goes after a while
+  if (!challenge && n.kind !== "warning") noteToastTimer = setTimeout(hideNoteToast, 10000);
 }
 function hideNoteToast() {
   toastNote = null;
@@ -250,5 +260,10 @@ export function setupNotes() {
   }));
   $("note-open").addEventListener("click", toastAction((n) => app.navigate(`/g/${n.game}`)));
   $("note-watch").addEventListener("click", toastAction((n) => app.navigate(`/g/${n.game}`)));
-  $("note-close").addEventListener("click", hideNoteToast);
+  $("note-close").addEventListener("click", () => {
+    // a warning or a handled report, closed, has been read (a challenge waits for its answer)
+    const n = toastNote;
+    if (n && GAMELESS_KINDS.includes(n.kind) && !n.read) markNotesRead([n.id]);
+    hideNoteToast();
+  });
 }

@@ -1,8 +1,8 @@
 // A player's page, /@/NAME (history API: GET /api/players/NAME): the ratings per category, the
 // rating history of one category as a chart (inline SVG, drawn here), wins, draws and losses
 // by colour, and the recent games, each a link to /g/CODE. An account on another account's page
-// may challenge it (challenge.js), follow it and block it (relations.js); on its own page it
-// finds the players it blocks.
+// may challenge it (challenge.js), follow, mute and block it (relations.js) and report it
+// (report.js); on its own page it finds the players it blocks and those it mutes.
 import { $, h, other, SideName, tcText, variantText } from "./dom.js";
 import { t, fmtDate, lang } from "./i18n.js";
 import { S, app } from "./state.js";
@@ -11,6 +11,7 @@ import { svgEl } from "./board.js";
 import { ALL_RATINGS, categoryName, categoryOf, ratingText, playerLink } from "./ratings.js";
 import { renderChallengeButton } from "./challenge.js";
 import { loadRelations, renderProfileRelations, renderBlockedList } from "./relations.js";
+import { renderReportButton } from "./report.js";
 
 // S.profile: {name, data, error, loading, cat}
 export function openProfile(name) {
@@ -44,6 +45,7 @@ export function renderProfile() {
   const d = P.data;
   renderChallengeButton(d);
   renderProfileRelations(d);
+  renderReportButton(d);
   if (!d) {
     $("pf-since").textContent = "";
     return;

@@ -1,12 +1,14 @@
-// Following and blocking other accounts (proto/PROTOCOL.md "Follow and block"; GET and POST
-// /api/relations with the account's token), lichess's way:
+// Following, blocking and muting other accounts (proto/PROTOCOL.md "Follow and block"; GET and
+// POST /api/relations with the account's token), lichess's way:
 // - a player's page (profile.js) of another account: Follow / Unfollow with "Notify me of their
-//   games", and Block / Unblock (Block asks first and says what it does); while the account
-//   blocks the player, the page's Challenge button is off and says why;
+//   games", Mute / Unmute (their chat lines are no longer shown, in any game; they are not told),
+//   and Block / Unblock (Block asks first and says what it does); while the account blocks the
+//   player, the page's Challenge button is off and says why;
 // - the lobby's "Following" panel: each account followed with a dot (online or not), a Watch
 //   link to the public game it plays, and a Challenge shortcut (challenge.js's form); loaded when
 //   the lobby is shown and every 30 s while it is in front;
-// - the account's own page: its blocked players, each with Unblock.
+// - the account's own page: its blocked players, each with Unblock, and beside them its muted
+//   ones, each with Unmute.
 // A followed account starting a game is a notification (notices.js: kind followed_game).
 import { $, h } from "./dom.js";
 import { t, lang } from "./i18n.js";
@@ -19,15 +21,16 @@ import { playerLink } from "./ratings.js";
 const REL_POLL_MS = 30000;
 let relSeq = 0;
 
-// S.rel: {for (player id), following, blocked, loading, loaded, error, at, busy (a name being
-// changed), fail ({name, text}: the last change refused, said on that player's page)}
-const freshRel = (playerId = null) => ({ for: playerId, following: [], blocked: [], loading: false, loaded: false, error: null,
-  at: 0, busy: null, fail: null });
+// S.rel: {for (player id), following, blocked, muted, loading, loaded, error, at, busy (a name
+// being changed), fail ({name, text}: the last change refused, said on that player's page)}
+const freshRel = (playerId = null) => ({ for: playerId, following: [], blocked: [], muted: [], loading: false, loaded: false,
+  error: null, at: 0, busy: null, fail: null });
 S.rel = freshRel();
 
 const sameName = (a, b) => String(a ?? "").toLowerCase() === String(b ?? "").toLowerCase();
 export const followOf = (name) => S.rel.following.find((f) => sameName(f.name, name)) ?? null;
 export const blockOf = (name) => S.rel.blocked.find((b) => sameName(b.name, name)) ?? null;
+export const muteOf = (name) => S.rel.muted.find((m) => sameName(m.name, name)) ?? null;
 
 // The lists as the server answers them, kept when they can be shown.
 function takeRelations(R, d) {
@@ -35,7 +38,9 @@ function takeRelations(R, d) {
   R.following = d.following.filter(named).map((f) => ({ name: f.name, notify: f.notify !== false, online: !!f.online,
     playing: typeof f.playing === "string" && /^[A-Za-z0-9]{1,16}$/.test(f.playing) ? f.playing.toLowerCase() : null,
     since: Number.isFinite(f.since) ? f.since : null }));
-  R.blocked = d.blocked.filter(named).map((b) => ({ name: b.name, since: Number.isFinite(b.since) ? b.since : null }));
+  const dated = (b) => ({ name: b.name, since: Number.isFinite(b.since) ? b.since : null });
+  R.blocked = d.blocked.filter(named).map(dated);
+  R.muted = d.muted.filter(named).map(dated);
   R.loaded = true;
   R.error = null;
   R.at = Date.now();
@@ -89,7 +94,8 @@ function relationError(e, name) {
   return t("rel.failed", { reason: e.message });
 }
 
-// One change: {follow: NAME, notify}, {unfollow}, {block}, {unblock}. The lists come back.
+// One change: {follow: NAME, notify}, {unfollow}, {block}, {unblock}, {mute}, {unmute}. The lists
+// come back.
 function relate(verb, name, notify = true) {
   const R = S.rel;
   if (!S.me?.account || R.busy) return;
@@ -105,7 +111,7 @@ function relate(verb, name, notify = true) {
     takeRelations(R, d);
     const words = {
       follow: before ? (notify ? "follow.notifyOn" : "follow.notifyOff") : (notify ? "follow.done" : "follow.doneQuiet"),
-      unfollow: "follow.undone", block: "block.done", unblock: "block.undone",
+      unfollow: "follow.undone", block: "block.done", unblock: "block.undone", mute: "mute.done", unmute: "mute.undone",
     }[verb];
     toast(t(words, { name }));
   }, (e) => {
@@ -140,6 +146,14 @@ export function renderProfileRelations(d) {
   if (box.hidden) return;
   const f = followOf(d.username);
   const busy = !!R.busy;
+  // a block hides the chat both ways already: Mute is offered while not blocked (Unmute always)
+  const muted = !!muteOf(d.username);
+  const mute = $("pf-mute");
+  mute.hidden = blocked && !muted;
+  mute.textContent = t(muted ? "mute.unmute" : "mute.mute");
+  mute.setAttribute("aria-pressed", muted ? "true" : "false");
+  mute.title = t(muted ? "mute.unmuteHint" : "mute.muteHint", { name: d.username });
+  mute.disabled = busy;
   const follow = $("pf-follow");
   follow.hidden = blocked;
   follow.textContent = t(f ? "follow.unfollow" : "follow.follow");
@@ -219,30 +233,38 @@ export function renderFollowing() {
 // ------------------------------------------------------------------ the account's own page
 let blockedShownFor = null; // the page (S.profile) whose address #blocked was scrolled to
 
-// The list of blocked players, with Unblock; the address /@/NAME#blocked (the account menu's
-// "Blocked players") shows it.
+// The lists of blocked and of muted players, side by side, with Unblock and Unmute; the address
+// /@/NAME#blocked (the account menu's "Blocked and muted players") shows them.
 export function renderBlockedList(d) {
   const R = S.rel;
   const mine = S.me?.account?.username;
   const own = !!(d?.username && mine && sameName(mine, d.username));
   const card = $("pf-blocked-card");
   card.hidden = !own || !R.loaded;
+  $("pf-muted-card").hidden = card.hidden;
   if (card.hidden) return;
   if (location.hash === "#blocked" && blockedShownFor !== S.profile) {
     blockedShownFor = S.profile;
     setTimeout(() => card.scrollIntoView({ block: "start" }), 0);
   }
-  $("pf-blocked-empty").hidden = R.blocked.length > 0;
+  relationList("pf-blocked", R.blocked, "block.since", "unblock", "block.unblock", "block.unblockLabel");
+  relationList("pf-muted", R.muted, "mute.since", "unmute", "mute.unmute", "mute.unmuteLabel");
+}
+
+// One of those lists (#ID, its empty note #ID-empty): each name with its date and the button undoing it.
+function relationList(id, list, sinceKey, verb, label, ariaLabel) {
+  const R = S.rel;
+  $(`${id}-empty`).hidden = list.length > 0;
   const fmt = (ms) => new Date(ms).toLocaleDateString(lang(), { dateStyle: "medium" });
-  const ul = $("pf-blocked");
-  const sig = `${lang()}|${R.busy ?? ""}|${R.blocked.map((b) => b.name).join(",")}`;
+  const ul = $(id);
+  const sig = `${lang()}|${R.busy ?? ""}|${list.map((b) => b.name).join(",")}`;
   if (ul.dataset.sig === sig) return;
   ul.dataset.sig = sig;
-  ul.replaceChildren(...R.blocked.map((b) => h("li", { "data-name": b.name },
+  ul.replaceChildren(...list.map((b) => h("li", { "data-name": b.name },
     h("span", { class: "who" }, playerLink({ name: b.name }, { rated: true })),
-    h("span", { class: "what", text: b.since ? t("block.since", { date: fmt(b.since) }) : "" }),
-    h("button", { type: "button", class: "small unblock", text: t("block.unblock"), "aria-label": t("block.unblockLabel", { name: b.name }),
-      disabled: !!R.busy, onclick: () => relate("unblock", b.name) }))));
+    h("span", { class: "what", text: b.since ? t(sinceKey, { date: fmt(b.since) }) : "" }),
+    h("button", { type: "button", class: `small ${verb}`, text: t(label), "aria-label": t(ariaLabel, { name: b.name }),
+      disabled: !!R.busy, onclick: () => relate(verb, b.name) }))));
 }
 
 // ------------------------------------------------------------------ setup
@@ -258,6 +280,10 @@ export function setupRelations() {
   $("pf-notify").addEventListener("change", () => {
     const name = pageName();
     if (name && followOf(name)) relate("follow", name, $("pf-notify").checked);
+  });
+  $("pf-mute").addEventListener("click", () => {
+    const name = pageName();
+    if (name) relate(muteOf(name) ? "unmute" : "mute", name);
   });
   $("pf-block").addEventListener("click", () => {
     const name = pageName();
