@@ -151,11 +151,12 @@ def main():
                 fail("a turn was refused before the disk filled")
 
         # Fill the file system; the next writes of game A cannot be saved.
-        with open(os.path.join(mnt, "filler"), "wb") as f:
+        # Unbuffered: a write the file system takes in part leaves nothing behind in a buffer
+        # for close() to fail on (how much room is left depends on the store's size).
+        with open(os.path.join(mnt, "filler"), "wb", buffering=0) as f:
             try:
-                while True:
-                    f.write(b"\0" * 65536)
-                    f.flush()
+                while f.write(b"\0" * 65536):
+                    pass
             except OSError:
                 pass
         err = None
