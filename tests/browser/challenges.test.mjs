@@ -7,10 +7,14 @@
 // Bob's bell lists both challenges, "Mark all read" drops the count (on the server too); a line
 // of Ann's list opens its game and is read. Declining from the toast (the challenger is told), a
 // challenge cancelled before the answer, a challenge to no account, the form in French.
+// "Tell my followers when I start a game" on one's own page (POST {"announce"}): off, a follower
+// is not told of a public game; on again, told. On this device: the bell's "Notify me on this
+// device" asks the browser; a challenge arriving while the page is hidden is a system
+// notification from the service worker; a game_over notification in words ("you lost").
 // Screenshots (TF_ARTIFACTS): challenge-*.png, bell-*.png (Ann on a desktop, Bob on a phone).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DESKTOP, PHONE, serverAndBrowser, PageProblems, tcpAccount, accountPage as newAccountPage, shot } from "./lib.mjs";
+import { DESKTOP, PHONE, serverAndBrowser, PageProblems, TcpPlayer, tcpAccount, accountPage as newAccountPage, shot, sleep } from "./lib.mjs";
 
 let server, browser;
 const problems = new PageProblems();
@@ -226,4 +230,144 @@ test("declined from the toast; a challenge gone meanwhile; a challenge to no acc
   assert.equal(await text(zoe, "#ch-send"), "Envoyer le défi");
   await shot(zoe, "challenge-dialog-fr-desktop");
   await zoe.context().close();
+});
+
+// The relations' answer as the server has it, for the page's account.
+const relations = (page) => page.evaluate(async () => {
+  const r = await fetch("/api/relations", { headers: { Authorization: `Bearer ${localStorage.getItem("trunkfield.token")}` } });
+  return r.json();
+});
+
+test("'Tell my followers when I start a game' on one's own page, kept by the server", async () => {
+  const eve = await accountPage("Eve_c", DESKTOP);
+  assert.equal((await relations(eve)).announce, true, "yes by default");
+  await eve.goto(`${server.base}/@/Eve_c`);
+  await eve.waitForSelector("#pf-announce-card:not([hidden])");
+  assert.equal((await text(eve, "#pf-announce-card label")).trim(), "Tell my followers when I start a game");
+  assert.ok(await eve.locator("#pf-announce").isChecked());
+  await eve.uncheck("#pf-announce");
+  await eve.waitForFunction(() => /no longer be told/.test(document.querySelector("#toast").textContent));
+  assert.equal((await relations(eve)).announce, false);
+  // Gus follows Eve (told of her games); Eve (a second connection of hers) starts a public game
+  // with Hal: Gus is not told
+  const gus = await tcpAccount(server, "Gus_c");
+  const hal = await tcpAccount(server, "Hal_c");
+  const http = (tok, path, body) => fetch(`${server.base}${path}`, { method: body ? "POST" : "GET",
+    headers: { Authorization: `Bearer ${tok}`, "Content-Type": "application/json" }, body: body ? JSON.stringify(body) : undefined }).then((r) => r.json());
+  assert.equal((await http(gus.token, "/api/relations", { follow: "Eve_c" })).following[0].notify, true);
+  const eveTcp = await TcpPlayer.connect(server.tcpPort, null, eve.token);
+  const publicGame = async (ref) => {
+    eveTcp.send({ type: "create_game", variant: { size: 7, elephants: 3, burnt: 2, quiet: 30 }, time_control: null, color: "silver", public: true, ref });
+    const made = await eveTcp.next((m) => m.ref === ref);
+    assert.equal(made.type, "game_created", JSON.stringify(made));
+    hal.send({ type: "join_game", code: made.code });
+    await hal.next((m) => m.type === "snapshot" && m.game === made.code);
+    return made.code;
+  };
+  const gusNotes = () => http(gus.token, "/api/notifications").then((d) => d.notifications.map((n) => [n.kind, n.game]));
+  await publicGame("g1");
+  await sleep(700);
+  assert.deepEqual(await gusNotes(), [], "Eve does not announce her games");
+  // after a reload the box says what the server has
+  await eve.reload();
+  await eve.waitForSelector("#pf-announce-card:not([hidden])");
+  await eve.waitForFunction(() => window.trunkfield.S.rel.loaded);
+  assert.ok(!(await eve.locator("#pf-announce").isChecked()));
+  await eve.check("#pf-announce");
+  await eve.waitForFunction(() => window.trunkfield.S.rel.announce === true && !window.trunkfield.S.rel.busy);
+  assert.equal((await relations(eve)).announce, true);
+  const second = await publicGame("g2");
+  let notes = [];
+  for (let i = 0; i < 50 && !notes.length; i++, await sleep(100)) notes = await gusNotes();
+  assert.deepEqual(notes, [["followed_game", second]], "announced again");
+  for (const p of [gus, hal, eveTcp]) p.close();
+  // another account's page has no such box
+  (await tcpAccount(server, "Fay_c")).close();
+  await eve.goto(`${server.base}/@/Fay_c`);
+  await eve.waitForSelector("#pf-body:not([hidden])");
+  assert.ok(await eve.locator("#pf-announce-card").isHidden());
+  await eve.selectOption("#lang-select", "fr");
+  await eve.goto(`${server.base}/@/Eve_c`);
+  await eve.waitForSelector("#pf-announce-card:not([hidden])");
+  assert.equal((await text(eve, "#pf-announce-card label")).trim(), "Prévenir mes abonnés quand je commence une partie");
+  await eve.context().close();
+});
+
+test("on this device: asked from the bell's panel; a challenge while the page is hidden is a system notification; game_over in words", async () => {
+  const bob = await accountPage("Bob_n", DESKTOP);
+  const ctx = bob.context();
+  // the service worker is there (pwa.js registers it once the page has loaded)
+  await bob.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+  // never asked on load: the panel offers it
+  assert.equal(await bob.evaluate(() => Notification.permission), "default");
+  await bob.click("#bell-btn");
+  await bob.waitForSelector("#bell-push:not([hidden])");
+  assert.equal(await text(bob, "#bell-push-btn"), "Notify me on this device");
+  await shot(bob, "bell-push-desktop");
+  await ctx.grantPermissions(["notifications"], { origin: server.base });
+  await bob.click("#bell-push-btn");
+  await bob.waitForSelector("#bell-push", { state: "hidden" });
+  await bob.click("#bell-btn"); // closed
+  await bob.waitForSelector("#bell-panel", { state: "hidden" });
+
+  // the page hidden (as when another tab is in front)
+  await bob.evaluate(() => {
+    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => "hidden" });
+    Object.defineProperty(document, "hidden", { configurable: true, get: () => true });
+    document.dispatchEvent(new Event("visibilitychange"));
+  });
+  // spy on showNotification too: what the page asked for, whether or not the system shows it
+  await bob.evaluate(() => navigator.serviceWorker.ready.then((reg) => {
+    window.shown = [];
+    const show = reg.showNotification.bind(reg);
+    reg.showNotification = (title, opts) => {
+      window.shown.push({ title, opts });
+      return show(title, opts);
+    };
+  }));
+  const tom = await tcpAccount(server, "Tom_n");
+  tom.send({ type: "create_game", to: "Bob_n", time_control: null, color: "random", public: false, ref: "t1" });
+  const made = await tom.next((m) => m.ref === "t1");
+  await bob.waitForFunction(() => window.shown.length === 1);
+  const asked = await bob.evaluate(() => window.shown[0]);
+  assert.equal(asked.title, "Tom_n challenges you");
+  assert.match(asked.opts.tag, /^tf-\d+$/);
+  assert.deepEqual(asked.opts.data, { url: `/g/${made.code}` });
+  const titles = await bob.waitForFunction(async () => {
+    const got = (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => n.title);
+    return got.length ? got : null;
+  }, null, { timeout: 5000 }).then((h) => h.jsonValue());
+  assert.deepEqual(titles, ["Tom_n challenges you"], "headless Chromium keeps the service worker's notifications");
+
+  // a game of Bob's that ended while he was away, in words (his side asked of the history API)
+  const tomSide = await bob.evaluate(async (c) => {
+    const d = await (await fetch(`/api/games/${c}`)).json();
+    return d.players.silver?.name === "Tom_n" ? "silver" : "bronze";
+  }, made.code);
+  await bob.evaluate(({ code, tomSide }) => window.trunkfield.deliver({ type: "notification", id: 990001, kind: "game_over", at: Date.now(), read: false,
+    game: code, result: { over: true, reason: "resign", winner: tomSide, score: { silver: 3, bronze: 1 }, to_move: null }, opponent: { id: "x", name: "Tom_n" } }),
+  { code: made.code, tomSide });
+  await bob.evaluate(() => {
+    delete document.visibilityState;
+    delete document.hidden;
+    document.dispatchEvent(new Event("visibilitychange"));
+  });
+  await bob.click("#bell-btn");
+  const line = bob.locator('#bell-list li[data-kind="game_over"]');
+  await bob.waitForFunction(() => /you lost/.test(document.querySelector('#bell-list li[data-kind="game_over"]')?.textContent ?? ""));
+  assert.match(await line.innerText(), /Your game against Tom_n is over: you lost/);
+  assert.equal(await line.locator("a").getAttribute("href"), `/g/${made.code}`);
+  const sys = await bob.evaluate(() => window.shown.at(-1));
+  assert.equal(sys.opts.tag, "tf-990001");
+  assert.deepEqual(sys.opts.data, { url: `/g/${made.code}` });
+  await shot(bob, "bell-game-over-desktop");
+  tom.close();
+  // refused: the panel says so, with no button
+  await bob.evaluate(() => Object.defineProperty(Notification, "permission", { configurable: true, get: () => "denied" }));
+  await bob.click("#bell-btn");
+  await bob.click("#bell-btn");
+  await bob.waitForSelector("#bell-push:not([hidden])");
+  assert.ok(await bob.locator("#bell-push-btn").isHidden());
+  assert.match(await text(bob, "#bell-push-note"), /blocks notifications/);
+  await ctx.close();
 });

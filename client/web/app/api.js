@@ -125,7 +125,7 @@ export const markNotificationsRead = (ids) => postJson("/api/notifications/read"
 
 // ------------------------------------------------------------------ follow, block and mute
 // The account's relations (relations.js): {following: [{name, notify, online, playing, since}],
-// blocked: [{name, since}], muted: [{name, since}]}. POST {"follow": NAME[, "notify": false]},
+// blocked: [{name, since}], muted: [{name, since}], announce}; POST {"announce": true|false} too. POST {"follow": NAME[, "notify": false]},
 // {"unfollow"}, {"block"}, {"unblock"}, {"mute"}, {"unmute"} answers the new lists the same way
 // (a server without mutes sends no "muted": none then).
 function relationLists(d) {

@@ -499,7 +499,7 @@ function main() {
   app.conn.connect();
   // The app kept on the device (offline play, installing); a newer build taking over says so.
   $("update-reload").addEventListener("click", () => location.reload());
-  registerServiceWorker(() => ($("update-note").hidden = false));
+  registerServiceWorker(() => ($("update-note").hidden = false), (url) => navigate(url));
   rulesLoading.then(() => {
     S.rulesReady = true;
     for (const [m, raw] of waiting.splice(0)) onGameMessage(m, raw);

@@ -7,17 +7,24 @@
 // "declined" show there too when the page is not the game's, and so does a followed account
 // starting a game ("NAME started a game", with Watch: relations.js). A moderator's warning
 // (kind warning, with its note) shows in the toast until closed, and a report of the player's
-// that was handled (kind report_handled: report, player, outcome) for a while. Guests have no bell.
-import { $, h } from "./dom.js";
+// that was handled (kind report_handled: report, player, outcome) for a while. A game of the
+// player's that ended while it had no connection to it (kind game_over: game, result, opponent)
+// says "Your game against NAME is over: you won" (the side is the game's, asked of the history
+// API once). Guests have no bell.
+//
+// On this device: while the page is hidden, a notification that arrives live is shown by the
+// system too (the service worker's showNotification; a click opens its game: sw.js), once the
+// player allowed it with the panel's "Notify me on this device" (never asked unprompted).
+import { $, h, SideName } from "./dom.js";
 import { t, fmtDate, lang } from "./i18n.js";
 import { S, app } from "./state.js";
-import { listNotifications, markNotificationsRead } from "./api.js";
+import { listNotifications, markNotificationsRead, getGame } from "./api.js";
 import { svgEl } from "./board.js";
 import { toast } from "./account.js";
 import { challengeSettings, declineWords, acceptChallenge, declineChallenge } from "./challenge.js";
 import { followedStarted } from "./relations.js";
 
-const NOTE_KINDS = ["challenge", "challenge_accepted", "challenge_declined", "followed_game"];
+const NOTE_KINDS = ["challenge", "challenge_accepted", "challenge_declined", "followed_game", "game_over"];
 const GAMELESS_KINDS = ["warning", "report_handled"]; // about no game: shown on any page
 const NOTE_CODE = /^[A-Za-z0-9]{1,16}$/;
 let notesSeq = 0;
@@ -94,6 +101,47 @@ function markNotesRead(ids) {
   });
 }
 
+// The player's side in game_over notes' games: code → "silver" | "bronze" | null (not seated, or
+// the game not found), asked of the history API once per code (undefined while on its way).
+const noteSides = new Map();
+function noteSide(n) {
+  const code = n.game;
+  if (!code) return null;
+  if (noteSides.has(code)) return noteSides.get(code);
+  noteSides.set(code, undefined);
+  getGame(code).then((d) => {
+    const me = S.me?.player_id;
+    const opp = n.opponent;
+    const p = d?.players ?? {};
+    const isOpp = (x) => !!(x && opp && ((opp.id && x.id === opp.id) || (opp.name && x.name === opp.name)));
+    const side = ["silver", "bronze"].find((s) => (me && p[s]?.id === me) || isOpp(p[s === "silver" ? "bronze" : "silver"]));
+    noteSides.set(code, side ?? null);
+  }, () => noteSides.set(code, null)).finally(() => {
+    $("bell-list").dataset.sig = ""; // redrawn with the words now known
+    if (toastNote?.game === code) $("note-toast-text").textContent = noteWords(toastNote).text;
+    renderNotes();
+  });
+  return undefined;
+}
+
+// A game_over notification's result: "you won", "you lost", "you drew" (or "Silver won" while the
+// side is not known).
+function gameOverWords(n) {
+  const r = n.result && typeof n.result === "object" ? n.result : {};
+  let result;
+  if (r.winner === "draw") result = t("notes.drew");
+  else if (r.winner === "silver" || r.winner === "bronze") {
+    const side = noteSide(n);
+    result = side ? t(side === r.winner ? "notes.won" : "notes.lost") : t("notes.sideWon", { side: SideName(r.winner) });
+  } else result = t("result.noResult");
+  const name = n.opponent && typeof n.opponent.name === "string" ? n.opponent.name : null;
+  const sc = r.score;
+  return {
+    text: name ? t("notes.gameOver", { name, result }) : t("notes.gameOverAlone", { result }),
+    detail: sc && Number.isFinite(sc.silver) && Number.isFinite(sc.bronze) ? t("result.score", { silver: sc.silver, bronze: sc.bronze }) : "",
+  };
+}
+
 // A notification in words: {text, detail}.
 function noteWords(n) {
   const who = (p) => String(p?.name ?? "?");
@@ -101,6 +149,7 @@ function noteWords(n) {
   if (n.kind === "challenge_accepted") return { text: t("notes.accepted", { name: who(n.by) }), detail: "" };
   if (n.kind === "challenge_declined") return { text: t("notes.declined", { name: who(n.by) }), detail: declineWords(n.reason) };
   if (n.kind === "followed_game") return { text: t("notes.followed", { name: who(n.player) }), detail: "" };
+  if (n.kind === "game_over") return gameOverWords(n);
   if (n.kind === "warning") return { text: t("notes.warning"), detail: String(n.note ?? "") };
   if (n.kind === "report_handled") {
     const name = typeof n.player === "string" ? n.player : who(n.player);
@@ -166,6 +215,49 @@ export function renderNotes() {
     list.replaceChildren(...N.list.map(noteItem));
     list.dataset.sig = sig;
   }
+  renderPush();
+}
+
+// ------------------------------------------------------------------ on this device
+// System notifications need the Notification API, a service worker and a secure page.
+const pushSupported = () => "Notification" in window && "serviceWorker" in navigator && window.isSecureContext;
+
+// The panel's "Notify me on this device": offered while the browser has not been asked; once
+// refused, the panel says how to allow it; once allowed (or unsupported), nothing.
+function renderPush() {
+  const perm = pushSupported() ? Notification.permission : "granted";
+  $("bell-push").hidden = perm === "granted";
+  $("bell-push-btn").hidden = perm !== "default";
+  const note = $("bell-push-note");
+  note.hidden = perm === "granted";
+  note.textContent = perm === "denied" ? t("notes.pushDenied") : t("notes.pushHint");
+}
+
+function askPush() {
+  if (!pushSupported() || Notification.permission !== "default") return renderPush();
+  const btn = $("bell-push-btn");
+  btn.disabled = true;
+  let asked;
+  try {
+    asked = Promise.resolve(Notification.requestPermission());
+  } catch (e) {
+    asked = Promise.reject(e);
+  }
+  asked.catch(() => {}).finally(() => {
+    btn.disabled = false;
+    renderPush();
+    // the button is gone now: the focus goes back to the bell
+    if (btn.hidden && ($("bell-box").contains(document.activeElement) || document.activeElement === document.body)) $("bell-btn").focus();
+  });
+}
+
+// A notification that came live while the page is hidden, shown by the system (when allowed).
+function systemNote(n) {
+  if (document.visibilityState !== "hidden" || !pushSupported() || Notification.permission !== "granted") return;
+  const w = noteWords(n);
+  navigator.serviceWorker.ready.then((reg) => reg.showNotification(w.text, {
+    body: w.detail, tag: `tf-${n.id}`, data: { url: n.game ? `/g/${n.game}` : "/" }, icon: "/icons/icon-192.png",
+  })).catch((e) => console.warn("trunkfield: no system notification:", e.message));
 }
 
 function openBell() {
@@ -192,6 +284,7 @@ export function onNotification(m) {
   if (NOTE_KINDS.includes(n.kind) && n.game && !(S.route.view === "game" && S.route.code === n.game)) showNoteToast(n);
   else if (GAMELESS_KINDS.includes(n.kind)) showNoteToast(n);
   renderNotes();
+  systemNote(n);
 }
 
 function showNoteToast(n) {
@@ -253,6 +346,7 @@ export function setupNotes() {
   document.addEventListener("click", (ev) => {
     if (!ev.target.closest?.("#bell-box")) closeBell();
   });
+  $("bell-push-btn").addEventListener("click", askPush);
   $("note-accept").addEventListener("click", toastAction((n) => acceptChallenge(n.game)));
   $("note-decline").addEventListener("click", toastAction((n) => {
     declineChallenge(n.game, "generic");

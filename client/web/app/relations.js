@@ -8,7 +8,8 @@
 //   link to the public game it plays, and a Challenge shortcut (challenge.js's form); loaded when
 //   the lobby is shown and every 30 s while it is in front;
 // - the account's own page: its blocked players, each with Unblock, and beside them its muted
-//   ones, each with Unmute.
+//   ones, each with Unmute; and "Tell my followers when I start a game" (POST {"announce"}: the
+//   followers with notify get a followed_game notification, or none).
 // A followed account starting a game is a notification (notices.js: kind followed_game).
 import { $, h } from "./dom.js";
 import { t, lang } from "./i18n.js";
@@ -23,7 +24,7 @@ let relSeq = 0;
 
 // S.rel: {for (player id), following, blocked, muted, loading, loaded, error, at, busy (a name
 // being changed), fail ({name, text}: the last change refused, said on that player's page)}
-const freshRel = (playerId = null) => ({ for: playerId, following: [], blocked: [], muted: [], loading: false, loaded: false,
+const freshRel = (playerId = null) => ({ for: playerId, following: [], blocked: [], muted: [], announce: true, loading: false, loaded: false,
   error: null, at: 0, busy: null, fail: null });
 S.rel = freshRel();
 
@@ -41,6 +42,7 @@ function takeRelations(R, d) {
   const dated = (b) => ({ name: b.name, since: Number.isFinite(b.since) ? b.since : null });
   R.blocked = d.blocked.filter(named).map(dated);
   R.muted = d.muted.filter(named).map(dated);
+  R.announce = d.announce !== false; // yes by default (a server without the field)
   R.loaded = true;
   R.error = null;
   R.at = Date.now();
@@ -94,15 +96,15 @@ function relationError(e, name) {
   return t("rel.failed", { reason: e.message });
 }
 
-// One change: {follow: NAME, notify}, {unfollow}, {block}, {unblock}, {mute}, {unmute}. The lists
-// come back.
+// One change: {follow: NAME, notify}, {unfollow}, {block}, {unblock}, {mute}, {unmute}, {announce:
+// true|false} (`name` then the boolean). The lists come back.
 function relate(verb, name, notify = true) {
   const R = S.rel;
   if (!S.me?.account || R.busy) return;
   const body = { [verb]: name };
   if (verb === "follow" && !notify) body.notify = false;
   const before = followOf(name);
-  R.busy = name;
+  R.busy = verb === "announce" ? "#announce" : name; // never a username (those have no "#")
   R.fail = null;
   relSeq++; // a list on its way is older than this answer
   app.render();
@@ -112,10 +114,13 @@ function relate(verb, name, notify = true) {
     const words = {
       follow: before ? (notify ? "follow.notifyOn" : "follow.notifyOff") : (notify ? "follow.done" : "follow.doneQuiet"),
       unfollow: "follow.undone", block: "block.done", unblock: "block.undone", mute: "mute.done", unmute: "mute.undone",
+      announce: name ? "announce.on" : "announce.off",
     }[verb];
     toast(t(words, { name }));
   }, (e) => {
-    if (R === S.rel) R.fail = { name, text: relationError(e, name) };
+    if (R !== S.rel) return;
+    if (verb === "announce") toast(t("rel.failed", { reason: e.message }));
+    else R.fail = { name, text: relationError(e, name) };
   }).finally(() => {
     if (R !== S.rel) return;
     R.busy = null;
@@ -242,7 +247,11 @@ export function renderBlockedList(d) {
   const card = $("pf-blocked-card");
   card.hidden = !own || !R.loaded;
   $("pf-muted-card").hidden = card.hidden;
+  $("pf-announce-card").hidden = card.hidden;
   if (card.hidden) return;
+  const announce = $("pf-announce");
+  if (R.busy !== "#announce") announce.checked = R.announce; // as the player set it while that is on its way
+  announce.disabled = !!R.busy;
   if (location.hash === "#blocked" && blockedShownFor !== S.profile) {
     blockedShownFor = S.profile;
     setTimeout(() => card.scrollIntoView({ block: "start" }), 0);
@@ -302,6 +311,7 @@ export function setupRelations() {
     dlg.close();
     if (name) relate("block", name);
   });
+  $("pf-announce").addEventListener("change", () => relate("announce", $("pf-announce").checked));
   $("following-refresh").addEventListener("click", loadRelations);
   // Every 30 s while the lobby is in front; at once when it comes back after longer.
   setInterval(() => {

@@ -16,6 +16,10 @@
 // - other listed files: the network first, the cache when it fails.
 // The cached "/" is the one this worker installed, never refreshed from later page loads: it
 // names exactly the hashed files in this cache, which a newer index.html might not.
+//
+// It also shows the page's system notifications (notices.js: showNotification, with data.url the
+// game's address or "/"): a click brings a window of the app to the front and has it open that
+// address (pwa.js: the message "tf-open"), or opens a new window when there is none.
 
 // Filled in by assemble.mjs; these values (the sources served unassembled) cache nothing.
 const VERSION = "unassembled";
@@ -71,6 +75,21 @@ async function networkFirst(request, path) {
     throw e;
   }
 }
+
+self.addEventListener("notificationclick", (ev) => {
+  const n = ev.notification;
+  n.close();
+  const path = typeof n.data?.url === "string" && /^\/(g\/[A-Za-z0-9]{1,16})?$/.test(n.data.url) ? n.data.url : "/";
+  const url = new URL(path, self.location.origin).href;
+  ev.waitUntil((async () => {
+    const wins = (await self.clients.matchAll({ type: "window", includeUncontrolled: true }))
+      .filter((c) => new URL(c.url).origin === self.location.origin);
+    const win = wins.find((c) => c.url === url) ?? wins.find((c) => c.focused) ?? wins[0];
+    if (!win) return self.clients.openWindow(url);
+    if (win.url !== url) win.postMessage({ type: "tf-open", url: path });
+    return win.focus();
+  })());
+});
 
 self.addEventListener("fetch", (ev) => {
   const request = ev.request;
