@@ -24,6 +24,7 @@ Every message received and every API answer is validated against proto/schema.
 
 usage: challenges_test.py SERVER_BIN [--pg]
 """
+import contextlib
 import http.client
 import json
 import os
@@ -460,10 +461,13 @@ def after_restart(srv, people):
     bob.close()
 
 
-def two_nodes(work, store):
-    """Node 1 and node 2 on one database and one Redis bus."""
+@contextlib.contextmanager
+def nodes_on_bus(work, store, extra=()):
+    """Node 1 and node 2 on one database and one Redis bus (started, then stopped and their
+    logs checked), or None when redis-server is not installed."""
     if not shutil.which("redis-server"):
         note("SKIP two nodes: redis-server is not installed")
+        yield None
         return
     redis = cluster_test.Redis(os.path.join(work, "redis"), crash_test.free_port())
     os.mkdir(redis.folder)
@@ -475,67 +479,77 @@ def two_nodes(work, store):
             os.mkdir(folder)
             n = crash_test.Server(SERVER, os.path.join(folder, "data"), crash_test.free_port(),
                                   crash_test.free_port(), os.path.join(folder, "server.log"),
-                                  store.server_args() + [
+                                  store.server_args() + list(extra) + [
                                       "--bus", f"redis://127.0.0.1:{redis.port}",
                                       "--node-id", f"n{i}"])
             n.http, n.tcp = int(n.args[n.args.index("--http-port") + 1]), \
                 int(n.args[n.args.index("--tcp-port") + 1])
             n.start()
             nodes.append(n)
-        one, two = nodes
         time.sleep(1)  # both subscribed to the bus
-        ann = Player(one.tcp, username="ann_nodes")
-        bob = Player(two.tcp, username="bob_nodes")
-        m = challenge(ann, "bob_nodes", "x1")
-        code = m and m.get("code")
-        n = bob.wait(notice("challenge", code), 10)
-        check(n is not None and n["from"]["name"] == "ann_nodes",
-              f"a challenge on node 1 reaches bob on node 2 live: {n}")
-        bob.send({"type": "join_game", "code": code})
-        s = bob.wait(lambda m: m["type"] == "snapshot" and m["game"] == code, 10)
-        check(s and s["status"] == "playing", f"bob accepts through node 2: {s and s['status']}")
-        n = ann.wait(notice("challenge_accepted", code), 10)
-        check(n is not None, "ann on node 1 is told bob accepted")
-        m = challenge(ann, "bob_nodes", "x2")
-        code2 = m and m.get("code")
-        check(bob.wait(notice("challenge", code2), 10) is not None, "the second reaches node 2")
-        bob.send({"type": "decline_challenge", "game": code2, "reason": "too_fast"})
-        e = ann.wait(event(code2, "cancel"), 10)
-        check(e and e["payload"] == {"declined": "too_fast"},
-              f"a decline through node 2 reaches ann on node 1: {e}")
-        st, lst, _ = api(one.http, "GET", "/api/notifications", bob.token)
-        check(st == 200 and [x["game"] for x in lst["notifications"]] == [code2, code],
-              f"bob's list read on node 1: {lst}")
-        # presence across nodes: bob is connected to node 2 only
-        relate(one, ann, {"follow": "bob_nodes"})
-        st, r, _ = api(one.http, "GET", "/api/relations", ann.token)
-        check(st == 200 and r["following"][0]["online"],
-              f"node 1 sees bob (on node 2) online: {r}")
-        # a block made through node 1 reaches bob's connection on node 2 at once
-        cy = Player(one.tcp, username="cy_nodes")
-        game = play_game(cy, bob)
-        relate(one, bob, {"block": "cy_nodes"})
-        time.sleep(1.0)
-        cy.send({"type": "chat", "game": game, "text": "across nodes"})
-        check(bob.wait(lambda m: m["type"] == "event" and m["kind"] == "chat", 2) is None,
-              "bob (node 2) read cy's chat after blocking cy through node 1")
-        bob.close()
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            st, r, _ = api(one.http, "GET", "/api/relations", ann.token)
-            if st == 200 and not r["following"][0]["online"]:
-                break
-            time.sleep(0.2)
-        check(st == 200 and not r["following"][0]["online"],
-              f"bob gone from node 2: offline for node 1: {r}")
-        ann.close()
-        cy.close()
+        yield nodes
     finally:
         for n in nodes:
             n.stop()
         redis.stop()
         for i, n in enumerate(nodes, 1):
             complain(n.log_path, f"node {i}")
+
+
+def two_nodes(work, store):
+    """Node 1 and node 2 on one database and one Redis bus."""
+    with nodes_on_bus(work, store) as nodes:
+        if nodes:
+            across_nodes(*nodes)
+
+
+def across_nodes(one, two):
+    ann = Player(one.tcp, username="ann_nodes")
+    bob = Player(two.tcp, username="bob_nodes")
+    m = challenge(ann, "bob_nodes", "x1")
+    code = m and m.get("code")
+    n = bob.wait(notice("challenge", code), 10)
+    check(n is not None and n["from"]["name"] == "ann_nodes",
+          f"a challenge on node 1 reaches bob on node 2 live: {n}")
+    bob.send({"type": "join_game", "code": code})
+    s = bob.wait(lambda m: m["type"] == "snapshot" and m["game"] == code, 10)
+    check(s and s["status"] == "playing", f"bob accepts through node 2: {s and s['status']}")
+    n = ann.wait(notice("challenge_accepted", code), 10)
+    check(n is not None, "ann on node 1 is told bob accepted")
+    m = challenge(ann, "bob_nodes", "x2")
+    code2 = m and m.get("code")
+    check(bob.wait(notice("challenge", code2), 10) is not None, "the second reaches node 2")
+    bob.send({"type": "decline_challenge", "game": code2, "reason": "too_fast"})
+    e = ann.wait(event(code2, "cancel"), 10)
+    check(e and e["payload"] == {"declined": "too_fast"},
+          f"a decline through node 2 reaches ann on node 1: {e}")
+    st, lst, _ = api(one.http, "GET", "/api/notifications", bob.token)
+    check(st == 200 and [x["game"] for x in lst["notifications"]] == [code2, code],
+          f"bob's list read on node 1: {lst}")
+    # presence across nodes: bob is connected to node 2 only
+    relate(one, ann, {"follow": "bob_nodes"})
+    st, r, _ = api(one.http, "GET", "/api/relations", ann.token)
+    check(st == 200 and r["following"][0]["online"],
+          f"node 1 sees bob (on node 2) online: {r}")
+    # a block made through node 1 reaches bob's connection on node 2 at once
+    cy = Player(one.tcp, username="cy_nodes")
+    game = play_game(cy, bob)
+    relate(one, bob, {"block": "cy_nodes"})
+    time.sleep(1.0)
+    cy.send({"type": "chat", "game": game, "text": "across nodes"})
+    check(bob.wait(lambda m: m["type"] == "event" and m["kind"] == "chat", 2) is None,
+          "bob (node 2) read cy's chat after blocking cy through node 1")
+    bob.close()
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        st, r, _ = api(one.http, "GET", "/api/relations", ann.token)
+        if st == 200 and not r["following"][0]["online"]:
+            break
+        time.sleep(0.2)
+    check(st == 200 and not r["following"][0]["online"],
+          f"bob gone from node 2: offline for node 1: {r}")
+    ann.close()
+    cy.close()
 
 
 def complain(path, what):

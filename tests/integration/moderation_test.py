@@ -42,7 +42,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import challenges_test as ct  # noqa: E402  (Player, api, check: one list of failures)
-import cluster_test  # noqa: E402  (Redis)
+import cluster_test  # noqa: E402  (SILVER_SETUP, BRONZE_SETUP)
 import crash_test  # noqa: E402  (Server, PgStore, free_port, psql)
 import jsonschema  # noqa: E402
 
@@ -400,57 +400,35 @@ def after_restart(srv, kept):
 
 
 def two_nodes(work, store):
-    if not shutil.which("redis-server"):
-        note("SKIP two nodes: redis-server is not installed")
-        return
-    redis = cluster_test.Redis(os.path.join(work, "redis"), crash_test.free_port())
-    os.mkdir(redis.folder)
-    redis.start()
-    nodes = []
-    try:
-        for i in (1, 2):
-            folder = os.path.join(work, f"node{i}")
-            os.mkdir(folder)
-            n = crash_test.Server(SERVER, os.path.join(folder, "data"), crash_test.free_port(),
-                                  crash_test.free_port(), os.path.join(folder, "server.log"),
-                                  store.server_args() + ["--chat-lines", "100",
-                                      "--bus", f"redis://127.0.0.1:{redis.port}",
-                                      "--node-id", f"n{i}"])
-            n.http, n.tcp = int(n.args[n.args.index("--http-port") + 1]), \
-                int(n.args[n.args.index("--tcp-port") + 1])
-            n.start()
-            nodes.append(n)
-        one, two = nodes
-        time.sleep(1)  # both subscribed to the bus
-        ann = Player(one.tcp, username="ann_nodes")
-        bob = Player(two.tcp, username="bob_nodes")
-        mod = Player(one.tcp, username="mod_nodes")
-        rc, out = tool(one, "grant", "mod_nodes", "moderator")
-        check(rc == 0, f"grant on PostgreSQL: {out}")
-        code = ct.play_game(ann, bob)
-        act(one, mod, "bob_nodes", "shadow")
-        say(bob, code, "from node 2")
-        own = chat_of(bob, code, "from node 2")
-        e = chat_of(ann, code)
-        check(own and own["kind"] == "chat" and e and e["kind"] == "hidden",
-              f"shadowed through node 1, bob on node 2: own {own}, ann {e}")
-        bob_on_one = Player(one.tcp, token=bob.token)
-        act(one, mod, "bob_nodes", "close")
-        check(bob.error("account_closed") is not None, "bob on node 2 is told account_closed")
-        check(closed(bob), "bob's connection on node 2 ends when node 1 closes his account")
-        check(closed(bob_on_one), "bob's connection on node 1 ends")
-        check(token_refused(two.tcp, bob.token), "node 2 still takes bob's token")
-        m = login(two.tcp, "bob_nodes")
-        check(m and m["type"] == "error" and m["code"] == "account_closed",
-              f"bob's login on node 2: {m}")
-        ann.close()
-        mod.close()
-    finally:
-        for n in nodes:
-            n.stop()
-        redis.stop()
-        for i, n in enumerate(nodes, 1):
-            ct.complain(n.log_path, f"node {i}")
+    with ct.nodes_on_bus(work, store, ["--chat-lines", "100"]) as nodes:
+        if nodes:
+            across_nodes(*nodes)
+
+
+def across_nodes(one, two):
+    ann = Player(one.tcp, username="ann_nodes")
+    bob = Player(two.tcp, username="bob_nodes")
+    mod = Player(one.tcp, username="mod_nodes")
+    rc, out = tool(one, "grant", "mod_nodes", "moderator")
+    check(rc == 0, f"grant on PostgreSQL: {out}")
+    code = ct.play_game(ann, bob)
+    act(one, mod, "bob_nodes", "shadow")
+    say(bob, code, "from node 2")
+    own = chat_of(bob, code, "from node 2")
+    e = chat_of(ann, code)
+    check(own and own["kind"] == "chat" and e and e["kind"] == "hidden",
+          f"shadowed through node 1, bob on node 2: own {own}, ann {e}")
+    bob_on_one = Player(one.tcp, token=bob.token)
+    act(one, mod, "bob_nodes", "close")
+    check(bob.error("account_closed") is not None, "bob on node 2 is told account_closed")
+    check(closed(bob), "bob's connection on node 2 ends when node 1 closes his account")
+    check(closed(bob_on_one), "bob's connection on node 1 ends")
+    check(token_refused(two.tcp, bob.token), "node 2 still takes bob's token")
+    m = login(two.tcp, "bob_nodes")
+    check(m and m["type"] == "error" and m["code"] == "account_closed",
+          f"bob's login on node 2: {m}")
+    ann.close()
+    mod.close()
 
 
 def main():
