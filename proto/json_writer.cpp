@@ -179,6 +179,11 @@ void write(JsonWriter& w, Side s) {
 
 void write(JsonWriter& w, const TimeControl& t) {
     w.begin_object();
+    if (t.correspondence()) {
+        w.key("days_per_move").value(std::int64_t(t.days_per_move));
+        w.end_object();
+        return;
+    }
     w.key("increment_ms").value(t.increment_ms);
     w.key("initial_ms").value(t.initial_ms);
     w.end_object();

@@ -40,11 +40,22 @@ inline constexpr std::size_t kMinPasswordChars = 8, kMaxPasswordChars = 128;
 inline constexpr double kDefaultCreditRate = 20;
 inline constexpr double kDefaultCreditBurst = 40;
 
+// Fischer (initial_ms > 0, increment_ms) or, when days_per_move > 0, a correspondence game:
+// a clock per move that resets to that many days after each turn (PROTOCOL.md "Time").
 struct TimeControl {
     std::int64_t initial_ms = 0;
     std::int64_t increment_ms = 0;
+    int days_per_move = 0;  // one of kCorrespondenceDays; 0: Fischer
+    bool correspondence() const { return days_per_move > 0; }
     friend bool operator==(const TimeControl&, const TimeControl&) = default;
 };
+
+inline constexpr int kCorrespondenceDays[] = {1, 2, 3, 5, 7, 10, 14};
+inline constexpr bool correspondence_days(std::int64_t d) {
+    for (int x : kCorrespondenceDays)
+        if (x == d) return true;
+    return false;
+}
 
 enum class ColorChoice : unsigned char { Silver, Bronze, Random };
 

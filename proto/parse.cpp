@@ -33,11 +33,19 @@ Variant variant_field(const Json& j) {
     if (!var) throw Fail{{Err::BadVariant, var.error().message}};
     return *var;
 }
-// "time_control": required, an object {initial_ms > 0, increment_ms >= 0} or null (untimed).
+// "time_control": required, null (untimed), {initial_ms > 0, increment_ms >= 0} (Fischer) or
+// {days_per_move: one of kCorrespondenceDays} (correspondence), nothing else in it.
 std::optional<TimeControl> time_control_field(const Json& j) {
     const Json& tc = field(j, "time_control");
     if (tc.is_null()) return std::nullopt;
     if (!tc.is_object()) bad("field \"time_control\" must be an object or null");
+    if (tc.contains("days_per_move")) {
+        auto d = integer(tc["days_per_move"], "days_per_move");
+        if (tc.size() != 1) bad("time_control with days_per_move takes nothing else");
+        if (!correspondence_days(d))
+            bad("time_control.days_per_move must be one of 1, 2, 3, 5, 7, 10, 14");
+        return TimeControl{0, 0, int(d)};
+    }
     TimeControl t{non_negative(field(tc, "initial_ms"), "initial_ms"),
                   non_negative(field(tc, "increment_ms"), "increment_ms")};
     if (t.initial_ms <= 0) bad("time_control.initial_ms must be > 0");

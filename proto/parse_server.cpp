@@ -42,6 +42,12 @@ std::optional<TimeControl> time_control(const Json& j) {
     const Json& tc = field(j, "time_control");
     if (tc.is_null()) return std::nullopt;
     object(tc, "time_control");
+    if (const Json* d = opt_field(tc, "days_per_move")) {
+        auto days = integer(*d, "days_per_move");
+        if (!correspondence_days(days))
+            bad("time_control.days_per_move is not a correspondence time");
+        return TimeControl{0, 0, int(days)};
+    }
     return TimeControl{non_negative(field(tc, "initial_ms"), "initial_ms"),
                        non_negative(field(tc, "increment_ms"), "increment_ms")};
 }

@@ -21,6 +21,7 @@ std::optional<std::string> rating_category(const Variant& v, const std::optional
     else
         return std::nullopt;
     if (!tc) return board + "untimed";
+    if (tc->correspondence()) return board + "correspondence";
     const std::int64_t estimate_ms = tc->initial_ms + 40 * tc->increment_ms;
     const char* speed = estimate_ms < 3 * 60'000    ? "bullet"
                         : estimate_ms < 8 * 60'000  ? "blitz"
@@ -33,7 +34,8 @@ const std::vector<std::string>& rating_categories() {
     static const std::vector<std::string> all = [] {
         std::vector<std::string> v;
         for (const char* board : {"", "small_"})
-            for (const char* speed : {"bullet", "blitz", "rapid", "classical", "untimed"})
+            for (const char* speed :
+                 {"bullet", "blitz", "rapid", "classical", "correspondence", "untimed"})
                 v.push_back(std::string(board) + speed);
         return v;
     }();

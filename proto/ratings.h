@@ -19,7 +19,7 @@ struct TimeControl;
 
 // The category of a game, or nullopt when such a game cannot be rated (another variant).
 // Names: "bullet" (under 3 minutes), "blitz" (under 8), "rapid" (under 25), "classical",
-// "untimed"; on the small board the same with "small_" in front.
+// "correspondence" (days per move), "untimed"; on the small board the same with "small_" in front.
 std::optional<std::string> rating_category(const Variant& v, const std::optional<TimeControl>& tc);
 // Every category, standard board first, fastest first.
 const std::vector<std::string>& rating_categories();

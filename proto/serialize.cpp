@@ -17,6 +17,7 @@ std::string_view color_name(ColorChoice c) {
 }
 
 Json to_json(const TimeControl& t) {
+    if (t.correspondence()) return {{"days_per_move", t.days_per_move}};
     return {{"initial_ms", t.initial_ms}, {"increment_ms", t.increment_ms}};
 }
 

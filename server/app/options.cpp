@@ -214,6 +214,11 @@ Command parse_command_line(int argc, char** argv, Config& cfg) {
                    "cancelled")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
+    app.add_option("--correspondence-day-seconds", cfg.correspondence_day_seconds,
+                   "the length of a day of correspondence clocks (days per move), of their "
+                   "no-start limit and of an open correspondence game's lapse; for tests")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
     app.add_option("--lobby-interval-ms", cfg.lobby_interval_ms,
                    "open-games list: at most one message per interval to each subscriber "
                    "(changes in between are coalesced; 0 = every change)")

@@ -90,7 +90,7 @@ const Table kTables[] = {
     {"games",
      "id, code, variant, time_control, is_public, quick_match, creator_side, bot_level, "
      "silver_id, silver_name, bronze_id, bronze_name, status, result, turns, version, "
-     "created_at, finished_at, rated, quarantine, invitee_id, invitee_name"},
+     "created_at, finished_at, rated, quarantine, invitee_id, invitee_name, to_move, move_by"},
     {"journal", "code, version, kind, event, at, format"},
     {"puzzles",
      "id, position, body, themes, source_game, source_turn, solver_turns, margin, rating, "

@@ -49,9 +49,10 @@ struct Config {
     int max_open_games_per_ip = 8;      // ... per client address (IPv6: /64), fresh guests included
     double open_away_seconds = 20;      // an open game's creator away this long: off the lobby
     double open_cancel_seconds = 300;   // ... away this long: the game is cancelled
-    int lobby_interval_ms = 500;        // lobby list: changes coalesced to one message per interval
-    std::size_t list_limit = 100;       // games in one lobby or live list message
-    int live_interval_ms = 1000;  // live-games list: turn updates coalesced to one per interval
+    double correspondence_day_seconds = 86400;  // a "day" of correspondence clocks (tests: less)
+    int lobby_interval_ms = 500;   // lobby list: changes coalesced to one message per interval
+    std::size_t list_limit = 100;  // games in one lobby or live list message
+    int live_interval_ms = 1000;   // live-games list: turn updates coalesced to one per interval
     // Exposure limits (issue 8; README "Limits and exposure").
     int max_connections_per_ip = 256;  // per client address, both ports; 0 = no limit
     int max_connections = 0;           // in all, both ports; 0 = from RLIMIT_NOFILE (main.cpp)

@@ -2,9 +2,19 @@
 
 namespace tf::server {
 
-void PlayerIndex::seat(const std::string& player_id, const std::string& code) {
+void PlayerIndex::seat(const std::string& player_id, const std::string& code, bool correspondence) {
     std::lock_guard lock(m_);
     seats_[player_id].insert(code);
+    if (correspondence) correspondence_.insert(code);
+}
+
+std::size_t PlayerIndex::count(const std::string& player_id, bool correspondence) {
+    std::lock_guard lock(m_);
+    auto it = seats_.find(player_id);
+    if (it == seats_.end()) return 0;
+    std::size_t n = 0;
+    for (const auto& code : it->second) n += correspondence_.contains(code) == correspondence;
+    return n;
 }
 
 void PlayerIndex::unseat(const std::string& player_id, const std::string& code) {
@@ -13,6 +23,9 @@ void PlayerIndex::unseat(const std::string& player_id, const std::string& code) 
     if (it == seats_.end()) return;
     it->second.erase(code);
     if (it->second.empty()) seats_.erase(it);
+    bool seated = false;  // the other player's seat may still be here
+    for (const auto& [id, codes] : seats_) seated = seated || codes.contains(code);
+    if (!seated) correspondence_.erase(code);
 }
 
 std::vector<std::string> PlayerIndex::games_of(const std::string& player_id) {

@@ -56,9 +56,12 @@ class PlayerIndex {
     void release_open(std::uint64_t ticket);
     OpenCounts open_counts(const std::string& player, const std::string& address);
 
-    void seat(const std::string& player_id, const std::string& code);
+    // `correspondence`: a game of days per move, counted apart (count()).
+    void seat(const std::string& player_id, const std::string& code, bool correspondence = false);
     void unseat(const std::string& player_id, const std::string& code);
     std::vector<std::string> games_of(const std::string& player_id);
+    // The player's unfinished games of one kind: correspondence or the others.
+    std::size_t count(const std::string& player_id, bool correspondence);
 
     // Called (outside the lock, in order for each player) when a player's first connection
     // comes and its last one goes: the cluster keeps presence across nodes with it.
@@ -75,6 +78,7 @@ class PlayerIndex {
   private:
     std::mutex m_;
     std::map<std::string, std::set<std::string>> seats_;
+    std::set<std::string> correspondence_;  // codes of seated correspondence games
     std::map<std::string, std::map<const Member*, std::weak_ptr<Member>>> conns_;
     std::function<void(const std::string&, bool)> presence_;
     std::mutex presence_m_;  // presence_ calls, in the order of the changes

@@ -14,9 +14,12 @@ std::int64_t epoch_ms(TimePoint t, TimePoint now) {
     return duration_cast<milliseconds>(wall.time_since_epoch()).count();
 }
 
-Clock::Clock(const proto::TimeControl& tc)
+Clock::Clock(const proto::TimeControl& tc, SteadyClock::duration day)
     : left_{milliseconds(tc.initial_ms), milliseconds(tc.initial_ms)},
-      increment_(milliseconds(tc.increment_ms)) {}
+      increment_(milliseconds(tc.increment_ms)),
+      per_move_(tc.days_per_move * day) {
+    if (per_move_ > SteadyClock::duration::zero()) left_[0] = left_[1] = per_move_;
+}
 
 void Clock::start(Side s, TimePoint now) {
     assert(!running_);
@@ -30,6 +33,7 @@ void Clock::press(TimePoint now, SteadyClock::duration credit) {
     since_ += std::clamp(credit, SteadyClock::duration::zero(), now - since_);
     stop(now);
     left_[idx(s)] += increment_;
+    if (per_move_ > SteadyClock::duration::zero()) left_[0] = left_[1] = per_move_;
     start(~s, now);
 }
 

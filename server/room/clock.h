@@ -20,7 +20,10 @@ std::int64_t epoch_ms(TimePoint t, TimePoint now);
 
 class Clock {
   public:
-    explicit Clock(const proto::TimeControl& tc);
+    // `day`: the length of a day of a correspondence time control (days_per_move), whose clock
+    // is per move: after each turn both sides have the whole of it again.
+    explicit Clock(const proto::TimeControl& tc,
+                   SteadyClock::duration day = std::chrono::hours(24));
 
     // Starts `s`'s time at `now`; nobody's time may be running.
     void start(Side s, TimePoint now);
@@ -58,6 +61,7 @@ class Clock {
   private:
     SteadyClock::duration left_[2];
     SteadyClock::duration increment_;
+    SteadyClock::duration per_move_;  // correspondence: the time for each move; else zero
     std::optional<Side> running_;
     TimePoint since_;  // when the running side's time started
 };

@@ -24,7 +24,8 @@ namespace {
 using std::chrono::milliseconds;
 LagQuota::Duration scaled(const proto::TimeControl& tc, milliseconds full) {
     const double expected_s = (double(tc.initial_ms) + 40.0 * double(tc.increment_ms)) / 1000.0;
-    const double f = std::clamp(expected_s / 180.0, 0.25, 1.0);
+    // A correspondence game (days per move) is long: the whole quota.
+    const double f = tc.correspondence() ? 1.0 : std::clamp(expected_s / 180.0, 0.25, 1.0);
     return std::chrono::duration_cast<LagQuota::Duration>(full * f);
 }
 }  // namespace

@@ -36,10 +36,11 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
             rec_ = GameRecord(params_.variant, false);
         }
     }
+    if (correspondence()) correspondence_limits();
     rec_.seats[idx(params_.creator_side)] = std::move(creator);
     note_rating(params_.creator_side);
     if (params_.time_control) {
-        clock_.emplace(*params_.time_control);
+        clock_.emplace(*params_.time_control, limits_.day);
         lag_.emplace(*params_.time_control);
     }
     rec_.created_ms = epoch_ms(SteadyClock::now(), SteadyClock::now());
@@ -107,7 +108,7 @@ void Room::open(Who who, Msg created) {
         }
         if (rec_.status != Status::Open) left_open();  // a game against the computer
         later([this] {
-            env_.players.seat(rec_.seats[idx(params_.creator_side)]->id, code_);
+            env_.players.seat(rec_.seats[idx(params_.creator_side)]->id, code_, correspondence());
             if (rec_.status == Status::Open) list_open();
             if (!params_.invitee_id.empty()) notify_challenge();
         });
@@ -244,7 +245,7 @@ void Room::join_now(const Player& p, const Who& who, const Msg& joined) {
         left_open();
         due_.start = SteadyClock::now() + limits_.start_timeout;
         later([this, id = p.id] {
-            env_.players.seat(id, code_);
+            env_.players.seat(id, code_, correspondence());
             list_open();  // off the lobby
         });
         if (joined) ops_.send({who, joined});
@@ -253,7 +254,8 @@ void Room::join_now(const Player& p, const Who& who, const Msg& joined) {
             later([this] { notify_challenger("challenge_accepted", nlohmann::json::object()); });
         watchers_.add(p, who);
         reply(who, snapshot_text(false));
-        update_presence();   // the creator may have left while the game was open
+        update_presence();  // the creator may have left while the game was open
+        notify_turn();
         count_spectators();  // one fewer if p was watching the open game
         if (env_.started && params_.is_public)
             later([this] {
@@ -376,6 +378,7 @@ void Room::setup_now(const Player& p, const Who& who, const proto::SetupMsg& m) 
     ++metrics().setups_accepted;
     ack(who, m.ref);
     emit(std::move(*d.event));
+    notify_turn();
 }
 
 // Silver's first turn ends the no-start period and starts bronze's time; every later turn
@@ -420,6 +423,7 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
     emit(std::move(*d.event));
     if (rec_.game->over()) return finish();
     arm_stall();
+    notify_turn();
     schedule();
 }
 

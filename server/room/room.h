@@ -121,7 +121,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     using Out = RoomOps::Out;
     void later(std::function<void()> f) { ops_.later(std::move(f)); }
     // RoomOps::Host
-    StoredGame stored_row() const override { return rec_.row(code_, params_); }
+    StoredGame stored_row() const override;  // with to_move and move_by (correspondence)
     void saved() override { fault_.saved_version = rec_.version; }
     void failed(const std::string& why, const std::vector<Out>& out,
                 const std::vector<std::function<void()>>& after, bool creating) override {
@@ -239,6 +239,14 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void join_now(const Player& p, const Who& who, const Msg& joined);
     void notify_challenge();
     void notify_challenger(const char* kind, nlohmann::json extra);
+
+    // Correspondence games (room_correspondence.cpp): a clock per move of days; no disconnect
+    // claims, stalling or quick cancel of the open game; the player to move, away, is told.
+    bool correspondence() const {
+        return params_.time_control && params_.time_control->correspondence();
+    }
+    void correspondence_limits();  // the room's limits for a correspondence game
+    void notify_turn();            // after a change of the side to move
 
     // room_live.cpp: the entry of a public game in the lobby's live list, sent after `what`
     // (an event kind, "watch" or "leave") changed the room; turns are coalesced.

@@ -36,6 +36,9 @@ void Room::claim_win(Player p, Who who) {
         auto side = check_seated(p, who);
         if (!side) return;
         if (rec_.stalling == ~*side) return end(proto::StallClaimEv{*side, false});
+        if (correspondence())
+            return fail(who, Err::NotClaimable,
+                        "a correspondence game is won on time, not by the opponent's absence");
         const auto& away = due_.away_since[idx(~*side)];
         if (!away) return fail(who, Err::NotClaimable, "your opponent is connected");
         if (!rec_.started())

@@ -16,6 +16,7 @@ RoomLimits RoomLimits::from(const Config& cfg) {
     l.retention = steady_seconds(cfg.retention_seconds);
     l.open_away = steady_seconds(cfg.open_away_seconds);
     l.open_cancel = steady_seconds(cfg.open_cancel_seconds);
+    l.day = steady_seconds(cfg.correspondence_day_seconds);
     l.chat_window = steady_seconds(cfg.chat_window_seconds);
     l.chat_lines = cfg.chat_lines;
     l.history = cfg.history;

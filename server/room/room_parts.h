@@ -35,6 +35,7 @@ namespace tf::server {
 // names, server/base/config.h).
 struct RoomLimits {
     SteadyClock::duration grace, award, start_timeout, retention, open_away, open_cancel;
+    SteadyClock::duration day;  // of correspondence clocks (--correspondence-day-seconds)
     SteadyClock::duration chat_window;
     int chat_lines = 0;
     std::size_t history = 0;  // events kept for reconnection while the game goes on

@@ -65,7 +65,7 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
     history_.clear();
     chat_.clear_log();
     if (params_.time_control) {
-        clock_.emplace(*params_.time_control);
+        clock_.emplace(*params_.time_control, limits_.day);
         lag_.emplace(*params_.time_control);
     } else {
         clock_.reset();
@@ -101,7 +101,7 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
 void Room::resume() {
     on_strand([this] {
         for (auto& s : rec_.seats)
-            if (s) env_.players.seat(s->id, code_);
+            if (s) env_.players.seat(s->id, code_, correspondence());
         if (rec_.status == Status::Open && !params_.open_ticket)
             params_.open_ticket = env_.players.adopt_open(rec_.seats[idx(params_.creator_side)]->id,
                                                           params_.creator_address);

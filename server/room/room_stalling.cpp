@@ -26,8 +26,8 @@ SteadyClock::duration Room::stall_limit() const {
 
 void Room::arm_stall() {
     due_.stall.reset();
-    if (rec_.status != Status::Playing || !rec_.started() || bot_side() || rec_.game->over() ||
-        rec_.game->phase() != Phase::Play || rec_.stalling)
+    if (rec_.status != Status::Playing || !rec_.started() || bot_side() || correspondence() ||
+        rec_.game->over() || rec_.game->phase() != Phase::Play || rec_.stalling)
         return;
     due_.stall = SteadyClock::now() + stall_limit();
 }

@@ -22,6 +22,7 @@ void Room::take_back(const proto::TakebackEv& ev) {
     }
     emit(ev);
     arm_stall();
+    notify_turn();
     schedule();
 }
 

@@ -106,6 +106,8 @@ void Room::update_presence() {
         return schedule();
     }
     if (rec_.status != Status::Playing) return;
+    // A correspondence game's players come and go: nobody is away from it (no claims).
+    if (correspondence()) return schedule();
     for (Side s : {Side::Silver, Side::Bronze}) {
         auto& away = due_.away_since[idx(s)];
         bool here = present(s);

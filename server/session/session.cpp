@@ -17,7 +17,9 @@ using proto::Err;
 
 namespace {
 std::atomic<std::uint64_t> next_conn_id{1};
-}
+// A player may hold this many times --max-games correspondence games besides the others.
+constexpr int kCorrespondenceGamesFactor = 10;
+}  // namespace
 
 Session::Session(Hub& hub, std::string address)
     : hub_(hub),
@@ -409,10 +411,14 @@ void Session::handle(proto::CreateGame& m) {
         return;
     }
     if (refuse_new_game(m.ref)) return;
-    if (hub_.players.games_of(player_->id).size() >= std::size_t(hub_.cfg.max_games))
+    // Correspondence games are counted apart, ten times as many (PROTOCOL.md "Limits").
+    const bool slow = m.time_control && m.time_control->correspondence();
+    const int max = slow ? kCorrespondenceGamesFactor * hub_.cfg.max_games : hub_.cfg.max_games;
+    if (hub_.players.count(player_->id, slow) >= std::size_t(max))
         return send_error(Err::TooManyGames,
-                          "you already have " + std::to_string(hub_.cfg.max_games) +
-                              " unfinished games; finish or cancel one first",
+                          "you already have " + std::to_string(max) +
+                              (slow ? " unfinished correspondence games" : " unfinished games") +
+                              "; finish or cancel one first",
                           m.ref);
     if (m.to) {
         if (!player_->account)

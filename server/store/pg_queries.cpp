@@ -19,8 +19,8 @@ const Conn::Statements& statements() {
          "INSERT INTO games (code, variant, time_control, is_public, quick_match, creator_side, "
          "bot_level, silver_id, silver_name, bronze_id, bronze_name, status, result, turns, "
          "version, created_at, finished_at, rated, owner, epoch, creator_addr, invitee_id, "
-         "invitee_name) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, "
-         "$16, $17, $18, $19, $20, $21, $22, $23)"},
+         "invitee_name, to_move, move_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
+         "$12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)"},
         // Fencing (cluster mode): the write's first statement updates the game's row only while
         // this node still owns it at this epoch, which also locks it: a takeover (an UPDATE of
         // owner and epoch) waits for this write's transaction, and a write after the takeover
@@ -29,8 +29,9 @@ const Conn::Statements& statements() {
         {"upd_game_fenced",
          "WITH u AS (UPDATE games SET silver_id = $2, silver_name = $3, bronze_id = $4, "
          "bronze_name = $5, status = $6, result = $7, turns = $8, version = $9, "
-         "finished_at = $10, creator_addr = CASE WHEN $6 = 'open' THEN creator_addr END "
-         "WHERE code = $1 AND owner = $11 AND epoch = $12 RETURNING 1) "
+         "finished_at = $10, creator_addr = CASE WHEN $6 = 'open' THEN creator_addr END, "
+         "to_move = $13, move_by = $14 WHERE code = $1 AND owner = $11 AND epoch = $12 "
+         "RETURNING 1) "
          "SELECT tf_check(count(*) = 1, '" +
              std::string(kFenced) +
              "game ' || $1::text || ' is no longer owned by node ' || $11::text || ' at epoch ' "
@@ -44,8 +45,8 @@ const Conn::Statements& statements() {
         {"upd_game",
          "WITH u AS (UPDATE games SET silver_id = $2, silver_name = $3, bronze_id = $4, "
          "bronze_name = $5, status = $6, result = $7, turns = $8, version = $9, "
-         "finished_at = $10, creator_addr = CASE WHEN $6 = 'open' THEN creator_addr END "
-         "WHERE code = $1 RETURNING 1) "
+         "finished_at = $10, creator_addr = CASE WHEN $6 = 'open' THEN creator_addr END, "
+         "to_move = $11, move_by = $12 WHERE code = $1 RETURNING 1) "
          "SELECT tf_check(count(*) = 1, 'no game ' || $1::text || ' to update') FROM u"},
         {"ins_row",
          "INSERT INTO journal (code, version, kind, event, at, format) "

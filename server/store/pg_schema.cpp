@@ -260,6 +260,11 @@ CREATE TRIGGER audit_no_change BEFORE UPDATE OR DELETE ON audit
 CREATE TRIGGER audit_no_truncate BEFORE TRUNCATE ON audit
   FOR EACH STATEMENT EXECUTE FUNCTION audit_frozen();
 )sql",
+    // 7: correspondence games: whose move a game waits for and until when (GET /api/playing).
+    R"sql(
+ALTER TABLE games ADD COLUMN to_move text NOT NULL DEFAULT '',
+  ADD COLUMN move_by bigint NOT NULL DEFAULT 0;
+)sql",
 };
 static_assert(std::size(kMigrations) == kPgSchemaVersion);
 

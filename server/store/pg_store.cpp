@@ -407,13 +407,15 @@ class PgStore : public Store {
                                       num(w.epoch),
                                       opt(g.creator_addr),
                                       opt(g.invitee_id),
-                                      opt(g.invitee_name)}));
+                                      opt(g.invitee_name),
+                                      g.to_move,
+                                      num(g.move_by)}));
         } else if (w.epoch > 0 && w.update) {
             const StoredGame& g = *w.update;
             add(prepared("upd_game_fenced",
                          {g.code, opt(g.seat_id[0]), opt(g.seat_name[0]), opt(g.seat_id[1]),
                           opt(g.seat_name[1]), g.status, g.result, num(g.turns), num(g.version),
-                          num(g.finished_ms), w.owner, num(w.epoch)}));
+                          num(g.finished_ms), w.owner, num(w.epoch), g.to_move, num(g.move_by)}));
         } else if (w.epoch > 0) {
             add(prepared("fence", {w.code, w.owner, num(w.epoch)}));
         }
@@ -438,9 +440,10 @@ class PgStore : public Store {
         }
         if (w.update && !(w.epoch > 0 && !w.create)) {  // not written first, fenced
             const StoredGame& g = *w.update;
-            add(prepared("upd_game", {g.code, opt(g.seat_id[0]), opt(g.seat_name[0]),
-                                      opt(g.seat_id[1]), opt(g.seat_name[1]), g.status, g.result,
-                                      num(g.turns), num(g.version), num(g.finished_ms)}));
+            add(prepared("upd_game",
+                         {g.code, opt(g.seat_id[0]), opt(g.seat_name[0]), opt(g.seat_id[1]),
+                          opt(g.seat_name[1]), g.status, g.result, num(g.turns), num(g.version),
+                          num(g.finished_ms), g.to_move, num(g.move_by)}));
         }
     }
 

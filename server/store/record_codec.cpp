@@ -72,6 +72,15 @@ std::optional<std::optional<proto::TimeControl>> time_control_of(const std::stri
                                                                  std::string& error) {
     json j = json::parse(text, nullptr, false);
     if (j.is_null()) return std::optional<proto::TimeControl>();
+    if (j.is_object() && j.contains("days_per_move")) {
+        if (!j["days_per_move"].is_number_integer() ||
+            !proto::correspondence_days(j["days_per_move"].get<std::int64_t>())) {
+            error = "stored time control: " + text;
+            return std::nullopt;
+        }
+        return std::optional<proto::TimeControl>(
+            proto::TimeControl{0, 0, j["days_per_move"].get<int>()});
+    }
     if (!j.is_object() || !j["initial_ms"].is_number_integer() ||
         !j["increment_ms"].is_number_integer()) {
         error = "stored time control: " + text;

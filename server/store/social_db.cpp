@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 namespace tf::server {
 
 namespace {
@@ -16,6 +18,16 @@ constexpr const char* kColumns = "id, player_id, kind, body, at, read_at";
 }  // namespace
 
 StoredNotice SocialDb::add(StoredNotice n) {
+    // A newer your_turn of a game stands for the older ones still unread (PROTOCOL.md
+    // "Notifications"): those are marked read.
+    if (n.kind == "your_turn") {
+        auto j = nlohmann::json::parse(n.body, nullptr, false);
+        if (j.is_object() && j["game"].is_string())
+            db_->exec(
+                "UPDATE notifications SET read_at = $3 WHERE player_id = $1 AND kind = "
+                "'your_turn' AND read_at IS NULL AND body LIKE $2",
+                {n.player_id, "%\"game\":\"" + j["game"].get<std::string>() + "\"%", n.at_ms});
+    }
     auto rows = db_->exec(
         "INSERT INTO notifications (player_id, kind, body, at) VALUES ($1, $2, $3, $4) "
         "RETURNING id",
@@ -177,6 +189,29 @@ std::string SocialDb::playing(const std::string& player_id) {
 std::string SocialDb::username_of(const std::string& player_id) {
     auto rows = db_->exec("SELECT username FROM accounts WHERE player_id = $1", {player_id});
     return rows.empty() ? std::string() : str(rows[0][0]);
+}
+
+std::vector<PlayingGame> SocialDb::playing(const std::string& player_id, int limit) {
+    std::vector<PlayingGame> out;
+    for (const auto& r : db_->exec(
+             "SELECT code, variant, time_control, CASE WHEN rated THEN 1 ELSE 0 END, silver_id, "
+             "silver_name, bronze_id, bronze_name, to_move, move_by FROM games WHERE status = "
+             "'playing' AND (silver_id = $1 OR bronze_id = $1) ORDER BY id DESC LIMIT $2",
+             {player_id, std::int64_t(limit)})) {
+        PlayingGame g;
+        g.code = str(r[0]);
+        g.variant = str(r[1]);
+        g.time_control = str(r[2]);
+        g.rated = num(r[3]) != 0;
+        for (int i = 0; i < 2; ++i) {
+            g.seat_id[i] = str(r[4 + 2 * i]);
+            g.seat_name[i] = str(r[5 + 2 * i]);
+        }
+        g.to_move = str(r[8]);
+        g.move_by = num(r[9]);
+        out.push_back(std::move(g));
+    }
+    return out;
 }
 
 bool SocialDb::game_exists(const std::string& code) {

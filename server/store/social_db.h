@@ -85,6 +85,14 @@ struct ModAction {
     std::string note;
     std::int64_t at_ms = 0;
 };
+// A game an account is playing (GET /api/playing): the stored row's fields that list it.
+struct PlayingGame {
+    std::string code, variant, time_control;  // variant and time control: JSON
+    bool rated = false;
+    std::string seat_id[2], seat_name[2];
+    std::string to_move;  // correspondence: "silver" | "bronze"; else ""
+    std::int64_t move_by = 0;
+};
 struct ActResult {
     AuditEntry entry;
     std::string reporter_id;  // the handled report's reporter, or ""
@@ -102,6 +110,9 @@ class SocialDb {
     // Marks the player's notifications `ids` (every unread one when empty) read at `at_ms`.
     void mark_read(const std::string& player_id, const std::vector<std::int64_t>& ids,
                    std::int64_t at_ms);
+
+    // The games being played with `player_id` in a seat, newest first (at most `limit`).
+    std::vector<PlayingGame> playing(const std::string& player_id, int limit);
 
     // An account by its username (any letter case): {player id, username as registered}.
     std::optional<std::pair<std::string, std::string>> account(const std::string& username);

@@ -239,6 +239,12 @@ BEGIN SELECT RAISE(ABORT, 'the audit log cannot be changed'); END;
 CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
 BEGIN SELECT RAISE(ABORT, 'the audit log cannot be changed'); END;
 )sql",
+    // 7: correspondence games (issue 35): whose move a game waits for and until when, for each
+    // player's list of games where it is their move (GET /api/playing).
+    R"sql(
+ALTER TABLE games ADD COLUMN to_move TEXT NOT NULL DEFAULT '';
+ALTER TABLE games ADD COLUMN move_by INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 

@@ -302,14 +302,14 @@ class SqliteStore : public BlockingReads {
             wr_,
             "INSERT INTO games (code, variant, time_control, is_public, quick_match, creator_side, "
             "bot_level, silver_id, silver_name, bronze_id, bronze_name, status, result, turns, "
-            "version, created_at, finished_at, rated, invitee_id, invitee_name) VALUES (?1, ?2, "
-            "?3, "
-            "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)");
+            "version, created_at, finished_at, rated, invitee_id, invitee_name, to_move, move_by) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+            "?18, ?19, ?20, ?21, ?22)");
         update_game_ = std::make_unique<Stmt>(
             wr_,
             "UPDATE games SET silver_id = ?2, silver_name = ?3, bronze_id = ?4, bronze_name = ?5, "
-            "status = ?6, result = ?7, turns = ?8, version = ?9, finished_at = ?10 "
-            "WHERE code = ?1");
+            "status = ?6, result = ?7, turns = ?8, version = ?9, finished_at = ?10, to_move = ?11, "
+            "move_by = ?12 WHERE code = ?1");
         insert_row_ = std::make_unique<Stmt>(wr_,
                                              "INSERT INTO journal (code, version, kind, event, at, "
                                              "format) VALUES (?, ?, ?, ?, ?, ?)");
@@ -508,7 +508,8 @@ class SqliteStore : public BlockingReads {
         // Most operations are a turn: only `turns` and `version` change, and while the game is
         // unfinished those are read from its journal (kGameRowsView), so its row is left as it
         // is: one page fewer per commit (of about two; fewer pages to sync and to checkpoint).
-        // The row is rewritten when its seats or status change, and at the end.
+        // The row is rewritten when its seats or status change, and at the end; a correspondence
+        // game's also when the move it waits for changes (to_move, move_by: "" and 0 in others).
         const StoredGame& g = *w.update;
         std::string key = seat_key(g);
         auto it = seats_.find(w.code);
@@ -529,7 +530,8 @@ class SqliteStore : public BlockingReads {
             k += *f;
             k += '\x1f';
         }
-        return k + std::to_string(g.finished_ms);
+        return k + std::to_string(g.finished_ms) + '\x1f' + g.to_move + '\x1f' +
+               std::to_string(g.move_by);
     }
 
     void write_game(Stmt& s, const StoredGame& g, bool insert) {
@@ -546,11 +548,12 @@ class SqliteStore : public BlockingReads {
             s.bind(12, g.status).bind(13, g.result).bind(14, g.turns).bind(15, g.version);
             s.bind(16, g.created_ms).bind(17, g.finished_ms).bind(18, std::int64_t(g.rated));
             s.bind_opt(19, g.invitee_id).bind_opt(20, g.invitee_name);
+            s.bind(21, g.to_move).bind(22, g.move_by);
         } else {
             s.bind_opt(2, g.seat_id[0]).bind_opt(3, g.seat_name[0]);
             s.bind_opt(4, g.seat_id[1]).bind_opt(5, g.seat_name[1]);
             s.bind(6, g.status).bind(7, g.result).bind(8, g.turns).bind(9, g.version);
-            s.bind(10, g.finished_ms);
+            s.bind(10, g.finished_ms).bind(11, g.to_move).bind(12, g.move_by);
         }
         s.run();
         if (sqlite3_changes(wr_) != 1) throw StoreError("no game " + g.code + " to update", false);

@@ -146,6 +146,10 @@ struct StoredGame {
     // A challenge (proto/PROTOCOL.md "Challenges"): the only player who may take the free seat;
     // empty for any other game.
     std::string invitee_id = {}, invitee_name = {};
+    // A correspondence game being played: the side whose setup or turn it waits for ("silver",
+    // "bronze") and the epoch ms by which it must come; "" and 0 otherwise (live games too).
+    std::string to_move = {};
+    std::int64_t move_by = 0;
 };
 
 // A player page's data (GET /api/players/NAME).

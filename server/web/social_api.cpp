@@ -276,6 +276,40 @@ json audit_json(const AuditEntry& e) {
             {"note", e.note}};
 }
 
+// GET /api/playing: the games `me` is playing, those waiting for its move first (the soonest
+// due first), then the others, newest first.
+json playing_json(SocialDb& db, const std::string& me) {
+    constexpr int kLimit = 200;
+    auto games = db.playing(me, kLimit);
+    auto mine = [&](const PlayingGame& g) { return g.seat_id[0] == me ? 0 : 1; };
+    auto yours = [&](const PlayingGame& g) {
+        return !g.to_move.empty() && g.to_move == (mine(g) == 0 ? "silver" : "bronze");
+    };
+    std::stable_sort(games.begin(), games.end(), [&](const auto& a, const auto& b) {
+        if (yours(a) != yours(b)) return yours(a);
+        return yours(a) && a.move_by < b.move_by;
+    });
+    json list = json::array();
+    int your_move = 0;
+    for (const auto& g : games) {
+        const int s = mine(g);
+        const auto& other_id = g.seat_id[1 - s];
+        your_move += yours(g);
+        list.push_back(
+            {{"code", g.code},
+             {"variant", json::parse(g.variant, nullptr, false)},
+             {"time_control", json::parse(g.time_control, nullptr, false)},
+             {"rated", g.rated},
+             {"side", s == 0 ? "silver" : "bronze"},
+             {"opponent", other_id.empty() ? json(nullptr)
+                                           : json{{"id", other_id}, {"name", g.seat_name[1 - s]}}},
+             {"to_move", g.to_move.empty() ? json(nullptr) : json(g.to_move)},
+             {"your_move", yours(g)},
+             {"move_by", g.move_by}});
+    }
+    return {{"your_move", your_move}, {"games", list}};
+}
+
 bool is_moderator(SocialDb& db, const std::string& player_id) {
     const auto roles = db.roles(player_id);
     return std::find(roles.begin(), roles.end(), "moderator") != roles.end();
@@ -398,7 +432,7 @@ bool is_social_target(std::string_view target) {
     auto path = target.substr(0, target.find('?'));
     return path == "/api/notifications" || path.rfind("/api/notifications/", 0) == 0 ||
            path == "/api/relations" || path.rfind("/api/relations/", 0) == 0 ||
-           path == "/api/reports" || path.rfind("/api/mod/", 0) == 0;
+           path == "/api/reports" || path.rfind("/api/mod/", 0) == 0 || path == "/api/playing";
 }
 
 void social_api(SocialService* svc, bool post, std::string_view target, std::string body,
@@ -433,6 +467,15 @@ void social_api(SocialService* svc, bool post, std::string_view target, std::str
         if (!query->empty()) return reply(api_error(400, "bad_request", "no parameters here"));
         if (auto no = refusal("following and blocking")) return reply(*no);
         return relations_api(*svc, post, body, std::move(reader), ex, done, reply);
+    }
+    if (path == "/api/playing") {
+        if (post)
+            return reply(api_error(405, "method_not_allowed", "GET /api/playing lists your games"));
+        if (!query->empty()) return reply(api_error(400, "bad_request", "no parameters here"));
+        if (auto no = refusal("lists of games")) return reply(*no);
+        return run(
+            *svc, [id = reader.player_id](SocialDb& db) { return ok(playing_json(db, id)); }, ex,
+            done);
     }
     const std::string player_id = reader.player_id;
     if (path != "/api/notifications" && path != "/api/notifications/read")

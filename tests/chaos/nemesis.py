@@ -48,7 +48,10 @@ connection's number and its route: `lb/ws`, `lb/tcp` through HAProxy, `n2/tcp` t
     games cross nodes. Each game is a record of `trunkfield rules random SEED` (legal by
     construction; the seed from the run's): silver creates it (untimed, public), bronze joins,
     both play the record's setups and turns in order, each sent with `ref` and `version` (the
-    last version seen) after a short think time, one request at a time. Every game uses fresh
+    last version seen) after a short think time, one request at a time. The last pinned pair
+    (with 3 pairs or more) plays correspondence games (1 day per move) instead: their clocks
+    are restored from the journal at every takeover and restart, and must neither fall nor
+    stop the game. Every game uses fresh
     guests; when it ends both start the next one.
   - `--spectators` spectators (default 3), each watching a game being played from a node that
     does not own it (by the last reading of `games.owner`), the next one once it ends.
@@ -696,6 +699,8 @@ class Pair:
         self.max_version = 0
         self.finished_sides = set()
         self.players = []
+        # The last pinned pair plays correspondence games (PROTOCOL.md "Correspondence games").
+        self.correspondence = idx >= 2 and idx == run.args.pairs - 1
 
     def begin_game(self):
         with self.cv:
@@ -742,6 +747,8 @@ class Pair:
                 if len(self.finished_sides) == 2:
                     self.state = "over"
                     self.r.count("games_over")
+                    if self.correspondence:
+                        self.r.count("correspondence_games_over")
                     self.cv.notify_all()
 
     def abandon(self):
@@ -816,7 +823,8 @@ class Player(Client):
             ref = self.next_ref()
             self.create_refs.add(ref)
             try:
-                self.send({"type": "create_game", "variant": variant, "time_control": None,
+                tc = {"days_per_move": 1} if self.pair.correspondence else None
+                self.send({"type": "create_game", "variant": variant, "time_control": tc,
                            "color": "silver", "public": True, "ref": ref})
                 m = self.wait_msg(lambda m: m.get("type") == "game_created" or (
                     m.get("type") == "error" and m.get("ref") == ref), 15)

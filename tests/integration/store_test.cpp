@@ -68,7 +68,7 @@ TEST_CASE("store_migrate") {
         CHECK(s.log().find("migrated") != std::string::npos);
         GameClient a = GameClient::connect(s, Transport::Tcp, "ann");
     }
-    CHECK(user_version(dir + "/trunkfield.db") == 6);
+    CHECK(user_version(dir + "/trunkfield.db") == 7);
     ServerProcess again(with_data(dir));  // an up-to-date database: no migration
     CHECK(again.log().find("migrated") == std::string::npos);
 }

@@ -403,4 +403,35 @@ TEST_CASE("proto: challenges and notifications") {
     CHECK(std::holds_alternative<Error>(n));  // no id
 }
 
+TEST_CASE("proto: correspondence time controls") {
+    auto parsed = [](const std::string& text) { return parse_client(std::string_view(text)); };
+    auto create = [&](const std::string& tc) {
+        return parsed(R"({"type":"create_game","time_control":)" + tc +
+                      R"(,"color":"silver","public":true})");
+    };
+    for (int d : kCorrespondenceDays) {
+        auto ok = create(R"({"days_per_move":)" + std::to_string(d) + "}");
+        REQUIRE(std::holds_alternative<ClientMsg>(ok));
+        const auto& tc = std::get<CreateGame>(std::get<ClientMsg>(ok)).time_control;
+        REQUIRE(tc);
+        CHECK(tc->correspondence());
+        CHECK(*tc == TimeControl{0, 0, d});
+        CHECK(to_json(*tc) == Json{{"days_per_move", d}});
+    }
+    for (const char* bad :
+         {R"({"days_per_move":4})", R"({"days_per_move":0})", R"({"days_per_move":-1})",
+          R"({"days_per_move":"3"})", R"({"days_per_move":3,"initial_ms":60000})",
+          R"({"days_per_move":3,"increment_ms":0})"}) {
+        auto e = create(bad);
+        REQUIRE(std::holds_alternative<Error>(e));
+        CHECK(std::get<Error>(e).code == Err::BadMessage);
+    }
+    // Both writers (the tree and the streaming one) and the server parser agree.
+    round_trip(QuickMatchWaiting{Variant{}, TimeControl{0, 0, 3}});
+    CHECK(rating_category(Variant{}, TimeControl{0, 0, 14}) == "correspondence");
+    CHECK(rating_category(Variant{7, 3, 2, 30}, TimeControl{0, 0, 1}) == "small_correspondence");
+    CHECK(is_rating_category("correspondence"));
+    CHECK(!correspondence_days(4));
+}
+
 }  // namespace tf::proto

@@ -83,5 +83,22 @@ TEST_CASE("clock: a credited turn is charged its elapsed time less the credit") 
     CHECK(c.elapsed(t0 + milliseconds(550)) == D::zero());
 }
 
+TEST_CASE("clock: a correspondence clock gives each move the whole time again") {
+    const auto day = std::chrono::seconds(10);
+    Clock c(proto::TimeControl{0, 0, 2}, day);
+    const auto t0 = SteadyClock::now();
+    CHECK(c.reading(t0).silver_ms == 20000);
+    c.start(Side::Bronze, t0);
+    CHECK(*c.deadline() == t0 + 2 * day);
+    c.press(t0 + milliseconds(15000));  // bronze used 15 s of its 20
+    auto r = c.reading(t0 + milliseconds(15000));
+    CHECK(r.bronze_ms == 20000);
+    CHECK(r.silver_ms == 20000);
+    CHECK(r.running == Side::Silver);
+    CHECK(*c.deadline() == t0 + milliseconds(15000) + 2 * day);
+    CHECK(!c.expired(t0 + milliseconds(34999)));
+    CHECK(c.expired(t0 + milliseconds(35000)));
+}
+
 }  // namespace
 }  // namespace tf::server
