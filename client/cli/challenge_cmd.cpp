@@ -102,8 +102,10 @@ void add_challenge(CLI::App& app, Run& run) {
     cmd->add_option("--size", a->size, "the board: 9 (standard) or 7 (small)")
         ->capture_default_str()
         ->check(CLI::IsMember({7, 9}));
-    cmd->add_option("--clock", a->clock, "the time control: minutes + increment seconds, or none")
-        ->type_name("MIN+INC|none")
+    cmd->add_option("--clock", a->clock,
+                    "the time control: minutes + increment seconds (5+3), days per move for a "
+                    "correspondence game (3d: 1, 2, 3, 5, 7, 10 or 14), or none")
+        ->type_name("MIN+INC|DAYSd|none")
         ->capture_default_str()
         ->check(CLI::Validator(
             [](std::string& s) -> std::string {

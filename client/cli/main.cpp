@@ -1,8 +1,9 @@
 // trunkfield: the command-line client. `rules` and `analyse` work on game records offline; `play`
 // and `bot` play on a server, `challenge`, `accept`, `decline` and `notifications` deal with
-// challenges there, `follow`, `unfollow`, `block`, `unblock`, `mute`, `unmute` and `following`
-// with the accounts one follows, blocks and mutes, `report` reports an account to the moderators.
-// One CLI11 parser with a subcommand for each (each *_cmd.cpp adds its own).
+// challenges there, `playing` lists one's games going on (correspondence games), `follow`,
+// `unfollow`, `block`, `unblock`, `mute`, `unmute` and `following` with the accounts one follows,
+// blocks and mutes, `report` reports an account to the moderators. One CLI11 parser with a
+// subcommand for each (each *_cmd.cpp adds its own).
 #include "analyse_cmd.h"
 #include "bot_cmd.h"
 #include "challenge_cmd.h"
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
     tf::cli::add_bot_command(app, run);
     tf::cli::add_challenge_commands(app, run);
     tf::cli::add_notifications_command(app, run);
+    tf::cli::add_playing_command(app, run);
     tf::cli::add_relations_commands(app, run);
     tf::cli::add_report_command(app, run);
     if (auto code = tf::cli::parse_args(app, argc, argv)) return *code;

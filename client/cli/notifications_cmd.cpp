@@ -1,9 +1,15 @@
 // `trunkfield notifications`: the player's notifications (proto/PROTOCOL.md "Notifications"),
 // read from the server's HTTP API with the player's token, one line each, newest first: the
 // unread ones (marked *), or with --all every one; --read then marks them all read.
+// `trunkfield playing`: the player's games going on (GET /api/playing), those awaiting the
+// player's move first, with the time left to make it (correspondence games: days per move).
 #include "notifications_cmd.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -12,7 +18,9 @@
 
 #include "http_api.h"
 #include "play_cmd.h"
+#include "play_input.h"
 #include "play_notices.h"
+#include "play_view.h"
 
 namespace tf::cli {
 
@@ -86,11 +94,152 @@ int run_notifications(const Args& a) {
     return 0;
 }
 
+// ---- playing -----------------------------------------------------------------------------------
+
+struct PlayingArgs {
+    std::string server = "127.0.0.1:8080", token;
+};
+
+int playing_fail(const std::string& msg) {
+    std::cerr << "trunkfield playing: " << msg << "\n";
+    return 1;
+}
+
+std::string pad(std::string s, std::size_t w) {
+    std::size_t n = 0;
+    for (unsigned char c : s)
+        if ((c & 0xC0) != 0x80) ++n;
+    if (n < w) s.append(w - n, ' ');
+    return s;
+}
+
+std::string text_of(const Json& j, const char* key, std::size_t max) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? play::clean_text(it->get<std::string>(), max) : "";
+}
+
+bool opponent_named(const Json& g) {
+    auto opp = g.find("opponent");
+    return opp != g.end() && opp->is_object() && !text_of(*opp, "name", 40).empty();
+}
+
+// One game of GET /api/playing as a row: CODE, OPPONENT, TIME CONTROL, STATE, TIME LEFT (and
+// TURNS when the server says how many turns were played).
+std::vector<std::string> playing_row(const Json& g, std::int64_t now_ms, bool with_turns) {
+    const std::string code = text_of(g, "code", 16);
+    auto opp = g.find("opponent");
+    std::string opponent = opp != g.end() && opp->is_object() ? text_of(*opp, "name", 40) : "";
+    if (opponent.empty()) opponent = "(nobody yet)";
+    const std::string side = text_of(g, "side", 8);
+    std::string tc = play::time_control_text(g.value("time_control", Json()));
+    if (tc.empty()) tc = "?";
+    auto rated = g.find("rated");
+    if (rated != g.end() && rated->is_boolean() && rated->get<bool>()) tc += ", rated";
+    auto mine = g.find("your_move");
+    const bool my_move = mine != g.end() && mine->is_boolean() && mine->get<bool>();
+    const bool waiting = g.value("to_move", Json()).is_string();  // for the opponent's move
+    std::string state = my_move             ? "your move"
+                        : waiting           ? "waiting"
+                        : opponent_named(g) ? "playing"
+                                            : "waiting for an opponent";
+    if (!side.empty()) state += " (" + side + ")";
+    std::string left = "-";
+    auto by = g.find("move_by");
+    if ((my_move || waiting) && by != g.end() && by->is_number_integer() &&
+        by->get<std::int64_t>() > 0) {
+        const std::int64_t ms = by->get<std::int64_t>() - now_ms;
+        left = ms <= 0 ? "out of time" : play::format_days_clock(ms);
+    }
+    std::vector<std::string> row = {code, opponent, tc, state, left};
+    if (with_turns) {
+        auto turns = g.find("turns");
+        row.insert(row.begin() + 3, turns != g.end() && turns->is_number_integer()
+                                        ? std::to_string(turns->get<std::int64_t>())
+                                        : "?");
+    }
+    return row;
+}
+
+int run_playing(const PlayingArgs& a) {
+    std::string err;
+    const auto api = http_api(a.server, a.token, err);
+    if (!api) return playing_fail(err);
+    try {
+        const Json j = api->call("GET", "/api/playing");
+        const Json list = j.value("games", Json::array());
+        if (!list.is_array()) throw std::runtime_error("the server's list is not a list");
+        const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count();
+        std::vector<std::pair<const Json*, bool>> games;  // your move first, soonest first
+        for (const Json& g : list) {
+            if (!g.is_object()) continue;
+            auto mine = g.find("your_move");
+            games.emplace_back(&g, mine != g.end() && mine->is_boolean() && mine->get<bool>());
+        }
+        auto by = [](const Json& g) {  // 0: not known (a game not by correspondence)
+            auto it = g.find("move_by");
+            const std::int64_t ms =
+                it != g.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+            return ms > 0 ? ms : std::numeric_limits<std::int64_t>::max();
+        };
+        // As the server orders them (it may not): your move first, the soonest due first.
+        std::stable_sort(games.begin(), games.end(), [&](const auto& x, const auto& y) {
+            if (x.second != y.second) return x.second;
+            return x.second && by(*x.first) < by(*y.first);
+        });
+        bool with_turns = false;
+        for (const auto& g : games) with_turns = with_turns || g.first->contains("turns");
+        std::int64_t your_move = 0;
+        for (const auto& g : games) your_move += g.second;
+        if (j.value("your_move", Json()).is_number_integer())
+            your_move = j["your_move"].get<std::int64_t>();
+        if (games.empty()) {
+            std::cout << "No games going on.\n";
+            return 0;
+        }
+        std::cout << "Your move in " << your_move << " of " << games.size()
+                  << (games.size() == 1 ? " game" : " games") << ":\n";
+        std::vector<std::vector<std::string>> rows = {
+            {"CODE", "OPPONENT", "TIME CONTROL", "STATE", "TIME LEFT"}};
+        if (with_turns) rows[0].insert(rows[0].begin() + 3, "TURNS");
+        for (const auto& g : games) rows.push_back(playing_row(*g.first, now_ms, with_turns));
+        std::vector<std::size_t> width(rows[0].size(), 0);
+        for (const auto& r : rows)
+            for (std::size_t k = 0; k < r.size(); ++k) width[k] = std::max(width[k], r[k].size());
+        for (const auto& r : rows) {
+            std::string line;
+            for (std::size_t k = 0; k < r.size(); ++k)
+                line += "  " + (k + 1 == r.size() ? r[k] : pad(r[k], width[k]));
+            std::cout << line << "\n";
+        }
+        if (your_move > 0) std::cout << "Play them with  trunkfield play, then  watch CODE.\n";
+    } catch (const std::exception& e) {
+        return playing_fail(e.what());
+    }
+    return 0;
+}
+
 }  // namespace
+
+void add_playing_command(CLI::App& app, Run& run) {
+    CLI::App* cmd = app.add_subcommand(
+        "playing", "your games going on: whose move, and the time left (correspondence games)");
+    auto a = std::make_shared<PlayingArgs>();
+    add_http_server_option(cmd, a->server, "the server's HTTP port (as for `trunkfield puzzle`)");
+    add_token_option(cmd, a->token,
+                     "your account's token (default: TRUNKFIELD_TOKEN, or the one `trunkfield "
+                     "play` saved for that host)");
+    cmd->footer(
+        "The games where it is your move come first, the soonest to run out of time first.\n"
+        "exit codes: 0 listed, 1 the server refused or cannot be reached, 2 usage");
+    cmd->callback([&run, a] { run = [a] { return run_playing(*a); }; });
+}
 
 void add_notifications_command(CLI::App& app, Run& run) {
     CLI::App* cmd = app.add_subcommand(
-        "notifications", "your notifications: challenges and their answers (newest first)");
+        "notifications",
+        "your notifications: challenges and their answers, your turn (newest first)");
     auto a = std::make_shared<Args>();
     add_http_server_option(cmd, a->server, "the server's HTTP port (as for `trunkfield puzzle`)");
     add_token_option(cmd, a->token,

@@ -101,12 +101,14 @@ No elephant may stand on a crossing (a cell whose column and row are both watche
   e.g.  d1-d2 W5-1      a7-a6-a5:E *f1      pass *e5 Sc+2
   moves CELL  lists the legal moves of the elephant on CELL (:F = choose the facing).)";
     return R"(Lobby
-  create [size=N elephants=E burnt=B quiet=Q] [time=MIN+INC] [side=silver|bronze|random] [private]
-         [rated]   open a game (default 9x9, 5 elephants, 3 burnt, quiet 40, untimed, random side)
+  create [size=N elephants=E burnt=B quiet=Q] [time=MIN+INC|DAYSd] [side=silver|bronze|random]
+         [private] [rated]   open a game (default 9x9, 5 elephants, 3 burnt, quiet 40, untimed,
+                   random side); time=3d: a correspondence game, 3 days per move (1 2 3 5 7 10 14)
   join CODE        take the free seat of a game        watch CODE   watch a game
   decline CODE [REASON]   refuse a challenge made to you; REASON: generic later too_fast
                    too_slow time_control rated casual variant
-  quick [size=.. elephants=.. burnt=.. quiet=.. time=MIN+INC] [rated]   quick match;  quick cancel
+  quick [size=.. elephants=.. burnt=.. quiet=.. time=MIN+INC|DAYSd] [rated]   quick match;
+                   quick cancel
   list             open games                          live         games being played
   leave            close the game on screen (cancels your game if nobody joined yet)
 Account (rated games: 9x9 or 7x7 boards, against people)

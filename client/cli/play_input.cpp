@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 
 namespace tf::play {
 
@@ -48,10 +49,49 @@ std::vector<std::string> split_words(std::string_view s) {
     return out;
 }
 
-bool parse_time_control(std::string_view s, std::optional<proto::TimeControl>& out,
+namespace {
+
+// The days of a correspondence time control as written: "3d", "3 days", "1day", "corr:3" give
+// "3" (the number unchecked); nullopt when `s` is not written so.
+std::optional<std::string_view> days_written(std::string_view s) {
+    for (std::string_view head : {"corr:", "corr=", "corr", "correspondence:"})
+        if (s.starts_with(head)) return s.substr(head.size());
+    for (std::string_view tail : {" days", " day", "days", "day", "d"})
+        if (s.size() > tail.size() && s.ends_with(tail)) return s.substr(0, s.size() - tail.size());
+    return std::nullopt;
+}
+
+std::string allowed_days() {
+    std::string out;
+    const std::size_t n = std::size(proto::kCorrespondenceDays);
+    for (std::size_t k = 0; k < n; ++k)
+        out += (k == 0       ? ""
+                : k + 1 == n ? " or "
+                             : ", ") +
+               std::to_string(proto::kCorrespondenceDays[k]);
+    return out;
+}
+
+}  // namespace
+
+bool parse_time_control(std::string_view text, std::optional<proto::TimeControl>& out,
                         std::string& err) {
+    std::string lower(text);
+    for (char& c : lower)
+        if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+    const std::string_view s = lower;
     if (s == "untimed" || s == "none" || s == "-") {
         out.reset();
+        return true;
+    }
+    if (auto days = days_written(s)) {
+        int d = 0;
+        if (!parse_int(*days, d) || !proto::correspondence_days(d)) {
+            err = "time: a correspondence game has " + allowed_days() +
+                  " days per move, written e.g. 3d";
+            return false;
+        }
+        out = proto::TimeControl{0, 0, d};
         return true;
     }
     std::size_t plus = s.find('+');
@@ -59,7 +99,9 @@ bool parse_time_control(std::string_view s, std::optional<proto::TimeControl>& o
     std::string_view inc = plus == std::string_view::npos ? "0" : s.substr(plus + 1);
     double m = 0, i = 0;
     if (!parse_decimal(mins, m) || !parse_decimal(inc, i)) {
-        err = "time: write MINUTES+INCREMENT_SECONDS, e.g. time=5+3 (or time=untimed)";
+        err =
+            "time: write MINUTES+INCREMENT_SECONDS, e.g. time=5+3, DAYSd for a correspondence "
+            "game, e.g. time=3d (or time=untimed)";
         return false;
     }
     if (m <= 0 || m > 24 * 60 || i > 3600) {
@@ -79,6 +121,9 @@ bool parse_time_control(std::string_view s, std::optional<proto::TimeControl>& o
 
 std::string describe_time_control(const std::optional<proto::TimeControl>& tc) {
     if (!tc) return "untimed";
+    if (tc->correspondence())
+        return std::to_string(tc->days_per_move) +
+               (tc->days_per_move == 1 ? " day per move" : " days per move");
     auto num = [](std::int64_t ms, std::int64_t unit) {
         if (ms % unit == 0) return std::to_string(ms / unit);
         std::string s = std::to_string(double(ms) / double(unit));

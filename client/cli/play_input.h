@@ -14,7 +14,8 @@ namespace tf::play {
 
 std::vector<std::string> split_words(std::string_view s);
 
-// `create`/`quick` arguments: size=N elephants=E burnt=B quiet=Q time=MIN+INC side=S private.
+// `create`/`quick` arguments: size=N elephants=E burnt=B quiet=Q time=MIN+INC|DAYSd side=S
+// private.
 struct GameOptions {
     Variant variant;
     std::optional<proto::TimeControl> time_control;  // nullopt: untimed
@@ -26,10 +27,12 @@ struct GameOptions {
 // On error returns nullopt and sets `err`.
 std::optional<GameOptions> parse_game_options(const std::vector<std::string>& words, bool with_seat,
                                               std::string& err);
-// "5+3" (minutes + seconds of increment), "0.5+0", "untimed"/"none" -> nullopt time control.
-// Returns false on a malformed value.
+// "5+3" (minutes + seconds of increment), "0.5+0", "untimed"/"none" -> nullopt time control;
+// a correspondence game's days per move: "3d", "3 days", "corr:3" (proto::kCorrespondenceDays
+// only). Returns false on a malformed value, with `err` saying what is allowed.
 bool parse_time_control(std::string_view s, std::optional<proto::TimeControl>& out,
                         std::string& err);
+// "5+3", "0.5+1.5", "3 days per move", "untimed".
 std::string describe_time_control(const std::optional<proto::TimeControl>& tc);
 
 // `setup a1 c1 e1 g1 i1 | Sa Nd`: field cells are elephants, ring cells guardians; `|` and

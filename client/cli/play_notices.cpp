@@ -1,5 +1,6 @@
 #include "play_notices.h"
 
+#include <ctime>
 #include <optional>
 
 #include "common/json.h"
@@ -39,17 +40,35 @@ std::string variant_words(const Json& j) {
 
 std::string clock_words(const Json& j) {
     auto it = j.find("time_control");
-    if (it == j.end() || it->is_null()) return "untimed";
-    auto ms = [&](const char* key) -> std::optional<std::int64_t> {
-        auto f = it->find(key);
-        if (f == it->end() || !f->is_number_integer()) return std::nullopt;
-        return f->get<std::int64_t>();
-    };
-    if (!it->is_object() || !ms("initial_ms") || !ms("increment_ms")) return "";
-    return describe_time_control(proto::TimeControl{*ms("initial_ms"), *ms("increment_ms")});
+    return time_control_text(it == j.end() ? Json(nullptr) : *it);
 }
 
 }  // namespace
+
+std::string time_control_text(const Json& tc) {
+    if (tc.is_null()) return "untimed";
+    if (!tc.is_object()) return "";
+    auto ms = [&](const char* key) -> std::optional<std::int64_t> {
+        auto f = tc.find(key);
+        if (f == tc.end() || !f->is_number_integer()) return std::nullopt;
+        return f->get<std::int64_t>();
+    };
+    if (auto days = ms("days_per_move")) {
+        if (!proto::correspondence_days(*days)) return "";
+        return describe_time_control(proto::TimeControl{0, 0, int(*days)});
+    }
+    if (!ms("initial_ms") || !ms("increment_ms")) return "";
+    return describe_time_control(proto::TimeControl{*ms("initial_ms"), *ms("increment_ms")});
+}
+
+std::string local_datetime(std::int64_t epoch_ms) {
+    const std::time_t t = std::time_t(epoch_ms / 1000);
+    std::tm tm{};
+    char buf[32];
+    if (!localtime_r(&t, &tm) || !std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm))
+        return "(unknown time)";
+    return buf;
+}
 
 std::string decline_reason_words(std::string_view reason) {
     if (reason == "generic") return "not accepting challenges now";
@@ -96,6 +115,19 @@ std::string notification_text(const Json& item, NoticeFor where) {
         if (game.empty()) return line;
         if (where == NoticeFor::Shell) return line + " (trunkfield play, then  watch " + game + ")";
         return line + ": type  watch " + game + "  to watch it";
+    }
+    if (kind == "your_turn") {
+        auto opp = item.find("opponent");
+        const bool named = opp != item.end() && opp->is_object();
+        std::string line = "Your turn" +
+                           (named ? " against " + name_of(item, "opponent") : std::string()) +
+                           (game.empty() ? "" : " in " + game);
+        auto by = item.find("move_by");
+        if (by != item.end() && by->is_number_integer())
+            line += " (move by " + local_datetime(by->get<std::int64_t>()) + ")";
+        if (game.empty()) return line;
+        if (where == NoticeFor::Shell) return line + ": trunkfield play, then  watch " + game;
+        return line + ": type  watch " + game + "  to play it";
     }
     if (kind == "warning") {
         const std::string note = field_text(item, "note", 400);

@@ -394,6 +394,7 @@ void Session::refresh_view() {
     }
     const auto& c = g.clocks();
     view_.clock.timed = c.has_value() || g.time_control().has_value();
+    view_.clock.correspondence = g.time_control() && g.time_control()->correspondence();
     if (c) {
         view_.clock.ms[0] = c->silver_ms;
         view_.clock.ms[1] = c->bronze_ms;
@@ -623,10 +624,12 @@ void Session::on(const proto::Lobby& m) {
     want_lobby_ = false;
     if (m.games.empty()) return say("No open games.  create  makes one.");
     std::string out = "Open games (join CODE):\n";
+    std::size_t tc_width = 10;  // "3 days per move" is wider than "5+3"
+    for (const auto& g : m.games) tc_width = std::max(tc_width, tc_text(g.time_control).size() + 1);
     for (const auto& g : m.games)
         out += "  " + pad(clean_text(g.code, 16), 8) + pad(variant_text(g.variant), 16) +
-               pad(tc_text(g.time_control), 10) + clean_text(g.creator.name, 40) + " (plays " +
-               side_label(g.creator_side) + ")\n";
+               pad(tc_text(g.time_control), tc_width) + clean_text(g.creator.name, 40) +
+               " (plays " + side_label(g.creator_side) + ")\n";
     say(out);
 }
 
@@ -730,8 +733,8 @@ std::string Session::prompt(SteadyClock::time_point now, bool online) const {
                 p += " " + side_label(g.to_move()) + (setup ? "'s setup" : " to move");
         }
         if (view_.clock.timed)
-            p += " S " + format_clock(view_.clock.left(Side::Silver, now)) + " b " +
-                 format_clock(view_.clock.left(Side::Bronze, now));
+            p += " S " + view_.clock.text(Side::Silver, now) + " b " +
+                 view_.clock.text(Side::Bronze, now);
         if (view_.me) p += std::string(" you:") + (*view_.me == Side::Silver ? "S" : "b");
     } else {
         p += " ...";

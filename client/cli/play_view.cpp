@@ -112,6 +112,10 @@ std::int64_t ClockView::left(Side s, SteadyClock::time_point now) const {
     return std::max<std::int64_t>(0, ms_left);
 }
 
+std::string ClockView::text(Side s, SteadyClock::time_point now) const {
+    return correspondence ? format_days_clock(left(s, now)) : format_clock(left(s, now));
+}
+
 bool GameView::my_move() const {
     return me && game && !finished && status == "playing" && !game->over() &&
            game->to_move() == *me;
@@ -131,6 +135,13 @@ std::string format_clock(std::int64_t ms) {
     else
         std::snprintf(buf, sizeof buf, "%lld:%02lld", (long long)(s / 60), (long long)(s % 60));
     return buf;
+}
+
+std::string format_days_clock(std::int64_t ms) {
+    if (ms < 3600 * 1000) return format_clock(ms);
+    const std::int64_t m = ms / 60000, h = m / 60, d = h / 24;
+    if (d > 0) return std::to_string(d) + "d " + std::to_string(h % 24) + "h";
+    return std::to_string(h) + "h " + std::to_string(m % 60) + "m";
 }
 
 std::string render_board(const GameView& v, const Style& st) {
@@ -206,7 +217,7 @@ std::string render_status(const GameView& v, const Style& st, SteadyClock::time_
                 "  captured " + std::to_string(k.captured) + "  score " +
                 paint(st, "1", std::to_string(g.score(s)));
         if (v.clock.timed) {
-            std::string c = format_clock(v.clock.left(s, now));
+            const std::string c = v.clock.text(s, now);
             const bool runs = going && v.clock.running == s;
             line += "  clock " + paint(st, runs ? "1;7" : "0", c);
             if (runs) line += st.unicode ? " \u25C2" : " <";

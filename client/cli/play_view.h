@@ -25,11 +25,14 @@ std::string paint(const Style& st, const char* sgr, std::string_view text);
 
 struct ClockView {
     bool timed = false;
+    bool correspondence = false;       // days per move: shown as "2d 23h" (format_days_clock)
     std::int64_t ms[2] = {0, 0};       // time left at `received`
     std::optional<Side> running;       // whose time runs
     SteadyClock::time_point received;  // when this reading arrived (local time)
     // Milliseconds left for `s` at `now`, counting down locally for the running side.
     std::int64_t left(Side s, SteadyClock::time_point now) const;
+    // left() as shown: format_clock, or format_days_clock in a correspondence game.
+    std::string text(Side s, SteadyClock::time_point now) const;
 };
 
 struct PlayerView {
@@ -76,6 +79,8 @@ std::string render_game(const GameView& v, const Style& st, SteadyClock::time_po
 std::string result_text(const GameView& v);
 // "4:31", "1:02:03", "0:07".
 std::string format_clock(std::int64_t ms);
+// A correspondence game's clock: "2d 23h", "5h 12m" from an hour up, else as format_clock.
+std::string format_days_clock(std::int64_t ms);
 // The sides as the client writes them ("silver"/"bronze").
 std::string side_label(Side s);
 

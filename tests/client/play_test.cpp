@@ -323,6 +323,94 @@ TEST_CASE("play: option, setup, time and server parsing") {
     CHECK(clean_text(std::string(50, 'x'), 10) == std::string(10, 'x') + "...");
 }
 
+TEST_CASE("play: correspondence time controls: days per move") {
+    std::string err;
+    std::optional<proto::TimeControl> tc;
+    for (const char* written : {"3d", "3D", "3 days", "3days", "corr:3", "corr3"}) {
+        CHECK(parse_time_control(written, tc, err));
+        CHECK(tc == proto::TimeControl{0, 0, 3});
+    }
+    CHECK(parse_time_control("1 day", tc, err));
+    CHECK(tc == proto::TimeControl{0, 0, 1});
+    CHECK(describe_time_control(tc) == "1 day per move");
+    for (int d : proto::kCorrespondenceDays) {
+        CHECK(parse_time_control(std::to_string(d) + "d", tc, err));
+        CHECK(tc->days_per_move == d);
+        if (d > 1) CHECK(describe_time_control(tc) == std::to_string(d) + " days per move");
+    }
+    for (const char* bad : {"4d", "0d", "15d", "-3d", "3.5d", "corr:", "corr:x", "99999999999d"}) {
+        err.clear();
+        CHECK_FALSE(parse_time_control(bad, tc, err));
+        CHECK(err.find("1, 2, 3, 5, 7, 10 or 14") != std::string::npos);
+    }
+    CHECK_FALSE(parse_time_control("d", tc, err));
+    CHECK(parse_time_control("5+3", tc, err));  // Fischer still
+    CHECK(tc == proto::TimeControl{300000, 3000});
+    auto o = parse_game_options({"time=7d", "rated"}, true, err);
+    REQUIRE(o);
+    CHECK(o->time_control == proto::TimeControl{0, 0, 7});
+    CHECK(describe_time_control(o->time_control) == "7 days per move");
+    CHECK_FALSE(parse_game_options({"time=6d"}, false, err));
+
+    CHECK(time_control_text(Json{{"days_per_move", 14}}) == "14 days per move");
+    CHECK(time_control_text(Json{{"days_per_move", 4}}).empty());
+    CHECK(time_control_text(Json{{"initial_ms", 300000}, {"increment_ms", 2000}}) == "5+2");
+    CHECK(time_control_text(Json(nullptr)) == "untimed");
+    CHECK(notification_text(
+              {{"kind", "challenge"},
+               {"game", "k3v9qa"},
+               {"from", {{"id", "p1"}, {"name", "ann"}}},
+               {"variant", {{"size", 9}, {"elephants", 5}, {"burnt", 3}, {"quiet", 40}}},
+               {"time_control", {{"days_per_move", 3}}}},
+              NoticeFor::Shell) ==
+          "ann challenges you (9x9, 3 days per move, casual): trunkfield accept k3v9qa");
+
+    const std::int64_t by = 1796000000000;
+    const Json turn = {{"kind", "your_turn"},
+                       {"game", "k3v9qa"},
+                       {"opponent", {{"id", "p2"}, {"name", "bob"}}},
+                       {"move_by", by}};
+    CHECK(notification_text(turn, NoticeFor::Shell) ==
+          "Your turn against bob in k3v9qa (move by " + local_datetime(by) +
+              "): trunkfield play, then  watch k3v9qa");
+    CHECK(notification_text(turn, NoticeFor::Play) == "Your turn against bob in k3v9qa (move by " +
+                                                          local_datetime(by) +
+                                                          "): type  watch k3v9qa  to play it");
+    CHECK(notification_text({{"kind", "your_turn"}, {"game", "k3v9qa"}, {"opponent", nullptr}},
+                            NoticeFor::Shell) ==
+          "Your turn in k3v9qa: trunkfield play, then  watch k3v9qa");
+    for (const Json& junk : {Json(nullptr), Json(7), Json::array(), Json::object(), Json("x")})
+        CHECK_NOTHROW(notification_text(
+            {{"kind", "your_turn"}, {"game", junk}, {"opponent", junk}, {"move_by", junk}},
+            NoticeFor::Play));
+
+    CHECK(format_days_clock(2 * 86400000 + 23 * 3600000 + 59 * 60000) == "2d 23h");
+    CHECK(format_days_clock(5 * 3600000 + 12 * 60000 + 30000) == "5h 12m");
+    CHECK(format_days_clock(3600000) == "1h 0m");
+    CHECK(format_days_clock(3599000) == "59:59");
+    CHECK(format_days_clock(14LL * 86400000) == "14d 0h");
+    CHECK(format_days_clock(-1) == "0:00");
+
+    GameView view;
+    view.code = "k3v9qa";
+    view.status = "playing";
+    view.game = Game(Variant{});
+    view.time_control = "3 days per move";
+    view.clock.timed = true;
+    view.clock.correspondence = true;
+    view.clock.ms[0] = 3LL * 86400000;
+    view.clock.ms[1] = 2LL * 86400000 + 5 * 3600000;
+    view.clock.running = Side::Silver;
+    view.clock.received = SteadyClock::now();
+    const std::string status = render_status(view, Style{}, view.clock.received);
+    CHECK(status.find("3 days per move") != std::string::npos);
+    CHECK(status.find("clock 3d 0h <") != std::string::npos);
+    CHECK(status.find("clock 2d 5h") != std::string::npos);
+    CHECK(view.clock.text(Side::Bronze, view.clock.received) == "2d 5h");
+    view.clock.correspondence = false;
+    CHECK(view.clock.text(Side::Bronze, view.clock.received) == "53:00:00");
+}
+
 TEST_CASE("play: a line for each kind of notification, whatever its fields") {
     const Json followed = {
         {"kind", "followed_game"}, {"game", "k3v9qa"}, {"player", {{"id", "p1"}, {"name", "bob"}}}};
