@@ -385,7 +385,7 @@ test("the leaderboard: a tab per category, established ratings only, names link 
   await ann.waitForURL(/\/players$/);
   await ann.waitForFunction(() => !window.trunkfield.S.board?.loading);
   assert.equal(await text(ann, "#lb-title"), "Leaderboard · Blitz");
-  assert.equal(await ann.locator("#lb-tabs .tab").count(), 11, "ten game categories and the puzzles");
+  assert.equal(await ann.locator("#lb-tabs .tab").count(), 13, "twelve game categories and the puzzles");
   assert.equal(await ann.locator("#lb-tabs .tab.active").getAttribute("data-category"), "blitz");
   // After one game both ratings are provisional: nobody is listed yet.
   await ann.click('#lb-tabs .tab[data-category="untimed"]');

@@ -78,7 +78,7 @@ TEST_CASE("store_refusals") {
     SUBCASE("newer schema") {
         { ServerProcess s(with_data(t.path)); }
         set_user_version(t.path + "/trunkfield.db", 99);
-        refuses(with_data(t.path), "schema version 99, newer than this server's 6");
+        refuses(with_data(t.path), "schema version 99, newer than this server's 7");
         CHECK(user_version(t.path + "/trunkfield.db") == 99);  // left as it was
     }
     SUBCASE("corrupt database") {

@@ -9,6 +9,7 @@
 //                                                      history, totals, recent}
 // And the Puzzle API (puzzles.js): GET /api/puzzles/next | daily | ID, POST /api/puzzles/ID/answer,
 // GET /api/puzzles/mine.
+// And the games an account is playing (playing.js): GET /api/playing.
 // And the notifications of an account (notices.js): GET /api/notifications, POST
 // /api/notifications/read; its follows, blocks and mutes (relations.js): GET and POST
 // /api/relations; reports (report.js): POST /api/reports; and the moderators' API (moderation.js):
@@ -111,6 +112,17 @@ export const answerPuzzle = (id, turns) => postJson(`/api/puzzles/${encodeURICom
 
 // The reader's attempts and puzzle rating: {rating: {rating, deviation, games, provisional} | null, attempts}.
 export const myPuzzles = (limit = 20) => getJson(`/api/puzzles/mine?limit=${limit}`);
+
+// ------------------------------------------------------------------ games being played
+// The account's games being played, those where it is its move first, soonest deadline first:
+// {your_move, games: [{code, variant, time_control, rated, side, opponent, to_move, your_move,
+// move_by (epoch ms, 0: none), turns}]}.
+export function listPlaying() {
+  return getJson("/api/playing").then((d) => {
+    if (!Array.isArray(d.games)) throw new ApiError(t("api.notJson"), 200);
+    return { yourMove: Number(d.your_move) || 0, games: d.games };
+  });
+}
 
 // ------------------------------------------------------------------ notifications
 // The account's notifications, newest first: {unread, notifications: [{id, kind, at, read, ...}]}.

@@ -1,13 +1,14 @@
 // Trunkfield web client: routing, the server connection and its messages (proto/PROTOCOL.md).
 // Screens: lobby (lobby.js), game and spectator view (gamescreen.js over game.js and turn.js),
 // replay viewer (replay.js), How to play with its practice (howto.js); challenges (challenge.js),
-// an account's notifications (notices.js: the bell, the toast of a challenge) and its follows,
-// blocks and mutes (relations.js: the lobby's Following panel, the player page's buttons),
-// reports (report.js) and the moderators' page (moderation.js). The C++ rules
+// an account's notifications (notices.js: the bell, the toast of a challenge), the games it is
+// playing (playing.js: the lobby's "Your games", the top bar's count of those where it is to
+// move) and its follows, blocks and mutes (relations.js: the lobby's Following panel, the player
+// page's buttons), reports (report.js) and the moderators' page (moderation.js). The C++ rules
 // run as WebAssembly (trunkfield-rules.js): they load in parallel with the first screen, and the
 // lobby works before they are ready; game messages wait for them.
 //
-// Addresses: /            lobby
+// Addresses: /            lobby (/#your-games: scrolled to the account's games being played)
 //            /g/CODE      a game (the shareable link the server hands out)
 //            /#replay/CODE  the replay of a finished game
 //            /#how        How to play
@@ -49,6 +50,7 @@ import { setupNotes, notesWelcome, onNotification, renderNotes } from "./notices
 import { setupRelations, relationsWelcome, renderFollowing, loadRelations } from "./relations.js";
 import { setupReport } from "./report.js";
 import { setupMod, renderMod, openMod, modWelcome } from "./moderation.js";
+import { setupPlaying, playingWelcome, renderPlayingBadge, reloadPlayingSoon, showPlayingCard, CARD_HASH } from "./playing.js";
 
 const BOT_WAIT_MS = 3000;
 const rulesLoading = Rules.load(); // at once: in parallel with everything below
@@ -113,6 +115,7 @@ function route() {
     clearNotice(); // about the screen that was
   }
   render();
+  if (S.route.view === "lobby" && location.hash === CARD_HASH) showPlayingCard();
 }
 
 function navigate(url) {
@@ -126,6 +129,7 @@ function render() {
   $("me").textContent = S.me && !S.me.account ? t("app.playingAs", { name: S.me.name }) : "";
   renderAccount();
   renderNotes();
+  renderPlayingBadge();
   const v = S.route.view;
   const screens = { lobby: "lobby", game: "game", replay: "replay", how: "howto", profile: "profile", leaderboard: "leaderboard",
     notfound: "notfound", analysis: "analysis", editor: "editor", puzzles: "puzzles", mod: "mod" };
@@ -233,6 +237,7 @@ function onWelcome(m) {
   accountWelcome(m, prev);
   notesWelcome(m);
   relationsWelcome(m);
+  playingWelcome(m);
   modWelcome();
   S.quick = null; // a dropped connection withdrew any quick-match request
   // A setup or turn that was in flight when the connection dropped is sent again after the
@@ -341,6 +346,9 @@ function onGameEvent(G, ev) {
     }
   }
   if (ev.kind === "draw_decline" && ev.payload.side !== mySide(G)) showNotice(t("notice.drawDeclined", { name: playerName(G.players, ev.payload.side) }));
+  // a seat taken, a setup, a turn (the player's or the opponent's), a takeback or the end of one
+  // of the account's games: its games being played, and whose move it is there, changed
+  if (["join", "setup", "turn", "takeback", "game_over", "abort"].includes(ev.kind) && mySide(G) && !isLocalCode(G.code)) reloadPlayingSoon();
   if (ev.kind === "game_over" && mySide(G) && !isLocalCode(G.code)) {
     keepFinished(G);
     setTimeout(() => loadRecent(), 500);
@@ -467,6 +475,7 @@ function main() {
   setupLobby();
   setupChallenge(); // after the lobby: its form has the create form's pieces
   setupNotes();
+  setupPlaying();
   setupRelations();
   setupReport();
   setupMod();

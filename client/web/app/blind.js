@@ -3,7 +3,7 @@
 // row, the score and the clocks), and commands typed in the move box that answer a question
 // about it ("elephants", "guardian 2", "row 5", "moves", "clocks", "help"...). A setting kept on
 // the device; the opponent's turns are said by the page's live region as always.
-import { $, h, sideName, other } from "./dom.js";
+import { $, h, sideName, other, fmtDays } from "./dom.js";
 import { t } from "./i18n.js";
 import { cellName, describeCell, LETTERS } from "./board.js";
 import { mySide } from "./state.js";
@@ -62,6 +62,7 @@ function blindTrunkRows(st) {
 function blindClocks(G) {
   if (!G.clocks) return t("blind.untimed");
   const fmt = (ms) => {
+    if (G.timeControl?.days_per_move) return fmtDays(ms); // a correspondence game: "2d 23h"
     const s = Math.max(0, Math.floor(ms / 1000));
     return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
   };

@@ -35,8 +35,10 @@ export function variantText(v) {
   return t("variant.text", { size: v.size ?? 9, elephants: v.elephants ?? 5, burnt: v.burnt ?? 3, quiet: v.quiet ?? 40 });
 }
 
+// "untimed", "5 min + 5 s", "3 days per move" (a correspondence game: PROTOCOL.md "Time").
 export function tcText(tc) {
   if (!tc) return t("tc.untimed");
+  if (tc.days_per_move) return t("tc.days", { n: tc.days_per_move });
   const min = tc.initial_ms / 60000;
   const base = Number.isInteger(min) ? t("tc.min", { n: min }) : t("tc.sec", { n: Math.round(tc.initial_ms / 1000) });
   return t("tc.text", { base, inc: Math.round(tc.increment_ms / 1000) });
@@ -47,6 +49,16 @@ export function fmtClock(ms) {
   if (ms < 10000) return `0:0${(ms / 1000).toFixed(1)}`;
   const s = Math.ceil(ms / 1000);
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+// A long time, as a correspondence game's clock and its deadlines show it: "2d 23h", "5h 12m",
+// and under an hour as any clock ("12:34").
+export function fmtDays(ms) {
+  ms = Math.max(0, ms);
+  if (ms < 3600000) return fmtClock(ms);
+  const m = Math.floor(ms / 60000);
+  const d = Math.floor(m / 1440);
+  return d > 0 ? t("clock.days", { d, h: Math.floor((m % 1440) / 60) }) : t("clock.hours", { h: Math.floor(m / 60), m: m % 60 });
 }
 
 export const scoreText = (score) => (score ? t("score.line", { silver: score.silver, bronze: score.bronze }) : "");

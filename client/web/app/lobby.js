@@ -1,5 +1,6 @@
-// The lobby: quick match, creating a game (also against the computer), joining by code or link,
-// display name, the player's games in progress, open games, live games to watch (with the
+// The lobby: an account's games being played (playing.js), quick match, creating a game (also
+// against the computer; real time, untimed or correspondence), joining by code or link, display
+// name, the player's other games in progress, open games, live games to watch (with the
 // players' presence; games both players left are not listed) and recent finished games
 // (history API). It needs no rules: it is shown before the WebAssembly module is loaded.
 import { $, h, other, variantText, tcText, scoreText, sideName, errorText, QUICK_VARIANTS } from "./dom.js";
@@ -9,6 +10,7 @@ import { S, app, send, sendCreate, mySide, storedName, NAME_KEY } from "./state.
 import { listGames } from "./api.js";
 import { ratedVariant, categoryOf, categoryName, ratingSpan } from "./ratings.js";
 import { openSignIn } from "./account.js";
+import { renderPlayingCard } from "./playing.js";
 
 
 // Text (or an error object) shown above the lobby; "" hides it.
@@ -163,10 +165,14 @@ export function renderLobby() {
     h("button", { type: "button", class: "watch small", text: t("live.watch"), onclick: () => app.navigate(`/g/${g.code}`) }))));
   $("live-empty").hidden = live.length > 0;
 
+  renderPlayingCard();
+  // The page's other games of the player's: open ones, and a guest's (an account's games being
+  // played are in the card above).
+  const listed = new Set(S.playing.games.map((g) => g.code));
   const mine = [];
   for (const G of S.games.values()) {
     const side = mySide(G);
-    if (!side || !(G.status === "open" || G.status === "playing") || G.result) continue;
+    if (!side || !(G.status === "open" || G.status === "playing") || G.result || listed.has(G.code)) continue;
     const opp = G.players[other(side)];
     mine.push(h("li", { "data-code": G.code },
       h("span", { class: "who", text: t("recent.vs", { name: opp ? opp.name : t("mine.waiting") }) }),
@@ -194,15 +200,23 @@ export function fillSelect(sel, from, to, def) {
   for (let i = from; i <= to; i++) sel.append(h("option", { value: i, text: String(i), selected: i === Math.min(cur, to) }));
 }
 
+// The time controls offered, as option values: "" untimed, "INITIAL_MS/INCREMENT_MS" (Fischer,
+// real time), "dDAYS" (correspondence: that many days per move, PROTOCOL.md "Time").
 export const TIME_CONTROLS = ["", "180000/2000", "300000/5000", "600000/10000", "1800000/20000"];
+export const CORRESPONDENCE_DAYS = [1, 2, 3, 5, 7, 10, 14];
 export function timeControl(v) {
   if (!v) return null;
+  if (v[0] === "d") return { days_per_move: Number(v.slice(1)) };
   const [initial_ms, increment_ms] = v.split("/").map(Number);
   return { initial_ms, increment_ms };
 }
+// The select's options: untimed, then the real-time ones and the correspondence ones in a group each.
 export function fillTimes(sel, def) {
   const cur = sel.value || def;
-  sel.replaceChildren(...TIME_CONTROLS.map((v) => h("option", { value: v, text: tcText(timeControl(v)), selected: v === cur })));
+  const opt = (v) => h("option", { value: v, text: tcText(timeControl(v)), selected: v === cur });
+  sel.replaceChildren(opt(""),
+    h("optgroup", { label: t("tc.realTime") }, ...TIME_CONTROLS.filter(Boolean).map(opt)),
+    h("optgroup", { label: t("tc.correspondence") }, ...CORRESPONDENCE_DAYS.map((d) => opt(`d${d}`))));
 }
 
 // Option texts that depend on the language (the rest comes from data-i18n).

@@ -10,7 +10,10 @@
 // that was handled (kind report_handled: report, player, outcome) for a while. A game of the
 // player's that ended while it had no connection to it (kind game_over: game, result, opponent)
 // says "Your game against NAME is over: you won" (the side is the game's, asked of the history
-// API once). Guests have no bell.
+// API once). In a correspondence game, the player's move while it had no connection watching the
+// game (kind your_turn: game, opponent, move_by) says "Your turn against NAME" and the deadline;
+// it, game_over and challenge_accepted refresh the player's games being played (playing.js).
+// Guests have no bell.
 //
 // On this device: while the page is hidden, a notification that arrives live is shown by the
 // system too (the service worker's showNotification; a click opens its game: sw.js), once the
@@ -23,8 +26,10 @@ import { svgEl } from "./board.js";
 import { toast } from "./account.js";
 import { challengeSettings, declineWords, acceptChallenge, declineChallenge } from "./challenge.js";
 import { followedStarted } from "./relations.js";
+import { reloadPlayingSoon } from "./playing.js";
 
-const NOTE_KINDS = ["challenge", "challenge_accepted", "challenge_declined", "followed_game", "game_over"];
+const NOTE_KINDS = ["challenge", "challenge_accepted", "challenge_declined", "followed_game", "game_over", "your_turn"];
+const PLAYING_KINDS = ["your_turn", "game_over", "challenge_accepted"]; // news about the games being played
 const GAMELESS_KINDS = ["warning", "report_handled"]; // about no game: shown on any page
 const NOTE_CODE = /^[A-Za-z0-9]{1,16}$/;
 let notesSeq = 0;
@@ -150,6 +155,11 @@ function noteWords(n) {
   if (n.kind === "challenge_declined") return { text: t("notes.declined", { name: who(n.by) }), detail: declineWords(n.reason) };
   if (n.kind === "followed_game") return { text: t("notes.followed", { name: who(n.player) }), detail: "" };
   if (n.kind === "game_over") return gameOverWords(n);
+  if (n.kind === "your_turn") {
+    const name = n.opponent && typeof n.opponent.name === "string" ? n.opponent.name : null;
+    return { text: name ? t("notes.yourTurn", { name }) : t("notes.yourTurnAlone"),
+      detail: Number.isFinite(n.move_by) && n.move_by > 0 ? t("notes.moveBy", { date: fmtDate(new Date(n.move_by).toISOString()) }) : "" };
+  }
   if (n.kind === "warning") return { text: t("notes.warning"), detail: String(n.note ?? "") };
   if (n.kind === "report_handled") {
     const name = typeof n.player === "string" ? n.player : who(n.player);
@@ -255,9 +265,18 @@ function askPush() {
 function systemNote(n) {
   if (document.visibilityState !== "hidden" || !pushSupported() || Notification.permission !== "granted") return;
   const w = noteWords(n);
+  // a game's "your turn" replaces the one before it
+  const tag = n.kind === "your_turn" && n.game ? `tf-turn-${n.game}` : `tf-${n.id}`;
   navigator.serviceWorker.ready.then((reg) => reg.showNotification(w.text, {
-    body: w.detail, tag: `tf-${n.id}`, data: { url: n.game ? `/g/${n.game}` : "/" }, icon: "/icons/icon-192.png",
+    body: w.detail, tag, renotify: tag !== `tf-${n.id}`, data: { url: n.game ? `/g/${n.game}` : "/" }, icon: "/icons/icon-192.png",
   })).catch((e) => console.warn("trunkfield: no system notification:", e.message));
+}
+
+// A correspondence game that became the player's move while this page watches it (so the server,
+// which tells only players with no connection to the game, sends no your_turn): the same system
+// notification, when the page is hidden (playing.js finds such games in /api/playing).
+function systemTurnNote(g) {
+  systemNote({ id: 0, kind: "your_turn", game: g.code, opponent: g.opponent ?? null, move_by: g.move_by, read: false });
 }
 
 function openBell() {
@@ -280,7 +299,15 @@ export function onNotification(m) {
   if (!n || !S.me?.account || N.list.some((x) => x.id === n.id)) return;
   N.list = [n, ...N.list].sort((a, b) => b.id - a.id);
   if (!n.read) N.unread++;
+  // a game's newer "your turn" makes its older ones read (the server does the same)
+  if (n.kind === "your_turn")
+    for (const x of N.list)
+      if (x !== n && x.kind === "your_turn" && x.game === n.game && x.id < n.id && !x.read) {
+        x.read = true;
+        N.unread = Math.max(0, N.unread - 1);
+      }
   if (n.kind === "followed_game") followedStarted(String(n.player?.name ?? ""), n.game);
+  if (PLAYING_KINDS.includes(n.kind)) reloadPlayingSoon(0);
   if (NOTE_KINDS.includes(n.kind) && n.game && !(S.route.view === "game" && S.route.code === n.game)) showNoteToast(n);
   else if (GAMELESS_KINDS.includes(n.kind)) showNoteToast(n);
   renderNotes();
@@ -325,6 +352,7 @@ function toastAction(f) {
 }
 
 export function setupNotes() {
+  app.turnNote = systemTurnNote; // for playing.js, which notices.js imports
   $("bell-btn").prepend(bellIcon());
   $("bell-btn").addEventListener("click", (ev) => {
     ev.stopPropagation();

@@ -1,11 +1,12 @@
 // The two player cards of a game screen, directly above and below the board: name, presence
-// (connected, or away with the time left before the opponent may claim the win), clock, and the
+// (connected, or away with the time left before the opponent may claim the win; none in a
+// correspondence game), clock (days and hours in a correspondence game), and the
 // counts that make the score. The opponent's card is on top, the player's own below (for a
 // spectator: bronze on top, silver, who starts from the south, below; the other way round on a
 // flipped board, flip.js). In a rated game the name
 // has its rating as the game began, lichess's way ("ann (1500?)"), and after it the change
 // ("+12"); an account's name links to its player page.
-import { $, h, other, SideName, fmtClock, playerName } from "./dom.js";
+import { $, h, other, SideName, fmtClock, fmtDays, playerName } from "./dom.js";
 import { t } from "./i18n.js";
 import { pieceIcon } from "./board.js";
 import { mySide, botLevel } from "./state.js";
@@ -20,10 +21,17 @@ export function clockMs(G, s) {
   return ms;
 }
 
+// A clock's reading in words: "4:59", or for a correspondence game "2d 23h" (under an hour as
+// the others).
+export const clockText = (G, ms) => (G.timeControl?.days_per_move ? fmtDays(ms) : fmtClock(ms));
+
+// A seat's presence: {cls, text}; null in a correspondence game, whose players come and go as
+// they like (the server says nothing of it).
 function presence(G, s) {
   if (!G.players?.[s]) return { cls: "open", text: t("card.openSeat") };
   if (botLevel(G.players[s])) return { cls: "bot", text: t("card.computer") };
   if (G.localGame) return { cls: "local", text: t("local.title") }; // at this screen: nobody comes or goes
+  if (G.timeControl?.days_per_move) return null;
   const away = G.away?.[s];
   if (!away) return { cls: "here", text: t("card.here") };
   if (G.result || G.status !== "playing" || (G.state?.turns_played ?? 0) === 0) return { cls: "away", text: t("card.away") };
@@ -55,11 +63,11 @@ function card(G, st, s) {
         ratingChange(G, s) ? diffSpan(ratingChange(G, s).diff) : null)),
     h("div", { class: "pc-line" },
       h("span", { class: "pc-tag", text: tags }),
-      h("span", { class: `presence ${pr.cls}`, "data-presence": pr.cls, title: pr.text },
-        h("span", { class: "dot", "aria-hidden": "true" }), h("span", { class: `ptext${pr.cls === "bot" || pr.cls === "local" ? " sr-only" : ""}`, text: pr.text })),
+      pr ? h("span", { class: `presence ${pr.cls}`, "data-presence": pr.cls, title: pr.text },
+        h("span", { class: "dot", "aria-hidden": "true" }), h("span", { class: `ptext${pr.cls === "bot" || pr.cls === "local" ? " sr-only" : ""}`, text: pr.text })) : null,
       h("span", { class: "pc-score", title: t("card.score"), "aria-label": `${t("card.score")} ${p.score}`, text: String(p.score) }),
       ms !== null ? h("span", { class: `clock${G.clocks?.running === s && !G.result ? " running" : ""}${low ? " low" : ""}`,
-        "data-side": s, text: fmtClock(ms), "aria-label": t("card.clock", { side: SideName(s) }) }) : null),
+        "data-side": s, text: clockText(G, ms), "aria-label": t("card.clock", { side: SideName(s) }) }) : null),
     h("dl", { class: "pc-stats" }, ...stats.flatMap(([k, v]) => [h("dt", { text: t(`card.${k}`) }), h("dd", { class: k, text: String(v) })])));
 }
 
@@ -78,18 +86,20 @@ export function tickClocks(G) {
     const s = el.dataset.side;
     const ms = clockMs(G, s);
     if (ms === null) continue;
-    el.textContent = fmtClock(ms);
+    el.textContent = clockText(G, ms);
     el.classList.toggle("low", ms < lowTimeMs(G) && el.classList.contains("running"));
   }
   for (const el of document.querySelectorAll("#game .pcard")) {
     const pr = presence(G, el.dataset.side);
     const t2 = el.querySelector(".ptext");
-    if (t2 && t2.textContent !== pr.text) t2.textContent = pr.text;
+    if (pr && t2 && t2.textContent !== pr.text) t2.textContent = pr.text;
   }
 }
 
-// Below this much time left the clock is shown in red and sounds once.
+// Below this much time left the clock is shown in red and sounds once (an hour in a
+// correspondence game).
 export function lowTimeMs(G) {
+  if (G.timeControl?.days_per_move) return 3600000;
   const initial = G.timeControl?.initial_ms ?? 0;
   return Math.min(20000, Math.max(5000, initial / 6));
 }

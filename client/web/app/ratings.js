@@ -1,14 +1,16 @@
 // Ratings as players see them, lichess's way: "ann (1500?)", with "?" while the rating is
 // provisional; a rating change as "+12" (green) or "−12" (red). Also the rating categories
-// (proto/ratings.h: the speed from the time control, lichess's rule, and the board), which
-// games can be rated, and whether a seat's player is an account (to link the name to /@/NAME).
+// (proto/ratings.h: the speed from the time control, lichess's rule, or correspondence for days
+// per move; and the board), which games can be rated, and whether a seat's player is an account
+// (to link the name to /@/NAME).
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { S, app } from "./state.js";
 import { getPlayer } from "./api.js";
 
-// Every category, standard board first, fastest first (proto/ratings.cpp).
-export const SPEEDS = ["bullet", "blitz", "rapid", "classical", "untimed"];
+// Every category, standard board first, fastest first (proto/ratings.cpp); correspondence
+// (days per move) after classical.
+export const SPEEDS = ["bullet", "blitz", "rapid", "classical", "correspondence", "untimed"];
 export const CATEGORIES = [...SPEEDS, ...SPEEDS.map((s) => `small_${s}`)];
 // The games' categories and the puzzle rating (PROTOCOL.md "Ratings", "Puzzle API").
 export const ALL_RATINGS = [...CATEGORIES, "puzzle"];
@@ -26,6 +28,7 @@ export function categoryOf(variant, tc) {
   if (!ratedVariant(variant)) return null;
   const board = variant.size === 7 ? "small_" : "";
   if (!tc) return `${board}untimed`;
+  if (tc.days_per_move) return `${board}correspondence`;
   const est = tc.initial_ms + 40 * tc.increment_ms;
   return board + (est < 180000 ? "bullet" : est < 480000 ? "blitz" : est < 1500000 ? "rapid" : "classical");
 }

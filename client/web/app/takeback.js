@@ -49,8 +49,9 @@ export function renderTakeback(G, live) {
   $("takeback-btn").hidden = !known || !G.takebacksOn || !(G.takebackTurns?.[side] > 0) || !!G.takebackOffer || !!G.takebackAsked;
   $("takeback-answer").hidden = !theirs;
   $("takeback-note").hidden = !mine;
-  // +15 s once the clocks run (silver's first turn starts them), never to the computer
-  $("give-time-btn").hidden = !known || !G.timeControl || !G.prefs?.[opp]?.more_time
+  // +15 s once the clocks run (silver's first turn starts them), never to the computer, nor in a
+  // correspondence game (days per move)
+  $("give-time-btn").hidden = !known || !G.timeControl || !!G.timeControl.days_per_move || !G.prefs?.[opp]?.more_time
     || !((G.state?.turns_played ?? 0) > 0) || !!botLevel(G.players?.[opp]);
   // the settings: for a seated player while the game can still change
   const card = $("prefs-card");
