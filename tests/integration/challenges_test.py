@@ -558,6 +558,28 @@ def complain(path, what):
     check(not bad, f"{what}'s log complains: {''.join(bad[:5])}")
 
 
+def pg_store():
+    """With --pg: a fresh PostgreSQL database (crash_test.PgStore) in the CTest fixture's
+    cluster, or exit 77 when there is none; None without --pg."""
+    if not PG:
+        return None
+    url = os.environ.get("TF_TEST_DATABASE_URL", "")
+    if not url:
+        print("SKIP: --pg needs TF_TEST_DATABASE_URL (the CTest fixture \"postgres\")")
+        sys.exit(SKIP)
+    return crash_test.PgStore(url)
+
+
+def one_server(work, extra):
+    """The server of a one-node run, started, on free ports (its .http and .tcp)."""
+    http_port, tcp_port = crash_test.free_port(), crash_test.free_port()
+    srv = crash_test.Server(SERVER, os.path.join(work, "data"), http_port, tcp_port,
+                            os.path.join(work, "server.log"), extra)
+    srv.http, srv.tcp = http_port, tcp_port
+    srv.start()
+    return srv
+
+
 def main():
     work = tempfile.mkdtemp(prefix="tf-challenges.", dir="/tmp")
     os.chmod(work, 0o755)
@@ -565,18 +587,10 @@ def main():
     ok = False
     try:
         extra = []
-        if PG:
-            url = os.environ.get("TF_TEST_DATABASE_URL", "")
-            if not url:
-                print("SKIP: --pg needs TF_TEST_DATABASE_URL (the CTest fixture \"postgres\")")
-                sys.exit(SKIP)
-            store = crash_test.PgStore(url)
+        store = pg_store()
+        if store:
             extra = store.server_args()
-        http_port, tcp_port = crash_test.free_port(), crash_test.free_port()
-        srv = crash_test.Server(SERVER, os.path.join(work, "data"), http_port, tcp_port,
-                                os.path.join(work, "server.log"), extra)
-        srv.http, srv.tcp = http_port, tcp_port
-        srv.start()
+        srv = one_server(work, extra)
         try:
             print(f"one node on {'PostgreSQL' if PG else 'SQLite'}", flush=True)
             people = one_node(srv, "pg" if PG else "lite")

@@ -35,7 +35,6 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import challenges_test as ct  # noqa: E402  (Player, api, check, notice, complain)
-import crash_test  # noqa: E402  (Server, PgStore, free_port)
 import jsonschema  # noqa: E402
 
 if len(sys.argv) < 3:
@@ -268,18 +267,10 @@ def main():
     ok = False
     try:
         extra = ["--correspondence-day-seconds", str(DAY_S), "--open-away-seconds", "1"]
-        if PG:
-            url = os.environ.get("TF_TEST_DATABASE_URL", "")
-            if not url:
-                print("SKIP: --pg needs TF_TEST_DATABASE_URL (the CTest fixture \"postgres\")")
-                sys.exit(ct.SKIP)
-            store = crash_test.PgStore(url)
+        store = ct.pg_store()
+        if store:
             extra += store.server_args()
-        http_port, tcp_port = crash_test.free_port(), crash_test.free_port()
-        srv = crash_test.Server(SERVER, os.path.join(work, "data"), http_port, tcp_port,
-                                os.path.join(work, "server.log"), extra)
-        srv.http, srv.tcp = http_port, tcp_port
-        srv.start()
+        srv = ct.one_server(work, extra)
         try:
             print(f"one node on {'PostgreSQL' if PG else 'SQLite'}", flush=True)
             people = one_game(srv, "pg" if PG else "lite")

@@ -438,18 +438,10 @@ def main():
     ok = False
     try:
         extra = ["--chat-lines", "100"]  # more than the scenario says in 10 s
-        if PG:
-            url = os.environ.get("TF_TEST_DATABASE_URL", "")
-            if not url:
-                print("SKIP: --pg needs TF_TEST_DATABASE_URL (the CTest fixture \"postgres\")")
-                sys.exit(ct.SKIP)
-            store = crash_test.PgStore(url)
+        store = ct.pg_store()
+        if store:
             extra += store.server_args()
-        http_port, tcp_port = crash_test.free_port(), crash_test.free_port()
-        srv = crash_test.Server(SERVER, os.path.join(work, "data"), http_port, tcp_port,
-                                os.path.join(work, "server.log"), extra)
-        srv.http, srv.tcp = http_port, tcp_port
-        srv.start()
+        srv = ct.one_server(work, extra)
         try:
             print(f"one node on {'PostgreSQL' if PG else 'SQLite'}", flush=True)
             kept = one_node(srv, "pg" if PG else "lite")
