@@ -289,3 +289,25 @@ test("an open correspondence game in the lobby; the forms offer days per move; a
   await cat.context().close();
   await guest.context().close();
 });
+
+// Many games at once make a long welcome (a watch per game): the page paces what it sends under
+// the server's message credits (PROTOCOL.md "Limits": 40, 20 a second) instead of losing the
+// messages past the fortieth to rate_limited (and the connection to `flood`).
+test("the page paces its messages under the server's credits", async () => {
+  const page = await newPlayer(browser, server.base, problems, null);
+  await page.evaluate(() => {
+    const c = window.trunkfield.conn;
+    const deliver = c.onMessage;
+    window.seen = { live: 0, limited: 0 };
+    c.onMessage = (m, text) => {
+      if (m.type === "live") window.seen.live++;
+      if (m.type === "error" && (m.code === "rate_limited" || m.code === "flooding")) window.seen.limited++;
+      return deliver(m, text);
+    };
+    for (let i = 0; i < 100; i++) c.send({ type: "list_live" });
+  });
+  await page.waitForFunction(() => window.seen.live >= 100, null, { timeout: 30000 });
+  assert.equal(await page.evaluate(() => window.seen.limited), 0, "no message was refused for want of credit");
+  assert.equal(await page.evaluate(() => window.trunkfield.S.conn ?? "online"), "online");
+  await page.context().close();
+});

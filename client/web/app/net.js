@@ -10,9 +10,17 @@
 // Emits every server message to onMessage(message, text) (parsed, and the frame's text for those
 // that want to read it themselves: the game mirror) and connection changes to
 // onStatus("connecting" | "online" | "reconnecting" | "offline").
+//
+// Pacing: every message costs one of the connection's credits at the server (PROTOCOL.md
+// "Limits": a bucket of 40, 20 a second; a message without one is refused, rate_limited). The
+// page keeps a bucket of its own a little under those, and what it would send without a credit
+// waits for one, in order: a welcome that watches dozens of games (correspondence games) is
+// sent over a few seconds instead of losing the watches past the fortieth.
 const TOKEN_KEY = "trunkfield.token";
 const PING_MS = 5000;
 const PONG_MS = 3500;
+const CREDIT_BURST = 36;
+const CREDIT_RATE = 18; // per second
 
 export class Connection {
   constructor({ getName, onMessage, onStatus, onWelcome }) {
@@ -24,6 +32,10 @@ export class Connection {
     this.ready = false;
     this.retry = 0;
     this.queue = [];
+    this.backlog = []; // welcomed, waiting for a credit (pacing)
+    this.credits = CREDIT_BURST;
+    this.refilled = Date.now();
+    this.flushTimer = null;
     this.deadline = 0; // a ping is unanswered until then (0: none outstanding)
     this.lastPing = 0;
     this.sentAt = 0; // when the outstanding ping (or hello) left
@@ -50,6 +62,8 @@ export class Connection {
     this.sentAt = Date.now();
     this.onStatus(navigator.onLine === false ? "offline" : this.retry ? "reconnecting" : "connecting");
     ws.onopen = () => {
+      this.credits = CREDIT_BURST - 1; // a new connection has a full bucket; the hello takes one
+      this.refilled = Date.now();
       const hello = { type: "hello", version: 1 };
       const name = this.getName();
       if (name) hello.name = name;
@@ -86,6 +100,7 @@ export class Connection {
         // without one, and say why.
         const hello = { type: "hello", version: 1 };
         if (this.token) hello.token = this.token;
+        this.spend();
         ws.send(JSON.stringify(hello));
         this.onMessage(m, null);
         return;
@@ -115,6 +130,11 @@ export class Connection {
     const ws = this.ws;
     this.ws = null;
     this.ready = false;
+    // what waited for a credit goes after the next welcome, as anything sent while away
+    this.queue = [...this.backlog, ...this.queue];
+    this.backlog = [];
+    clearTimeout(this.flushTimer);
+    this.flushTimer = null;
     this.deadline = 0;
     if (ws) {
       ws.onopen = ws.onmessage = ws.onclose = null;
@@ -142,6 +162,7 @@ export class Connection {
       this.sentAt = this.lastPing;
       this.deadline = this.lastPing + Math.max(PONG_MS, 4 * this.rtt);
     }
+    this.spend();
     try {
       this.ws.send('{"type":"ping"}');
     } catch {
@@ -165,10 +186,36 @@ export class Connection {
     this.connect();
   }
 
-  // Sends now when welcomed, else after the next welcome.
+  // Sends now when welcomed and a credit is there, after the messages waiting for one; when not
+  // welcomed, after the next welcome.
   send(msg) {
-    if (this.ready && this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(msg));
-    else this.queue.push(msg);
+    if (!(this.ready && this.ws?.readyState === WebSocket.OPEN)) return void this.queue.push(msg);
+    this.backlog.push(msg);
+    this.flush();
+  }
+
+  refill() {
+    const now = Date.now();
+    this.credits = Math.min(CREDIT_BURST, this.credits + ((now - this.refilled) * CREDIT_RATE) / 1000);
+    this.refilled = now;
+  }
+  spend() {
+    this.refill();
+    this.credits -= 1;
+  }
+  flush() {
+    this.refill();
+    while (this.backlog.length && this.credits >= 1 && this.ws?.readyState === WebSocket.OPEN) {
+      this.credits -= 1;
+      this.ws.send(JSON.stringify(this.backlog.shift()));
+    }
+    if (this.backlog.length && !this.flushTimer) {
+      const wait = Math.ceil(((1 - this.credits) * 1000) / CREDIT_RATE) + 5;
+      this.flushTimer = setTimeout(() => {
+        this.flushTimer = null;
+        if (this.ready) this.flush();
+      }, Math.max(5, wait));
+    }
   }
 
   forgetToken() {
