@@ -129,6 +129,18 @@ class Player(cluster_test.Conn):
         return self.wait(lambda m: m["type"] == "error" and m["code"] == code, timeout)
 
 
+def seen(p, since, pred, timeout=10):
+    """The first message of `p` from its `since`-th on satisfying pred, in whatever order it came
+    (PROTOCOL.md orders a game's events, not a notification against them), or None."""
+    deadline = time.time() + timeout
+    while True:
+        for m in p.got[since:]:
+            if pred(m):
+                return m
+        if not p._pull(deadline):
+            return None
+
+
 def notice(kind, game=None):
     return lambda m: (m["type"] == "notification" and m["kind"] == kind and
                       (game is None or m.get("game") == game))
@@ -228,12 +240,13 @@ def one_node(srv, tag):
     check(cy.error("not_invited") is not None, "cy joins bob's challenge: not not_invited")
     cy.send({"type": "decline_challenge", "game": code})
     check(cy.error("not_invited") is not None, "cy declines bob's challenge: not not_invited")
+    since = len(ann.got)
     bob.send({"type": "join_game", "code": code})
     s = bob.wait(lambda m: m["type"] == "snapshot" and m["game"] == code, 10)
     check(s and s["status"] == "playing" and s["players"]["bronze"]["id"] == bob.id and
           "invitee" not in s, f"bob accepts: {s and s['status']}")
     check(ann.wait(event(code, "join"), 10) is not None, "ann sees bob join")
-    n = ann.wait(notice("challenge_accepted", code), 10)
+    n = seen(ann, since, notice("challenge_accepted", code))
     check(n and n["by"] == {"id": bob.id, "name": bob.username},
           f"ann is told bob accepted: {n}")
     ann.send({"type": "resign", "game": code})
@@ -243,12 +256,13 @@ def one_node(srv, tag):
     m = challenge(ann, bob.username, "c2")
     code2 = m and m.get("code")
     check(bob.wait(notice("challenge", code2), 10) is not None, "bob is told of the second")
+    since = len(ann.got)
     bob.send({"type": "decline_challenge", "game": code2, "reason": "later"})
     e = ann.wait(event(code2, "cancel"), 10)
     check(e and e["payload"] == {"declined": "later"}, f"ann sees the decline: {e}")
     e = bob.wait(event(code2, "cancel"), 10)
     check(e and e["payload"] == {"declined": "later"}, f"bob sees his decline: {e}")
-    n = ann.wait(notice("challenge_declined", code2), 10)
+    n = seen(ann, since, notice("challenge_declined", code2))
     check(n and n["reason"] == "later" and n["by"]["name"] == bob.username,
           f"ann is told bob declined: {n}")
     bob.send({"type": "decline_challenge", "game": code2})
