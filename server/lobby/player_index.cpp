@@ -5,7 +5,7 @@ namespace tf::server {
 void PlayerIndex::seat(const std::string& player_id, const std::string& code, bool correspondence) {
     std::lock_guard lock(m_);
     seats_[player_id].insert(code);
-    if (correspondence) correspondence_.insert(code);
+    if (correspondence) correspondence_[code].insert(player_id);
 }
 
 std::size_t PlayerIndex::count(const std::string& player_id, bool correspondence) {
@@ -23,9 +23,10 @@ void PlayerIndex::unseat(const std::string& player_id, const std::string& code) 
     if (it == seats_.end()) return;
     it->second.erase(code);
     if (it->second.empty()) seats_.erase(it);
-    bool seated = false;  // the other player's seat may still be here
-    for (const auto& [id, codes] : seats_) seated = seated || codes.contains(code);
-    if (!seated) correspondence_.erase(code);
+    auto c = correspondence_.find(code);
+    if (c == correspondence_.end()) return;
+    c->second.erase(player_id);
+    if (c->second.empty()) correspondence_.erase(c);
 }
 
 std::vector<std::string> PlayerIndex::games_of(const std::string& player_id) {

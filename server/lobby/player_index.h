@@ -78,7 +78,8 @@ class PlayerIndex {
   private:
     std::mutex m_;
     std::map<std::string, std::set<std::string>> seats_;
-    std::set<std::string> correspondence_;  // codes of seated correspondence games
+    // Seated correspondence games: their codes, with the players seated in each.
+    std::map<std::string, std::set<std::string>> correspondence_;
     std::map<std::string, std::map<const Member*, std::weak_ptr<Member>>> conns_;
     std::function<void(const std::string&, bool)> presence_;
     std::mutex presence_m_;  // presence_ calls, in the order of the changes

@@ -246,7 +246,12 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
         return params_.time_control && params_.time_control->correspondence();
     }
     void correspondence_limits();  // the room's limits for a correspondence game
-    void notify_turn();            // after a change of the side to move
+    // When the side to move must have moved: the clock's deadline, else (setups and silver's
+    // first turn) the no-start limit; nullopt when neither runs.
+    std::optional<TimePoint> move_deadline() const;
+    // {"id", "name"} of the seat of `s`, or null when it is free (notifications' opponent).
+    nlohmann::json seat_json(Side s) const;
+    void notify_turn();  // after a change of the side to move
 
     // room_live.cpp: the entry of a public game in the lobby's live list, sent after `what`
     // (an event kind, "watch" or "leave") changed the room; turns are coalesced.

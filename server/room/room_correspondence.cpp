@@ -5,8 +5,6 @@
 // gone and lapses only after kOpenDays; the setups and silver's first turn have two moves' time.
 // The row in the store says whose move the game waits for and until when (GET /api/playing), and
 // a player with no connection to the game is told it is their move (notification your_turn).
-#include <spdlog/spdlog.h>
-
 #include "server/room/room.h"
 
 namespace tf::server {
@@ -24,14 +22,21 @@ void Room::correspondence_limits() {
     limits_.open_cancel = kOpenDays * limits_.day;
 }
 
+std::optional<TimePoint> Room::move_deadline() const {
+    if (auto flag = clock_ ? clock_->deadline() : std::nullopt) return flag;
+    return due_.start;
+}
+
+nlohmann::json Room::seat_json(Side s) const {
+    const auto& seat = rec_.seats[idx(s)];
+    return seat ? nlohmann::json{{"id", seat->id}, {"name", seat->name}} : nlohmann::json(nullptr);
+}
+
 StoredGame Room::stored_row() const {
     StoredGame g = rec_.row(code_, params_);
     if (!correspondence() || rec_.status != Status::Playing || !rec_.game) return g;
     g.to_move = side_name(rec_.game->to_move());
-    const auto now = SteadyClock::now();
-    std::optional<TimePoint> by = clock_ ? clock_->deadline() : std::nullopt;
-    if (!by) by = due_.start;  // the setups and silver's first turn
-    if (by) g.move_by = epoch_ms(*by, now);
+    if (auto by = move_deadline()) g.move_by = epoch_ms(*by, SteadyClock::now());
     return g;
 }
 
@@ -42,15 +47,10 @@ void Room::notify_turn() {
     const Side s = rec_.game->to_move();
     const auto& seat = rec_.seats[idx(s)];
     if (!seat || !seat->account || present(s)) return;
-    const auto& other = rec_.seats[idx(~s)];
-    std::optional<TimePoint> by = clock_ ? clock_->deadline() : std::nullopt;
-    if (!by) by = due_.start;
-    const auto now = SteadyClock::now();
-    nlohmann::json n = {
-        {"game", code_},
-        {"opponent", other ? nlohmann::json{{"id", other->id}, {"name", other->name}}
-                           : nlohmann::json(nullptr)},
-        {"move_by", by ? epoch_ms(*by, now) : 0}};
+    const auto by = move_deadline();
+    nlohmann::json n = {{"game", code_},
+                        {"opponent", seat_json(~s)},
+                        {"move_by", by ? epoch_ms(*by, SteadyClock::now()) : 0}};
     // Once the change is stored: a player told to move finds the game as the notification says.
     later([this, id = seat->id, body = n.dump()] { env_.notify(id, "your_turn", body); });
 }

@@ -157,12 +157,9 @@ void Room::finish() {
         for (Side s : {Side::Silver, Side::Bronze}) {
             const auto& seat = rec_.seats[idx(s)];
             if (!seat || !seat->account || present(s)) continue;
-            const auto& other = rec_.seats[idx(~s)];
-            nlohmann::json n = {
-                {"game", code_},
-                {"result", nlohmann::json::parse(proto::to_text(rec_.result()))},
-                {"opponent", other ? nlohmann::json{{"id", other->id}, {"name", other->name}}
-                                   : nlohmann::json(nullptr)}};
+            nlohmann::json n = {{"game", code_},
+                                {"result", nlohmann::json::parse(proto::to_text(rec_.result()))},
+                                {"opponent", seat_json(~s)}};
             env_.notify(seat->id, "game_over", n.dump());
         }
     later([this] {
