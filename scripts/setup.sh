@@ -11,11 +11,11 @@ mode=${1:-all}
 # Building the server, the web client's WebAssembly rules (emscripten, which brings Node.js) and
 # the Debian package (dpkg-dev, in build-essential; CPack finds the executables for
 # dpkg-shlibdeps with `file`); libpq for the PostgreSQL store, hiredis (its RESP codec only) for
-# the cluster's Redis bus, utf8proc for Unicode names.
+# the cluster's Redis bus, utf8proc for Unicode names, libcurl for the players' mails (SMTP).
 packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libboost-dev libboost-system-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
-  libsqlite3-dev libsodium-dev libpq-dev libhiredis-dev libutf8proc-dev
+  libsqlite3-dev libsodium-dev libpq-dev libhiredis-dev libutf8proc-dev libcurl4-openssl-dev
   emscripten file
 )
 if [[ $mode == all ]]; then
@@ -28,7 +28,8 @@ if [[ $mode == all ]]; then
   # runs haproxy -c), podman with runc (crun, its default, cannot run containers here),
   # netavark and aardvark-dns (without them podman falls back to CNI, where containers cannot
   # find each other by name), iptables for netavark's port forwarding, and python3-yaml, to
-  # build and run docker/ for real (tests/docker/compose_test.py).
+  # build and run docker/ for real (tests/docker/compose_test.py); aiosmtpd, the SMTP server the
+# mail tests start on loopback (tests/integration/smtp_sink.py).
   packages+=(
     doctest-dev
     clang libclang-rt-14-dev
@@ -38,6 +39,7 @@ if [[ $mode == all ]]; then
     postgresql-15
     redis-server haproxy
     podman runc netavark aardvark-dns iptables python3-yaml
+    python3-aiosmtpd
   )
   # Node.js and npm: Debian's, unless a node is already there (e.g. from NodeSource).
   command -v node >/dev/null 2>&1 || packages+=(nodejs)

@@ -155,15 +155,40 @@ std::unique_ptr<PuzzleService> open_puzzles(const Config& cfg, Store& store) {
     return std::make_unique<PuzzleService>(std::move(open), store, mine);
 }
 
+// The mailer's settings from the command line: the links' base and the sender's address
+// default to the HTTP port's address.
+MailConfig mail_config(const Config& cfg) {
+    MailConfig m;
+    m.smtp_url = cfg.smtp_url;
+    m.site = cfg.public_url.empty() ? "http://" + cfg.bind + ":" + std::to_string(cfg.http_port)
+                                    : cfg.public_url;
+    while (!m.site.empty() && m.site.back() == '/') m.site.pop_back();
+    auto host = m.site.substr(m.site.find("://") == std::string::npos ? 0 : m.site.find("://") + 3);
+    host = host.substr(0, host.find_first_of(":/"));
+    m.host = host.empty() ? "localhost" : host;
+    m.from = cfg.mail_from.empty() ? "trunkfield@" + m.host : cfg.mail_from;
+    m.poll_seconds = cfg.mail_poll_seconds;
+    return m;
+}
+
 // The notifications beside the store (none for --store memory, which keeps no accounts), on a
 // connection of their own; delivered to the player's connections here and on the other nodes.
 void open_social(Hub& hub) {
     if (hub.cfg.store == "memory") return;
-    SocialService::Open open;
+    SocialService::Open plain;
     if (hub.cfg.store == "postgres")
-        open = [url = hub.cfg.database_url] { return open_pg_social(url); };
+        plain = [url = hub.cfg.database_url] { return open_pg_social(url); };
     else
-        open = [dir = hub.cfg.data_dir] { return open_sqlite_social(dir); };
+        plain = [dir = hub.cfg.data_dir] { return open_sqlite_social(dir); };
+    MailRules rules;
+    rules.on = !hub.cfg.smtp_url.empty();
+    rules.turn_gap_ms = std::int64_t(hub.cfg.mail_turn_gap_seconds * 1000);
+    rules.digest_ms = std::int64_t(hub.cfg.mail_digest_seconds * 1000);
+    SocialService::Open open = [plain, rules] {
+        auto db = plain();
+        db->set_mail_rules(rules);
+        return db;
+    };
     hub.social = std::make_unique<SocialService>(
         std::move(open),
         [&hub](const std::string& player, const std::string& text) {
@@ -181,6 +206,7 @@ void open_social(Hub& hub) {
             for (auto& c : hub.players.connections(player)) c->end(reason, true);
             hub.peers->end_player(player, reason, true);
         });
+    if (rules.on) hub.social->start_mail(mail_config(hub.cfg), plain);
     hub.services.started = [&hub](const Player& p, const std::string& code) {
         if (hub.social && p.account) hub.social->tell_followers(p.id, p.name, code);
     };

@@ -219,6 +219,28 @@ Command parse_command_line(int argc, char** argv, Config& cfg) {
                    "no-start limit and of an open correspondence game's lapse; for tests")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
+    app.add_option(
+        "--smtp-url", cfg.smtp_url,
+        "the SMTP relay that sends the players' mails: smtp://[USER:PASSWORD@]HOST[:PORT] "
+        "(STARTTLS when offered) or smtps://...; none: no mail, and players cannot give "
+        "an address");
+    app.add_option("--mail-from", cfg.mail_from,
+                   "the address mails come from (default: trunkfield@ the --public-url's host)");
+    app.add_option("--public-url", cfg.public_url,
+                   "the address players reach this server at, for the links in mails (default: "
+                   "http://BIND:HTTP_PORT)");
+    app.add_option("--mail-turn-gap-seconds", cfg.mail_turn_gap_seconds,
+                   "a correspondence game's \"your move\" is mailed at most once per this time")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--mail-digest-seconds", cfg.mail_digest_seconds,
+                   "an account that asked for the digest gets at most one mail per this time")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--mail-poll-seconds", cfg.mail_poll_seconds,
+                   "how often the node looks for mails due (another node's too)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
     app.add_option("--lobby-interval-ms", cfg.lobby_interval_ms,
                    "open-games list: at most one message per interval to each subscriber "
                    "(changes in between are coalesced; 0 = every change)")

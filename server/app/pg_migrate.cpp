@@ -105,6 +105,12 @@ const Table kTables[] = {
     {"reports",
      "id, reporter_id, player_id, reason, body, game, at, handled_at, handled_by, outcome"},
     {"account_settings", "player_id, announce_games"},
+    {"mail_settings",
+     "player_id, address, verified_at, verify_hash, unsub_token, turns, challenges, digest, "
+     "last_mail_at"},
+    {"mail_queue",
+     "id, player_id, kind, game, body, created_at, send_after, state, attempts, lease_until, "
+     "sent_at, error"},
     {"audit",
      "id, at, moderator_id, moderator, action, player_id, player, report_id, minutes, note"},
 };
@@ -205,7 +211,7 @@ std::string migrate_sqlite_to_pg(const std::string& dir, const PgOptions& option
         db.exec(
             "SELECT setval(pg_get_serial_sequence('games', 'id'), "
             "GREATEST((SELECT max(id) FROM games), 1))");
-        for (const char* t : {"notifications", "reports", "audit"})
+        for (const char* t : {"notifications", "reports", "audit", "mail_queue"})
             db.exec(std::string("SELECT setval(pg_get_serial_sequence('") + t +
                     "', 'id'), GREATEST((SELECT max(id) FROM " + t + "), 1))");
     });

@@ -50,6 +50,13 @@ struct Config {
     double open_away_seconds = 20;      // an open game's creator away this long: off the lobby
     double open_cancel_seconds = 300;   // ... away this long: the game is cancelled
     double correspondence_day_seconds = 86400;  // a "day" of correspondence clocks (tests: less)
+    // E-mail (OPERATING.md "E-mail"): the relay ("" = no mail), the sender, the links' base.
+    std::string smtp_url;
+    std::string mail_from;                    // "" = trunkfield@ the public address's host
+    std::string public_url;                   // "" = http://BIND:HTTP_PORT
+    double mail_turn_gap_seconds = 3 * 3600;  // a game's "your move" mailed at most this often
+    double mail_digest_seconds = 86400;       // an account with the digest: one mail per this
+    double mail_poll_seconds = 2;             // how often a node looks at the queue
     int lobby_interval_ms = 500;   // lobby list: changes coalesced to one message per interval
     std::size_t list_limit = 100;  // games in one lobby or live list message
     int live_interval_ms = 1000;   // live-games list: turn updates coalesced to one per interval

@@ -30,6 +30,7 @@ void SocialService::tell(SocialDb& db, const std::string& player_id, const std::
     StoredNotice n{0, player_id, kind, fields.dump(), epoch_ms(), 0};
     try {
         deliver_(player_id, proto::to_text(proto::Notification{notice_json(db.add(n))}));
+        if (mailer_ && (kind == "your_turn" || kind == "challenge")) mailer_->wake();
     } catch (const std::exception& e) {
         spdlog::error("notifications: one for {} ({}) was not kept: {}", player_id, kind, e.what());
         deliver_(player_id, proto::to_text(proto::Notification{notice_json(n)}));

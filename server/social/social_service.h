@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "server/mail/mailer.h"
 #include "server/store/side_thread.h"
 #include "server/store/social_db.h"
 
@@ -67,10 +68,21 @@ class SocialService {
         return thread_.run<T>(std::move(job), std::move(ex), std::move(then), bounded);
     }
 
+    // E-mail: the mailer starts (on a store connection `open` makes) when the operator gave a
+    // relay (--smtp-url); without one, mail() is null and no address can be given.
+    void start_mail(MailConfig cfg, Mailer::Open open, Mailer::Send send = {}) {
+        mail_cfg_ = cfg;
+        mailer_ = std::make_unique<Mailer>(std::move(cfg), std::move(open), std::move(send));
+    }
+    const MailConfig* mail() const { return mailer_ ? &mail_cfg_ : nullptr; }
+    Mailer* mailer() { return mailer_.get(); }
+
   private:
     Deliver deliver_;
     Changed changed_;
     Closed closed_;
+    MailConfig mail_cfg_;
+    std::unique_ptr<Mailer> mailer_;
     SideThread<SocialDb> thread_;  // last: joined first
 };
 

@@ -265,6 +265,36 @@ CREATE TRIGGER audit_no_truncate BEFORE TRUNCATE ON audit
 ALTER TABLE games ADD COLUMN to_move text NOT NULL DEFAULT '',
   ADD COLUMN move_by bigint NOT NULL DEFAULT 0;
 )sql",
+    // 8: e-mail: an account's address and what it wants mailed, and the mails to send.
+    R"sql(
+CREATE TABLE mail_settings (
+  player_id    text PRIMARY KEY,
+  address      text NOT NULL,
+  verified_at  bigint NOT NULL DEFAULT 0,
+  verify_hash  text NOT NULL DEFAULT '',
+  unsub_token  text NOT NULL UNIQUE,
+  turns        integer NOT NULL DEFAULT 1,
+  challenges   integer NOT NULL DEFAULT 1,
+  digest       integer NOT NULL DEFAULT 0,
+  last_mail_at bigint NOT NULL DEFAULT 0
+);
+CREATE TABLE mail_queue (
+  id          bigserial PRIMARY KEY,
+  player_id   text NOT NULL,
+  kind        text NOT NULL,
+  game        text NOT NULL DEFAULT '',
+  body        text NOT NULL,
+  created_at  bigint NOT NULL,
+  send_after  bigint NOT NULL,
+  state       text NOT NULL,
+  attempts    integer NOT NULL DEFAULT 0,
+  lease_until bigint NOT NULL DEFAULT 0,
+  sent_at     bigint NOT NULL DEFAULT 0,
+  error       text NOT NULL DEFAULT ''
+);
+CREATE INDEX mail_queue_due ON mail_queue(state, send_after);
+CREATE INDEX mail_queue_by_player ON mail_queue(player_id, kind, game);
+)sql",
 };
 static_assert(std::size(kMigrations) == kPgSchemaVersion);
 

@@ -18,24 +18,27 @@ constexpr const char* kColumns = "id, player_id, kind, body, at, read_at";
 }  // namespace
 
 StoredNotice SocialDb::add(StoredNotice n) {
-    // A newer your_turn of a game stands for the older ones still unread (PROTOCOL.md
-    // "Notifications"): those are marked read.
-    if (n.kind == "your_turn") {
-        auto j = nlohmann::json::parse(n.body, nullptr, false);
-        if (j.is_object() && j["game"].is_string())
-            db_->exec(
-                "UPDATE notifications SET read_at = $3 WHERE player_id = $1 AND kind = "
-                "'your_turn' AND read_at IS NULL AND body LIKE $2",
-                {n.player_id, "%\"game\":\"" + j["game"].get<std::string>() + "\"%", n.at_ms});
-    }
-    auto rows = db_->exec(
-        "INSERT INTO notifications (player_id, kind, body, at) VALUES ($1, $2, $3, $4) "
-        "RETURNING id",
-        {n.player_id, n.kind, n.body, n.at_ms});
-    if (rows.empty()) throw StoreError("a notification was not kept");
-    n.id = num(rows[0][0]);
-    n.read_ms = 0;
-    return n;
+    return db_->transaction([&] {
+        // A newer your_turn of a game stands for the older ones still unread (PROTOCOL.md
+        // "Notifications"): those are marked read.
+        if (n.kind == "your_turn") {
+            auto j = nlohmann::json::parse(n.body, nullptr, false);
+            if (j.is_object() && j["game"].is_string())
+                db_->exec(
+                    "UPDATE notifications SET read_at = $3 WHERE player_id = $1 AND kind = "
+                    "'your_turn' AND read_at IS NULL AND body LIKE $2",
+                    {n.player_id, "%\"game\":\"" + j["game"].get<std::string>() + "\"%", n.at_ms});
+        }
+        auto rows = db_->exec(
+            "INSERT INTO notifications (player_id, kind, body, at) VALUES ($1, $2, $3, $4) "
+            "RETURNING id",
+            {n.player_id, n.kind, n.body, n.at_ms});
+        if (rows.empty()) throw StoreError("a notification was not kept");
+        n.id = num(rows[0][0]);
+        n.read_ms = 0;
+        queue_notice_mail(n);
+        return n;
+    });
 }
 
 std::vector<StoredNotice> SocialDb::list(const std::string& player_id, int limit,

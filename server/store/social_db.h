@@ -93,6 +93,29 @@ struct PlayingGame {
     std::string to_move;  // correspondence: "silver" | "bronze"; else ""
     std::int64_t move_by = 0;
 };
+// An account's e-mail (PROTOCOL.md "E-mail"): its address (unverified until the link mailed to
+// it is opened) and what it asked to be mailed.
+struct MailSettings {
+    std::string address;
+    bool verified = false;
+    bool turns = true, challenges = true, digest = false;
+    std::string unsub_token;  // in every mail's unsubscribe link
+    std::int64_t last_mail_at = 0;
+};
+// How notifications become mails: none while `on` is false (no relay); a game's your_turn at
+// most once per `turn_gap_ms`; an account with the digest at most one mail per `digest_ms`.
+struct MailRules {
+    bool on = false;
+    std::int64_t turn_gap_ms = 3 * 3600 * 1000;
+    std::int64_t digest_ms = 24 * 3600 * 1000;
+};
+// A mail to send (a row of the queue): kind verify (body: address, token), your_turn or
+// challenge (body: the notification's fields).
+struct QueuedMail {
+    std::int64_t id = 0;
+    std::string player_id, kind, game, body;
+    int attempts = 0;  // counting this one
+};
 struct ActResult {
     AuditEntry entry;
     std::string reporter_id;  // the handled report's reporter, or ""
@@ -170,8 +193,44 @@ class SocialDb {
     ActResult act(const ModAction& a);
     std::vector<AuditEntry> audit(int limit, std::int64_t before);
 
+    // E-mail (PROTOCOL.md "E-mail"; server/mail/mailer.h sends the queue).
+    void set_mail_rules(const MailRules& r) { mail_rules_ = r; }
+    std::optional<MailSettings> mail_settings(const std::string& player_id);
+    // A new address, unverified, with the hash of its verification token; the mails still queued
+    // for the account are dropped and a verification mail (`verify_body`) is queued.
+    void set_mail_address(const std::string& player_id, const std::string& address,
+                          const std::string& verify_hash, const std::string& verify_body,
+                          std::int64_t now_ms);
+    // No address any more: nothing is mailed (queued mails dropped).
+    void remove_mail(const std::string& player_id, std::int64_t now_ms);
+    void set_mail_prefs(const std::string& player_id, std::optional<bool> turns,
+                        std::optional<bool> challenges, std::optional<bool> digest);
+    // Queues the verification mail again.
+    void requeue_verify(const std::string& player_id, const std::string& verify_hash,
+                        const std::string& verify_body, std::int64_t now_ms);
+    int verify_mails_since(const std::string& player_id, std::int64_t since_ms);
+    // The address whose verification token hashes to `hash`, now verified; nullopt: no such.
+    std::optional<std::string> verify_mail(const std::string& hash, std::int64_t now_ms);
+    // The address of the unsubscribe token, now mailed nothing; nullopt: no such token.
+    std::optional<std::string> unsubscribe(const std::string& token);
+    // One account's mails that are due (or whose sender's lease ran out), taken for `lease_ms`;
+    // empty: none due.
+    std::vector<QueuedMail> claim_mail(std::int64_t now_ms, std::int64_t lease_ms);
+    // Whether the mail still says something true: the account still wants it (and has a verified
+    // address), the game still waits for its move or its challenge is still open.
+    bool mail_wanted(const QueuedMail& m);
+    // The mails end in `state` (sent, dropped, failed), or (`retry_ms` > 0) wait until then.
+    void mail_done(const std::vector<std::int64_t>& ids, const std::string& state,
+                   std::int64_t now_ms, const std::string& error, std::int64_t retry_ms = 0);
+    // Mails in the queue by state (for the metrics page and tests).
+    std::vector<std::pair<std::string, std::int64_t>> mail_counts();
+
   private:
+    // Queues a mail for a kept notification the account wants mailed; true when one was queued.
+    bool queue_notice_mail(const StoredNotice& n);
+
     std::unique_ptr<SideDb> db_;
+    MailRules mail_rules_;
 };
 
 std::unique_ptr<SocialDb> open_sqlite_social(const std::string& data_dir);

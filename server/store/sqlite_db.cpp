@@ -245,6 +245,37 @@ BEGIN SELECT RAISE(ABORT, 'the audit log cannot be changed'); END;
 ALTER TABLE games ADD COLUMN to_move TEXT NOT NULL DEFAULT '';
 ALTER TABLE games ADD COLUMN move_by INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // 8: e-mail (issue 35): an account's address and what it wants mailed, and the mails to send
+    // (server/mail/mailer.h), kept until sent so that a restart loses none.
+    R"sql(
+CREATE TABLE mail_settings (
+  player_id    TEXT PRIMARY KEY,
+  address      TEXT NOT NULL,
+  verified_at  INTEGER NOT NULL DEFAULT 0,
+  verify_hash  TEXT NOT NULL DEFAULT '',
+  unsub_token  TEXT NOT NULL UNIQUE,
+  turns        INTEGER NOT NULL DEFAULT 1,
+  challenges   INTEGER NOT NULL DEFAULT 1,
+  digest       INTEGER NOT NULL DEFAULT 0,
+  last_mail_at INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE TABLE mail_queue (
+  id          INTEGER PRIMARY KEY,
+  player_id   TEXT NOT NULL,
+  kind        TEXT NOT NULL,
+  game        TEXT NOT NULL DEFAULT '',
+  body        TEXT NOT NULL,
+  created_at  INTEGER NOT NULL,
+  send_after  INTEGER NOT NULL,
+  state       TEXT NOT NULL,
+  attempts    INTEGER NOT NULL DEFAULT 0,
+  lease_until INTEGER NOT NULL DEFAULT 0,
+  sent_at     INTEGER NOT NULL DEFAULT 0,
+  error       TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX mail_queue_due ON mail_queue(state, send_after);
+CREATE INDEX mail_queue_by_player ON mail_queue(player_id, kind, game);
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 

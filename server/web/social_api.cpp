@@ -9,6 +9,7 @@
 
 #include "server/base/time.h"
 #include "server/social/social_service.h"
+#include "server/web/mail_api.h"
 
 namespace tf::server {
 
@@ -432,7 +433,8 @@ bool is_social_target(std::string_view target) {
     auto path = target.substr(0, target.find('?'));
     return path == "/api/notifications" || path.rfind("/api/notifications/", 0) == 0 ||
            path == "/api/relations" || path.rfind("/api/relations/", 0) == 0 ||
-           path == "/api/reports" || path.rfind("/api/mod/", 0) == 0 || path == "/api/playing";
+           path == "/api/reports" || path.rfind("/api/mod/", 0) == 0 || path == "/api/playing" ||
+           is_mail_target(std::string(path));
 }
 
 void social_api(SocialService* svc, bool post, std::string_view target, std::string body,
@@ -454,6 +456,8 @@ void social_api(SocialService* svc, bool post, std::string_view target, std::str
                              std::string(what) + " are for accounts: log in first");
         return std::nullopt;
     };
+    if (is_mail_target(path))
+        return mail_api(svc, post, path, *query, body, reader, ex, std::move(done));
     if (path == "/api/reports" || path.rfind("/api/mod/", 0) == 0) {
         if (path == "/api/reports" && (!post || !query->empty()))
             return reply(api_error(post ? 400 : 405, post ? "bad_request" : "method_not_allowed",
