@@ -1,9 +1,10 @@
 // Accounts in the page (protocol: register, login, logout, change_password; each answered by a
 // `welcome` with the request's ref or an `error` with it): the header's control ("Sign in" for a
 // guest; the username with a menu for an account: profile, blocked and muted players (on the
-// profile page: relations.js), the moderators' page for a moderator (moderation.js), change
-// password, sign out, sign out everywhere), the sign-in dialog with its register and sign-in
-// forms, the change-password dialog, and their errors in words next to the field they are about.
+// profile page: relations.js), e-mail where the server sends it (mail.js), the moderators' page
+// for a moderator (moderation.js), change password, sign out, sign out everywhere), the sign-in
+// dialog with its register and sign-in forms, the change-password dialog, and their errors in
+// words next to the field they are about.
 //
 // The token: every welcome's token replaces the stored one (net.js), so after a login the page
 // keeps the account's new token, and after a logout the new guest's. Registering keeps the
@@ -31,6 +32,9 @@ export function renderAccount() {
     $("account-name").textContent = acct.username;
     $("menu-profile").href = profileUrl(acct.username);
     $("menu-blocked").href = `${profileUrl(acct.username)}#blocked`;
+    $("menu-mail").href = `${profileUrl(acct.username)}#mail`;
+    // on a server that sends mail (mail.js asks it at the welcome)
+    $("menu-mail").hidden = !(S.mail?.for === S.me.player_id && S.mail.data?.available);
     // welcome.account.roles: the moderators' page is in the menu of a moderator
     $("menu-mod").hidden = !(Array.isArray(acct.roles) && acct.roles.includes("moderator"));
   } else closeMenu();
@@ -235,6 +239,11 @@ export function setupAccount() {
     ev.preventDefault();
     closeMenu();
     if (S.me?.account) app.navigate(`${profileUrl(S.me.account.username)}#blocked`);
+  });
+  $("menu-mail").addEventListener("click", (ev) => {
+    ev.preventDefault();
+    closeMenu();
+    if (S.me?.account) app.navigate(`${profileUrl(S.me.account.username)}#mail`);
   });
   $("menu-mod").addEventListener("click", (ev) => {
     ev.preventDefault();

@@ -13,7 +13,8 @@
 // And the notifications of an account (notices.js): GET /api/notifications, POST
 // /api/notifications/read; its follows, blocks and mutes (relations.js): GET and POST
 // /api/relations; reports (report.js): POST /api/reports; and the moderators' API (moderation.js):
-// GET /api/mod/reports, POST /api/mod/actions, GET /api/mod/audit.
+// GET /api/mod/reports, POST /api/mod/actions, GET /api/mod/audit; the account's e-mail address
+// and the mails it wants (mail.js): GET and POST /api/account/mail.
 // Failures are thrown as ApiError with a message fit to show (HTTP status and the server's words)
 // and the server's error code (`code`: "busy", "no_puzzle", …; null when it gave none).
 import { t } from "./i18n.js";
@@ -147,6 +148,17 @@ function relationLists(d) {
 }
 export const getRelations = () => getJson("/api/relations").then(relationLists);
 export const postRelation = (body) => postJson("/api/relations", body).then(relationLists);
+
+// ------------------------------------------------------------------ e-mail
+// The account's e-mail settings (mail.js): {available, address, verified, turns, challenges,
+// digest}; POST any of {"address": TEXT | null, "turns", "challenges", "digest", "resend": true}
+// answers the same. Errors: bad_request, bad_address, mail_unavailable (503), too_many (429).
+function mailSettings(d) {
+  if (typeof d.available !== "boolean") throw new ApiError(t("api.notJson"), 200);
+  return d;
+}
+export const getMail = () => getJson("/api/account/mail").then(mailSettings);
+export const postMail = (body) => postJson("/api/account/mail", body).then(mailSettings);
 
 // ------------------------------------------------------------------ reports and moderation
 // A report of account `player` (report.js): {player, reason, text, game?}. Answers {id}.

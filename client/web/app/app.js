@@ -4,9 +4,9 @@
 // an account's notifications (notices.js: the bell, the toast of a challenge), the games it is
 // playing (playing.js: the lobby's "Your games", the top bar's count of those where it is to
 // move) and its follows, blocks and mutes (relations.js: the lobby's Following panel, the player
-// page's buttons), reports (report.js) and the moderators' page (moderation.js). The C++ rules
-// run as WebAssembly (trunkfield-rules.js): they load in parallel with the first screen, and the
-// lobby works before they are ready; game messages wait for them.
+// page's buttons), its e-mail settings (mail.js), reports (report.js) and the moderators' page
+// (moderation.js). The C++ rules run as WebAssembly (trunkfield-rules.js): they load in parallel
+// with the first screen, and the lobby works before they are ready; game messages wait for them.
 //
 // Addresses: /            lobby (/#your-games: scrolled to the account's games being played)
 //            /g/CODE      a game (the shareable link the server hands out)
@@ -49,6 +49,7 @@ import { setupChallenge, challengeAnswered, translateChallengeForm, declineRefus
 import { setupNotes, notesWelcome, onNotification, renderNotes } from "./notices.js";
 import { setupRelations, relationsWelcome, renderFollowing, loadRelations } from "./relations.js";
 import { setupReport } from "./report.js";
+import { setupMail, mailWelcome } from "./mail.js";
 import { setupMod, renderMod, openMod, modWelcome } from "./moderation.js";
 import { setupPlaying, playingWelcome, renderPlayingBadge, reloadPlayingSoon, showPlayingCard, CARD_HASH } from "./playing.js";
 
@@ -237,6 +238,7 @@ function onWelcome(m) {
   accountWelcome(m, prev);
   notesWelcome(m);
   relationsWelcome(m);
+  mailWelcome(m);
   playingWelcome(m);
   modWelcome();
   S.quick = null; // a dropped connection withdrew any quick-match request
@@ -477,6 +479,7 @@ function main() {
   setupNotes();
   setupPlaying();
   setupRelations();
+  setupMail();
   setupReport();
   setupMod();
   setupGameControls();

@@ -2,7 +2,8 @@
 // rating history of one category as a chart (inline SVG, drawn here), wins, draws and losses
 // by colour, and the recent games, each a link to /g/CODE. An account on another account's page
 // may challenge it (challenge.js), follow, mute and block it (relations.js) and report it
-// (report.js); on its own page it finds the players it blocks and those it mutes.
+// (report.js); on its own page it finds the players it blocks and those it mutes, and its e-mail
+// address and the mails it wants (mail.js).
 import { $, h, other, SideName, tcText, variantText } from "./dom.js";
 import { t, fmtDate, lang } from "./i18n.js";
 import { S, app } from "./state.js";
@@ -12,10 +13,12 @@ import { ALL_RATINGS, categoryName, categoryOf, ratingText, playerLink } from ".
 import { renderChallengeButton } from "./challenge.js";
 import { loadRelations, renderProfileRelations, renderBlockedList } from "./relations.js";
 import { renderReportButton } from "./report.js";
+import { loadMail, renderMail } from "./mail.js";
 
 // S.profile: {name, data, error, loading, cat}
 export function openProfile(name) {
   loadRelations(); // whether the account follows or blocks the player: as the server has it now
+  if (S.me?.account && S.me.account.username.toLowerCase() === name.toLowerCase()) loadMail(); // its e-mail settings, as they are now
   const P = S.profile;
   if (P && P.name.toLowerCase() === name.toLowerCase() && (P.loading || (P.data && Date.now() - P.at < 5000))) return;
   S.profile = { name, data: null, error: null, loading: true, cat: null, at: Date.now() };
@@ -62,6 +65,7 @@ export function renderProfile() {
   renderTotals(d);
   renderRecentOf(d);
   renderBlockedList(d);
+  renderMail();
 }
 
 function renderRatingCards(d, cats) {
