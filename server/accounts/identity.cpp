@@ -16,15 +16,21 @@ std::string selector_of(const std::string& token) {
     return token.substr(0, kSelectorDigits);
 }
 
-Identity::Issued Identity::create(std::string name) {
+Identity::Issued Identity::create(std::string name, Store::Done saved) {
     std::string id = "p" + random_hex(8);
     if (name.empty()) name = "guest-" + id.substr(1, 4);
     auto player = std::make_shared<const Player>(Player{id, std::move(name)});
     std::string selector = random_hex(8), secret = random_hex(16);
     std::string hash = sha256_hex(secret);
-    if (store_) store_->add_player(StoredPlayer{player->id, player->name, selector, hash, ""});
-    std::lock_guard lock(m_);
-    by_selector_[selector] = Entry{std::move(hash), player};
+    {
+        std::lock_guard lock(m_);
+        by_selector_[selector] = Entry{hash, player};
+    }
+    if (store_)
+        store_->add_player(StoredPlayer{player->id, player->name, selector, hash, ""},
+                           std::move(saved));
+    else if (saved)
+        saved(std::nullopt);
     return {player, selector + secret};
 }
 

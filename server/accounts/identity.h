@@ -28,7 +28,8 @@ class Identity {
     };
     // A new guest; without a name, "guest-" and four characters of its id (distinct names for
     // distinct visitors, as good as they need to be to tell them apart in a chat).
-    Issued create(std::string name);
+    // `saved` (on the store's thread) once its row is durable or its write failed.
+    Issued create(std::string name, Store::Done saved = {});
     // The player the token belongs to, or nullptr for an unknown, forged or revoked token:
     // `done` runs on `ex` (a token this process has not seen is looked up in the store, off the
     // caller's thread); a Read error when the store could not be asked (the token may be good).

@@ -188,10 +188,7 @@ void Session::hello_guest(const std::string& raw) {
     const std::string key = name_key(*name);
     if (!name->empty() && reserved_guest_name(key))
         return send_error(Err::BadName, "the name " + *name + " is reserved; choose another");
-    if (name->empty() || !proto::is_username(key)) {
-        auto issued = hub_.identity.create(*name);
-        return welcome(*issued.player, issued.token, false);
-    }
+    if (name->empty() || !proto::is_username(key)) return welcome_new_guest(*name);
     wait();
     hub_.store->read_account(
         key, executor(), [self = self(), name = *name](Read<std::optional<StoredAccount>> r) {
@@ -206,8 +203,24 @@ void Session::hello_guest(const std::string& raw) {
                                                    "another name");
                 return self->resume();
             }
-            auto issued = self->hub_.identity.create(name);
-            self->welcome(*issued.player, issued.token, false);
+            self->welcome_new_guest(name);
+        });
+}
+
+void Session::welcome_new_guest(const std::string& name) {
+    if (!hub_.store->healthy()) {
+        auto issued = hub_.identity.create(name);
+        return welcome(*issued.player, issued.token, false);
+    }
+    wait();
+    // The store may answer before create() returns: the welcome is posted to this connection's
+    // executor, after `issued` is filled.
+    auto issued = std::make_shared<Identity::Issued>();
+    *issued =
+        hub_.identity.create(name, [self = self(), issued](const std::optional<std::string>&) {
+            boost::asio::post(self->executor(), [self, issued] {
+                self->welcome(*issued->player, issued->token, false);
+            });
         });
 }
 

@@ -132,6 +132,9 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
 
     void handle(proto::Hello& m);
     void hello_guest(const std::string& raw_name);
+    // A new guest, welcomed once its row is durable (a token that a crash right after the
+    // welcome would forget is no token: PROTOCOL.md "hello"); at once while the store fails.
+    void welcome_new_guest(const std::string& name);
     void handle(proto::CreateGame& m);
     void handle(proto::JoinGame& m);
     void handle(proto::CancelGame& m);

@@ -114,13 +114,16 @@ void FaultyStore::commit(GameWrite w, Done done) {
     }
 }
 
-void FaultyStore::add_player(StoredPlayer p) {
+void FaultyStore::add_player(StoredPlayer p, Done done) {
     if (current().write == Faults::Write::Fail) {
-        std::lock_guard lock(m_);
-        held_.push_back(std::move(p));
+        {
+            std::lock_guard lock(m_);
+            held_.push_back(std::move(p));
+        }
+        if (done) done("injected fault: the write failed (disk full)");
         return;
     }
-    inner_->add_player(std::move(p));
+    inner_->add_player(std::move(p), std::move(done));
 }
 
 void FaultyStore::write_account(AccountWrite w, std::function<void(AccountResult)> done) {

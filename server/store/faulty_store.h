@@ -38,7 +38,7 @@ class FaultyStore : public Store {
     Store& inner() { return *inner_; }
 
     void commit(GameWrite w, Done done) override;
-    void add_player(StoredPlayer p) override;
+    void add_player(StoredPlayer p, Done done) override;
     void write_account(AccountWrite w, std::function<void(AccountResult)> done) override;
     // Reads fail while `reads=fail`, otherwise the inner store answers.
     void read_player(std::string selector, Executor ex,

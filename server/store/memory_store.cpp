@@ -62,10 +62,13 @@ void MemoryStore::rate(const std::string& code, RateGame& r) {
     }
 }
 
-void MemoryStore::add_player(StoredPlayer p) {
-    std::lock_guard lock(m_);
-    names_.try_emplace(p.id, p.name);
-    tokens_.try_emplace(p.selector, Token{p.id, p.secret_hash});
+void MemoryStore::add_player(StoredPlayer p, Done done) {
+    {
+        std::lock_guard lock(m_);
+        names_.try_emplace(p.id, p.name);
+        tokens_.try_emplace(p.selector, Token{p.id, p.secret_hash});
+    }
+    if (done) done(std::nullopt);
 }
 
 void MemoryStore::write_account(AccountWrite w, std::function<void(AccountResult)> done) {

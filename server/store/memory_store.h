@@ -14,7 +14,7 @@ namespace tf::server {
 class MemoryStore : public BlockingReads {
   public:
     void commit(GameWrite w, Done done) override;  // `done` runs before commit() returns
-    void add_player(StoredPlayer p) override;
+    void add_player(StoredPlayer p, Done done) override;
     void write_account(AccountWrite w, std::function<void(AccountResult)> done) override;
     std::size_t pending() override { return 0; }
     bool healthy() override { return true; }

@@ -75,7 +75,9 @@ class PgStore : public Store {
     void commit(GameWrite w, Done done) override {
         enqueue(WriteOp::game(std::move(w), std::move(done)));
     }
-    void add_player(StoredPlayer p) override { enqueue(WriteOp::new_player(std::move(p))); }
+    void add_player(StoredPlayer p, Done done) override {
+        enqueue(WriteOp::new_player(std::move(p), std::move(done)));
+    }
     void write_account(AccountWrite w, std::function<void(AccountResult)> done) override {
         enqueue(WriteOp::account_request(std::move(w), std::move(done)));
     }

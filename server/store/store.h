@@ -279,7 +279,9 @@ class Store {
     // Queues writes; `done` runs on the store's thread once they are durable or have failed.
     virtual void commit(GameWrite w, Done done) = 0;
     // Queues a new player (fire and forget: any later commit() that needs it commits after it).
-    virtual void add_player(StoredPlayer p) = 0;
+    // `done` (on the writer's thread) once the player's row is durable, or its write failed (the
+    // row is then kept and written with a later operation).
+    virtual void add_player(StoredPlayer p, Done done = {}) = 0;
     // Queues an account write, in order with commits; `done` runs on the store's thread.
     virtual void write_account(AccountWrite w, std::function<void(AccountResult)> done) = 0;
     // Marks a game that cannot be replayed; it is kept as it is, never changed otherwise.
@@ -386,7 +388,9 @@ class BlockingReads : public Store {
 class NullStore : public BlockingReads {
   public:
     void commit(GameWrite, Done done) override { done(std::nullopt); }
-    void add_player(StoredPlayer) override {}
+    void add_player(StoredPlayer, Done done) override {
+        if (done) done(std::nullopt);
+    }
     // No accounts: nothing would remember them.
     void write_account(AccountWrite, std::function<void(AccountResult)> done) override {
         done({false, false, true, "this server keeps no accounts (--store memory)"});

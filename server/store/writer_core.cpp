@@ -13,9 +13,10 @@ WriteOp WriteOp::game(GameWrite w, Store::Done done) {
     return op;
 }
 
-WriteOp WriteOp::new_player(StoredPlayer p) {
+WriteOp WriteOp::new_player(StoredPlayer p, Store::Done done) {
     WriteOp op;
     op.player = std::move(p);
+    op.done = std::move(done);
     return op;
 }
 

@@ -33,7 +33,7 @@ struct WriteOp {
     bool already_rated = false;  // PostgreSQL: the rating history holds this game already
 
     static WriteOp game(GameWrite w, Store::Done done);
-    static WriteOp new_player(StoredPlayer p);
+    static WriteOp new_player(StoredPlayer p, Store::Done done = {});
     static WriteOp account_request(AccountWrite w, std::function<void(AccountResult)> done);
     // "game ABCD", "player p1", ...: for the log.
     std::string what() const;
