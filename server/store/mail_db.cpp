@@ -172,6 +172,11 @@ std::vector<QueuedMail> SocialDb::claim_mail(std::int64_t now_ms, std::int64_t l
 }
 
 bool SocialDb::mail_wanted(const QueuedMail& m) {
+    // A closed account is mailed nothing (a moderator closed it).
+    if (!db_->exec("SELECT 1 FROM restrictions WHERE player_id = $1 AND closed_at > 0",
+                   {m.player_id})
+             .empty())
+        return false;
     if (m.kind == "verify") {
         // Still the account's address, not yet verified.
         auto j = nlohmann::json::parse(m.body, nullptr, false);

@@ -63,12 +63,23 @@ ApiResponse page(unsigned status, const std::string& title, const std::string& b
             "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta "
             "name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>" +
                 escape(title) +
-                " · Trunkfield</title><link rel=\"stylesheet\" href=\"/style.css\"></head><body "
-                "class=\"mail-page\"><main><h1>" +
+                " · Trunkfield</title><meta name=\"color-scheme\" content=\"light dark\"><link "
+                "rel=\"stylesheet\" "
+                "href=\"/api/mail/page.css\"></head><body><main><h1>" +
                 escape(title) + "</h1>" + body_html +
                 "<p><a href=\"/\">Trunkfield</a></p></main></body></html>",
             ""};
 }
+
+// The pages' look: the site's stylesheet has a hashed name, and the CSP refuses inline styles.
+constexpr const char* kPageCss =
+    "body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f4f3ef;color:#1d1d1f}"
+    "main{max-width:34rem;margin:4rem auto;padding:1.5rem 2rem;background:#fff;border:1px solid "
+    "#d9d6cc;border-radius:10px}h1{font-size:1.4rem;margin:0 0 .75rem}"
+    "button{font:inherit;padding:.45rem 1rem;border-radius:6px;border:1px solid #b42318;"
+    "background:#b42318;color:#fff;cursor:pointer}a{color:#2453a6}"
+    "@media (prefers-color-scheme:dark){body{background:#151515;color:#eee}main{background:#222;"
+    "border-color:#444}a{color:#8ab4ff}}";
 
 // A verification token and the body of its mail.
 std::pair<std::string, std::string> verify_token(const std::string& address) {
@@ -93,7 +104,7 @@ void run(SocialService& svc, std::function<ApiResponse(SocialDb&)> job, Store::E
 
 bool is_mail_target(const std::string& path) {
     return path == "/api/account/mail" || path == "/api/mail/verify" ||
-           path == "/api/mail/unsubscribe";
+           path == "/api/mail/unsubscribe" || path == "/api/mail/page.css";
 }
 
 void mail_api(SocialService* svc, bool post, const std::string& path,
@@ -104,6 +115,7 @@ void mail_api(SocialService* svc, bool post, const std::string& path,
     if (!svc)
         return reply(
             api_error(503, "store_unavailable", "this server keeps no accounts (--store memory)"));
+    if (path == "/api/mail/page.css") return reply({200, "text/css; charset=utf-8", kPageCss, ""});
     if (path != "/api/account/mail") {
         // The links in mails: the token is the only key.
         auto t = query.find("token");

@@ -8,6 +8,7 @@
 
 #include "server/base/metrics.h"
 #include "server/session/hub.h"
+#include "server/social/social_service.h"
 
 namespace tf::server {
 
@@ -77,6 +78,11 @@ std::string render_metrics(Hub& hub) {
                             "Store operations from queued to durable.");
     m.turn_latency.render(out, "trunkfield_turn_seconds",
                           "Turns from received to acknowledged (validation and commit).");
+    if (auto* mailer = hub.social ? hub.social->mailer() : nullptr)
+        family(
+            out, "trunkfield_mails_total", "counter",
+            "Mails this node handed to the SMTP relay (sent), or gave up on (failed).", "result",
+            {{"sent", std::uint64_t(mailer->sent())}, {"failed", std::uint64_t(mailer->failed())}});
     hub.peers->render_metrics(out);  // the cluster's, with several nodes
     return out;
 }

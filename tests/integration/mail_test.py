@@ -270,6 +270,10 @@ def one_node(srv, sink, tag):
         same = [m for m in mails(sink, a_addr) if m["Message-ID"] == late["Message-ID"]]
         check(len(same) == 1, f"once: {len(same)}")
 
+    st, page = get(f"http://127.0.0.1:{srv.http}/metrics")
+    check(st == 200 and 'trunkfield_mails_total{result="sent"} ' in page,
+          f"/metrics counts the mails: {st}")
+
     # -- the digest --
     bob = ct.Player(srv.tcp, token=bob.token)
     bob.username = f"bob_{tag}"
