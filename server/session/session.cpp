@@ -261,6 +261,12 @@ void Session::restored(const Read<std::shared_ptr<const Player>>& r, const std::
 
 void Session::welcome(const Player& p, const std::string& token, bool restored,
                       std::optional<std::string> ref) {
+    {
+        // Closed while the welcome waited (a token read, a new guest's row): nobody to welcome,
+        // and nothing to put in the player index that on_closed() would never take out.
+        std::lock_guard lock(rooms_m_);
+        if (gone_) return;
+    }
     player_ = p;
     token_ = token;
     spdlog::info("{}: hello from {} {}{}", tag(), p.account ? "account" : "player",
