@@ -87,19 +87,6 @@ std::pair<std::string, std::string> verify_token(const std::string& address) {
     return {token, json{{"address", address}, {"token", token}}.dump()};
 }
 
-void run(SocialService& svc, std::function<ApiResponse(SocialDb&)> job, Store::Executor ex,
-         std::function<void(ApiResponse)> done) {
-    auto then = [done](Read<ApiResponse> r) {
-        if (r.ok()) return done(std::move(*r.value));
-        spdlog::warn("mail API: {}", r.error);
-        done(api_error(503, "store_unavailable", "the server cannot read this now"));
-    };
-    if (!svc.run<ApiResponse>(std::move(job), ex, then))
-        boost::asio::post(ex, [done] {
-            done(api_error(429, "busy", "too many requests waiting; try again shortly"));
-        });
-}
-
 }  // namespace
 
 bool is_mail_target(const std::string& path) {
@@ -125,7 +112,7 @@ void mail_api(SocialService* svc, bool post, const std::string& path,
         const std::string token = t->second;
         if (path == "/api/mail/verify") {
             if (post) return reply(api_error(405, "method_not_allowed", "open the link (GET)"));
-            return run(
+            return run_social(
                 *svc,
                 [token](SocialDb& db) {
                     auto address = db.verify_mail(sha256_hex(token), epoch_ms());
@@ -147,7 +134,7 @@ void mail_api(SocialService* svc, bool post, const std::string& path,
                               "unsubscribe?token=" +
                                   escape(token) +
                                   "\"><button type=\"submit\">Stop the mails</button></form>"));
-        return run(
+        return run_social(
             *svc,
             [token](SocialDb& db) {
                 auto address = db.unsubscribe(token);
@@ -169,7 +156,7 @@ void mail_api(SocialService* svc, bool post, const std::string& path,
     if (!query.empty()) return reply(api_error(400, "bad_request", "no parameters here"));
     const std::string me = reader.player_id;
     if (!post)
-        return run(
+        return run_social(
             *svc,
             [svc, me](SocialDb& db) {
                 return ApiResponse{200, "application/json",
@@ -202,7 +189,7 @@ void mail_api(SocialService* svc, bool post, const std::string& path,
         return reply(api_error(400, "bad_address", "that is not an e-mail address"));
     if ((resend || (address && *address)) && !svc->mail())
         return reply(api_error(503, "mail_unavailable", "this server sends no e-mail"));
-    run(
+    run_social(
         *svc,
         [svc, me, address, turns, challenges, digest, resend](SocialDb& db) {
             const auto now = epoch_ms();

@@ -29,20 +29,6 @@ std::optional<std::int64_t> number(const std::string& s, std::int64_t max) {
     return v;
 }
 
-using Job = std::function<ApiResponse(SocialDb&)>;
-
-void run(SocialService& svc, Job job, Store::Executor ex, std::function<void(ApiResponse)> done) {
-    auto then = [done](Read<ApiResponse> r) {
-        if (r.ok()) return done(std::move(*r.value));
-        spdlog::warn("social API: {}", r.error);
-        done(api_error(503, "store_unavailable", "the server cannot read this now"));
-    };
-    if (!svc.run<ApiResponse>(std::move(job), ex, then))
-        boost::asio::post(ex, [done] {
-            done(api_error(429, "busy", "too many requests waiting; try again shortly"));
-        });
-}
-
 // The player's relations as GET /api/relations answers them.
 json relations_json(SocialDb& db, const std::string& player_id,
                     const std::function<bool(const std::string&)>& here) {
@@ -79,7 +65,7 @@ void relations_api(SocialService& svc, bool post, const std::string& body, Socia
     auto here = reader.here;
     const std::string me = reader.player_id;
     if (!post)
-        return run(
+        return run_social(
             svc, [me, here](SocialDb& db) { return ok(relations_json(db, me, here)); }, ex, done);
     auto j = json::parse(body, nullptr, false);
     std::string verb, name;
@@ -106,7 +92,7 @@ void relations_api(SocialService& svc, bool post, const std::string& body, Socia
                                "send one of {\"follow\": NAME[, \"notify\": false]}, "
                                "{\"unfollow\": NAME}, {\"block\": NAME}, {\"unblock\": NAME}, "
                                "{\"mute\": NAME}, {\"unmute\": NAME}, {\"announce\": BOOL}"));
-    run(
+    run_social(
         svc,
         [&svc, me, here, verb, name, notify](SocialDb& db) {
             if (verb == "announce") {
@@ -197,7 +183,7 @@ void report_api(SocialService& svc, const std::string& me, const std::string& bo
                                "CODE (optional)}"));
     r.reporter_id = me;
     const std::string name = j["player"].get<std::string>();
-    run(
+    run_social(
         svc,
         [me, name, r](SocialDb& db) mutable {
             auto other = db.account(name);
@@ -360,7 +346,7 @@ void mod_api(SocialService& svc, const std::string& path, bool post,
                 "reopen|dismiss, \"minutes\": 1 to 43200 (mute only, required), \"report\": "
                 "ID, \"note\": up to 2000 characters}"));
         const std::string name = j["player"].get<std::string>();
-        return run(
+        return run_social(
             svc,
             [&svc, me, name, a](SocialDb& db) mutable {
                 if (!is_moderator(db, me)) return not_moderator();
@@ -411,7 +397,7 @@ void mod_api(SocialService& svc, const std::string& path, bool post,
                     std::string(path == "/api/mod/reports" ? ", status (open or handled)" : "")));
         (k == "limit" ? limit : before) = *n;
     }
-    run(
+    run_social(
         svc,
         [me, path, limit, before, handled](SocialDb& db) {
             if (!is_moderator(db, me)) return not_moderator();
@@ -428,6 +414,19 @@ void mod_api(SocialService& svc, const std::string& path, bool post,
 }
 
 }  // namespace
+
+void run_social(SocialService& svc, std::function<ApiResponse(SocialDb&)> job, Store::Executor ex,
+                std::function<void(ApiResponse)> done) {
+    auto then = [done](Read<ApiResponse> r) {
+        if (r.ok()) return done(std::move(*r.value));
+        spdlog::warn("social API: {}", r.error);
+        done(api_error(503, "store_unavailable", "the server cannot read this now"));
+    };
+    if (!svc.run<ApiResponse>(std::move(job), ex, then))
+        boost::asio::post(ex, [done] {
+            done(api_error(429, "busy", "too many requests waiting; try again shortly"));
+        });
+}
 
 bool is_social_target(std::string_view target) {
     auto path = target.substr(0, target.find('?'));
@@ -477,7 +476,7 @@ void social_api(SocialService* svc, bool post, std::string_view target, std::str
             return reply(api_error(405, "method_not_allowed", "GET /api/playing lists your games"));
         if (!query->empty()) return reply(api_error(400, "bad_request", "no parameters here"));
         if (auto no = refusal("lists of games")) return reply(*no);
-        return run(
+        return run_social(
             *svc, [id = reader.player_id](SocialDb& db) { return ok(playing_json(db, id)); }, ex,
             done);
     }
@@ -512,7 +511,7 @@ void social_api(SocialService* svc, bool post, std::string_view target, std::str
         if (!valid)
             return reply(api_error(400, "bad_request",
                                    "send {\"ids\": [ID, ...]} (1 to 100) or {\"all\": true}"));
-        return run(
+        return run_social(
             *svc,
             [player_id, ids](SocialDb& db) {
                 db.mark_read(player_id, ids, epoch_ms());
@@ -530,7 +529,7 @@ void social_api(SocialService* svc, bool post, std::string_view target, std::str
                                    "parameters: limit (1 to 100), before (a notification id)"));
         (k == "limit" ? limit : before) = *n;
     }
-    run(
+    run_social(
         *svc,
         [player_id, limit, before](SocialDb& db) {
             json items = json::array();

@@ -13,6 +13,7 @@
 
 namespace tf::server {
 
+class SocialDb;
 class SocialService;
 
 // True for /api/notifications, /api/relations and what is under them.
@@ -25,6 +26,11 @@ struct SocialReader {
     bool account = false;
     std::function<bool(const std::string& player_id)> here = {};
 };
+
+// A job of an API on the social thread: `done` gets its answer on `ex`, 503 store_unavailable
+// when the store failed, 429 busy when too many requests wait.
+void run_social(SocialService& svc, std::function<ApiResponse(SocialDb&)> job, Store::Executor ex,
+                std::function<void(ApiResponse)> done);
 
 // Answers a GET (`post` false) or a POST of `target` with `body`: `done` runs on `ex` with the
 // response (never throws). No valid token: 401. `svc` null: this server keeps none (503).
