@@ -99,34 +99,29 @@ bool Mailer::once(SocialDb& db) {
     auto mails = db.claim_mail(now, cfg_.lease_ms);
     if (mails.empty()) return false;
     const std::string player = mails[0].player_id;
+    // Read once for all of the account's mails. A closed account (a moderator closed it) or one
+    // without an address any more is mailed nothing.
+    const auto settings = db.mail_settings(player);
+    const bool mailable = settings && !db.standing(player).closed;
     std::vector<QueuedMail> keep;
     std::vector<std::int64_t> drop;
     for (auto& m : mails) {
-        if (db.mail_wanted(m))
+        if (mailable && db.mail_wanted(m, *settings))
             keep.push_back(std::move(m));
         else
             drop.push_back(m.id);
     }
     db.mail_done(drop, "dropped", now, "no longer true or wanted");
-    auto settings = db.mail_settings(player);
-    if (keep.empty() || !settings) {
-        std::vector<std::int64_t> rest;
-        for (const auto& m : keep) rest.push_back(m.id);
-        db.mail_done(rest, "dropped", now, "no address");
-        return true;
-    }
-    // A verification mail goes alone, to the address it verifies.
-    std::vector<QueuedMail> batch;
+    if (keep.empty()) return true;
+    // A verification mail (the newest) goes alone, to the address it verifies; the others are
+    // due again at once, for the next round.
+    auto verify = std::find_if(keep.rbegin(), keep.rend(),
+                               [](const QueuedMail& m) { return m.kind == "verify"; });
+    std::vector<QueuedMail> batch = verify == keep.rend() ? keep : std::vector{*verify};
+    std::vector<std::int64_t> ids, later;
     for (const auto& m : keep)
-        if (m.kind != "verify") batch.push_back(m);
-    for (const auto& m : keep)
-        if (m.kind == "verify") batch = {m};
-    std::vector<std::int64_t> ids;
-    for (const auto& m : batch) ids.push_back(m.id);
-    std::vector<std::int64_t> later;
-    for (const auto& m : keep)
-        if (std::find(ids.begin(), ids.end(), m.id) == ids.end()) later.push_back(m.id);
-    db.mail_done(later, "pending", now, "", now);  // back in the queue, due now
+        (verify == keep.rend() || m.id == verify->id ? ids : later).push_back(m.id);
+    db.mail_done(later, "pending", now, "", now);
 
     const OutMail out = compose_mail(batch, *settings, db.username_of(player), cfg_.site);
     const std::string id = "tf-mail-" + std::to_string(batch.front().id) + "@" + cfg_.host;

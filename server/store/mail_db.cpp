@@ -171,20 +171,13 @@ std::vector<QueuedMail> SocialDb::claim_mail(std::int64_t now_ms, std::int64_t l
     });
 }
 
-bool SocialDb::mail_wanted(const QueuedMail& m) {
-    // A closed account is mailed nothing (a moderator closed it).
-    if (!db_->exec("SELECT 1 FROM restrictions WHERE player_id = $1 AND closed_at > 0",
-                   {m.player_id})
-             .empty())
-        return false;
+bool SocialDb::mail_wanted(const QueuedMail& m, const MailSettings& s) {
     if (m.kind == "verify") {
         // Still the account's address, not yet verified.
         auto j = nlohmann::json::parse(m.body, nullptr, false);
-        auto s = mail_settings(m.player_id);
-        return s && !s->verified && j.is_object() && j.value("address", "") == s->address;
+        return !s.verified && j.is_object() && j.value("address", "") == s.address;
     }
-    auto s = mail_settings(m.player_id);
-    if (!s || !s->verified || !(m.kind == "your_turn" ? s->turns : s->challenges)) return false;
+    if (!s.verified || !(m.kind == "your_turn" ? s.turns : s.challenges)) return false;
     if (m.kind == "your_turn")
         return !db_->exec(
                        "SELECT 1 FROM games WHERE code = $1 AND status = 'playing' AND ((to_move "

@@ -216,9 +216,9 @@ class SocialDb {
     // One account's mails that are due (or whose sender's lease ran out), taken for `lease_ms`;
     // empty: none due.
     std::vector<QueuedMail> claim_mail(std::int64_t now_ms, std::int64_t lease_ms);
-    // Whether the mail still says something true: the account still wants it (and has a verified
-    // address), the game still waits for its move or its challenge is still open.
-    bool mail_wanted(const QueuedMail& m);
+    // Whether the mail still says something true: the account (its `settings`) still wants it
+    // and has a verified address, the game still waits for its move or its challenge is open.
+    bool mail_wanted(const QueuedMail& m, const MailSettings& settings);
     // The mails end in `state` (sent, dropped, failed), or (`retry_ms` > 0) wait until then.
     void mail_done(const std::vector<std::int64_t>& ids, const std::string& state,
                    std::int64_t now_ms, const std::string& error, std::int64_t retry_ms = 0);
