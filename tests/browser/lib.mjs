@@ -162,6 +162,29 @@ export async function shot(page, name, opts = {}) {
   await page.screenshot({ path: path.join(ART, `${name}.png`), ...opts });
 }
 
+// After a resize to the phone: the page, once its layout has settled (the board is redrawn for the
+// new width on the next frames, later under load), is no wider than the phone. The assertion names
+// the widest element that sticks out, so a failure says what to fix.
+export async function fitsPhone(page, name) {
+  const settled = await page
+    .waitForFunction((w) => document.documentElement.scrollWidth <= w, PHONE.width, { timeout: 3000 })
+    .then(() => true, () => false);
+  if (settled) return;
+  const { wide, culprit } = await page.evaluate((w) => {
+    let culprit = "";
+    let right = w;
+    for (const el of document.body.querySelectorAll("*")) {
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.right > right) {
+        right = r.right;
+        culprit = `${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}${el.className && typeof el.className === "string" ? "." + el.className.split(" ").join(".") : ""} (right edge ${Math.round(r.right)} px)`;
+      }
+    }
+    return { wide: document.documentElement.scrollWidth, culprit };
+  }, PHONE.width);
+  assert.ok(false, `${name}: the page is wider than the phone (${wide} px): ${culprit || "no element past the edge"}`);
+}
+
 export class PageProblems {
   constructor() {
     this.list = [];
