@@ -594,31 +594,17 @@ def one_server(work, extra):
     return srv
 
 
-def main():
-    work = tempfile.mkdtemp(prefix="tf-challenges.", dir="/tmp")
+def run(name, body):
+    """A test's whole run in a fresh work folder (under /tmp, readable by the postgres user):
+    `body(work, store)`, `store` the --pg run's database (else None). The folder and the
+    database are dropped when every check passed, else kept for a look (and exit 1)."""
+    work = tempfile.mkdtemp(prefix=f"tf-{name}.", dir="/tmp")
     os.chmod(work, 0o755)
     store = None
     ok = False
     try:
-        extra = []
         store = pg_store()
-        if store:
-            extra = store.server_args()
-        srv = one_server(work, extra)
-        try:
-            print(f"one node on {'PostgreSQL' if PG else 'SQLite'}", flush=True)
-            people = one_node(srv, "pg" if PG else "lite")
-            relations(srv, "pg" if PG else "lite")
-            srv.stop()
-            srv.start()
-            if people:
-                after_restart(srv, people)
-        finally:
-            srv.stop()
-            complain(srv.log_path, "the server")
-        if PG:
-            print("two nodes", flush=True)
-            two_nodes(work, store)
+        body(work, store)
         ok = not FAILED
     finally:
         if store and ok:
@@ -628,8 +614,25 @@ def main():
     if FAILED:
         print(f"{len(FAILED)} checks failed; work folder kept: {work}")
         sys.exit(1)
-    print("all challenge checks passed")
+    print(f"all {name} checks passed")
 
+
+def main(work, store):
+    srv = one_server(work, store.server_args() if store else [])
+    try:
+        print(f"one node on {'PostgreSQL' if PG else 'SQLite'}", flush=True)
+        people = one_node(srv, "pg" if PG else "lite")
+        relations(srv, "pg" if PG else "lite")
+        srv.stop()
+        srv.start()
+        if people:
+            after_restart(srv, people)
+    finally:
+        srv.stop()
+        complain(srv.log_path, "the server")
+    if PG:
+        print("two nodes", flush=True)
+        two_nodes(work, store)
 
 if __name__ == "__main__":
-    main()
+    run("challenges", main)

@@ -25,9 +25,7 @@ usage: mail_test.py SERVER_BIN CLI_BIN [--pg]
 import http.client
 import os
 import re
-import shutil
 import sys
-import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -320,14 +318,9 @@ def across_nodes(one, two, sink):
     eve.close()
 
 
-def main():
-    work = tempfile.mkdtemp(prefix="tf-mail.", dir="/tmp")
-    os.chmod(work, 0o755)
-    store = None
-    ok = False
+def main(work, store):
     sink = smtp_sink.Sink(os.path.join(work, "smtp"), crash_test.free_port()).start()
     try:
-        store = ct.pg_store()
         http_port = crash_test.free_port()
         extra = mail_args(http_port, sink) + (store.server_args() if store else [])
         srv = crash_test.Server(ct.SERVER, os.path.join(work, "data"), http_port,
@@ -346,18 +339,8 @@ def main():
                 if nodes:
                     across_nodes(*nodes, sink)
         unique_ids(sink)
-        ok = not ct.FAILED
     finally:
         sink.stop()
-        if store and ok:
-            store.drop()
-        if ok:
-            shutil.rmtree(work, ignore_errors=True)
-    if ct.FAILED:
-        print(f"{len(ct.FAILED)} checks failed; work folder kept: {work}")
-        sys.exit(1)
-    print("all mail checks passed")
-
 
 if __name__ == "__main__":
-    main()
+    ct.run("mail", main)
