@@ -417,6 +417,13 @@ struct StallClaimEv {  // `side` claimed the win (or a draw) from its stalling o
     bool draw = false;
     friend bool operator==(const StallClaimEv&, const StallClaimEv&) = default;
 };
+// Correspondence games: `side`'s player went on vacation (`on`) or came back. While on vacation,
+// that side's time does not run on its move (PROTOCOL.md "Vacation").
+struct VacationEv {
+    Side side = Side::Silver;
+    bool on = false;
+    friend bool operator==(const VacationEv&, const VacationEv&) = default;
+};
 struct TimeoutEv {  // the side whose time ran out
     Side side = Side::Silver;
     friend bool operator==(const TimeoutEv&, const TimeoutEv&) = default;
@@ -504,6 +511,7 @@ struct UnknownEv {
     X(PreferencesEv, "preferences")          \
     X(StallingEv, "stalling")                \
     X(StallClaimEv, "stall_claim")           \
+    X(VacationEv, "vacation")                \
     X(HiddenEv, "hidden")
 
 using EventBody = std::variant<
@@ -575,6 +583,8 @@ struct SnapshotMsg {
     std::vector<ChatEv> chat;
     // A challenge: the only player who may take the free seat (PROTOCOL.md "Challenges").
     std::optional<PlayerRef> invitee = std::nullopt;
+    // Correspondence games: the sides whose players are on vacation (silver, bronze).
+    bool vacation[2] = {false, false};
 };
 struct Ack {
     std::optional<std::string> ref;

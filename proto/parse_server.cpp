@@ -197,6 +197,7 @@ EventBody payload(const std::string& kind, const Json& p) {
     if (kind == "stalling") return StallingEv{side_field(p)};
     if (kind == "stall_claim")
         return StallClaimEv{side_field(p), boolean(field(p, "draw"), "draw")};
+    if (kind == "vacation") return VacationEv{side_field(p), boolean(field(p, "on"), "on")};
     return UnknownEv{kind};
 }
 
@@ -252,6 +253,9 @@ ServerMsg snapshot(const Json& j) {
     m.rated = opt_bool(j, "rated");
     if (auto* r = opt_field(j, "ratings")) m.ratings = ratings(*r);
     if (auto* inv = opt_field(j, "invitee")) m.invitee = player(*inv, "invitee");
+    if (auto* v = opt_field(j, "vacation"))
+        for (const Json& v_side : array(*v, "vacation"))
+            m.vacation[idx(side(v_side, "vacation"))] = true;
     if (auto* lines = opt_field(j, "chat"))
         for (const Json& c : array(*lines, "chat")) m.chat.push_back(chat(object(c, "chat")));
     return m;

@@ -113,6 +113,11 @@ struct PayloadWriter {
         proto::write(w, e.side);
         w.end_object();
     }
+    void operator()(const VacationEv& e) {
+        w.begin_object().key("on").value(e.on).key("side");
+        proto::write(w, e.side);
+        w.end_object();
+    }
     void operator()(const TakebackDeclineEv& e) { side_only(w, e.side); }
     void operator()(const TakebackEv& e) {
         w.begin_object().key("side");
@@ -336,6 +341,12 @@ std::string to_text(const SnapshotMsg& m) {
         w.key("takeback_offer");
         opt(w, m.takeback_offer, [&](Side s) { proto::write(w, s); });
         w.key("type").value("snapshot");
+        if (m.vacation[0] || m.vacation[1]) {
+            w.key("vacation").begin_array();
+            for (Side s : {Side::Silver, Side::Bronze})
+                if (m.vacation[idx(s)]) proto::write(w, s);
+            w.end_array();
+        }
         w.key("version").value(m.version);
     });
 }

@@ -552,6 +552,10 @@ void Session::tell(const proto::TimeGivenEv& e) {
     say(side_label(e.side) + " gave " + side_label(~e.side) + " " + std::to_string(e.ms / 1000) +
         " seconds.");
 }
+void Session::tell(const proto::VacationEv& e) {
+    say(side_label(e.side) +
+        (e.on ? " is on vacation: their time stands on their move." : " is back from vacation."));
+}
 void Session::tell(const proto::PreferencesEv& e) {
     say(side_label(e.side) + (e.prefs.takeback ? " accepts" : " refuses") + " takebacks and" +
         (e.prefs.more_time ? " accepts" : " refuses") + " more time in this game.");

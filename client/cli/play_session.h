@@ -125,6 +125,7 @@ class Session {
     void tell(const proto::TakebackDeclineEv& e);
     void tell(const proto::TakebackEv& e);
     void tell(const proto::TimeGivenEv& e);
+    void tell(const proto::VacationEv& e);
     void tell(const proto::PreferencesEv& e);
     void tell(const proto::PlayerBackEv& e);
     void tell(const proto::PlayerLeftEv& e);

@@ -36,6 +36,8 @@ Update GameMirror::apply(const proto::SnapshotMsg& s) {
     draw_offer_ = s.draw_offer;
     takeback_offer_ = s.takeback_offer;
     stalling_ = s.stalling;
+    vacation_[0] = s.vacation[0];
+    vacation_[1] = s.vacation[1];
     prefs_[0] = s.preferences[0];
     prefs_[1] = s.preferences[1];
     spectators_ = s.spectators;
@@ -126,6 +128,10 @@ struct GameMirror::Applier {
         return m.rebuild();
     }
     bool operator()(const proto::TimeGivenEv&) { return true; }  // the event's clocks say it
+    bool operator()(const proto::VacationEv& e) {
+        m.vacation_[idx(e.side)] = e.on;
+        return true;
+    }
     bool operator()(const proto::PreferencesEv& e) {
         m.prefs_[idx(e.side)] = e.prefs;
         if (!e.prefs.takeback) m.takeback_offer_.reset();

@@ -25,7 +25,9 @@
 #include "server/cluster/bus.h"
 #include "server/cluster/cluster.h"
 #include "server/net/client_address.h"
+#include "server/room/room.h"
 #include "server/session/hub.h"
+#include "server/social/vacations.h"
 #include "server/store/faulty_store.h"
 #include "server/store/pg_schema.h"
 #include "server/store/pg_store.h"
@@ -216,6 +218,22 @@ void open_social(Hub& hub) {
         hub.social->run<bool>([a, b](SocialDb& db) { return db.blocked_between(a, b); }, ex,
                               [then](Read<bool> r) { then(r.ok() && *r.value); }, false);
     };
+    // Vacations: a player's correspondence games on this node are told when it goes or comes back.
+    const auto day_ms = hub.cfg.correspondence_day_seconds * 1000;
+    hub.social->set_vacations(std::make_shared<Vacations>(
+        *hub.social, hub.ioc.get_executor(),
+        std::chrono::milliseconds(std::int64_t(hub.cfg.vacation_poll_seconds * 1000)),
+        std::int64_t(hub.cfg.vacation_days * day_ms), day_ms,
+        [&hub](const std::string& player) {
+            for (const auto& code : hub.players.games_of(player))
+                if (auto room = hub.directory.find(code)) room->vacation_changed();
+        },
+        [&hub] {
+            for (auto& room : hub.directory.all()) room->vacation_changed();
+        }));
+    hub.services.on_vacation = [v = hub.social->vacations()](const std::string& player) {
+        return v->on(player);
+    };
     hub.services.notify = [&hub](const std::string& player, const std::string& kind,
                                  const std::string& fields) {
         if (hub.social)
@@ -286,6 +304,7 @@ class Node {
         }
         http_->run();
         tcp_->run();
+        if (hub_->social) hub_->social->vacations()->start();  // the rooms are back: they are told
         return true;
     }
 
@@ -351,6 +370,7 @@ class Node {
         spdlog::info("signal {}: shutting down; in-flight turns are committed first", sig);
         notify_service_manager("STOPPING=1");
         hub_->ready = false;
+        if (hub_->social) hub_->social->vacations()->stop();
         http_->stop();
         tcp_->stop();
         hub_->players.notify_all(std::make_shared<const std::string>(

@@ -219,6 +219,16 @@ Command parse_command_line(int argc, char** argv, Config& cfg) {
                    "no-start limit and of an open correspondence game's lapse; for tests")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
+    app.add_option("--vacation-days", cfg.vacation_days,
+                   "the vacation an account has a calendar year (its correspondence clocks stand "
+                   "on its move), in days of --correspondence-day-seconds")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    app.add_option("--vacation-poll-seconds", cfg.vacation_poll_seconds,
+                   "how often the node reads who is on vacation (a change made on another node "
+                   "reaches its games within this time)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
     app.add_option(
         "--smtp-url", cfg.smtp_url,
         "the SMTP relay that sends the players' mails: smtp://[USER:PASSWORD@]HOST[:PORT] "

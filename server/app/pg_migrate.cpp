@@ -111,6 +111,7 @@ const Table kTables[] = {
     {"mail_queue",
      "id, player_id, kind, game, body, created_at, send_after, state, attempts, lease_until, "
      "sent_at, error"},
+    {"vacations", "player_id, year, used_ms, since_ms"},
     {"audit",
      "id, at, moderator_id, moderator, action, player_id, player, report_id, minutes, note"},
 };

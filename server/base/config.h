@@ -50,6 +50,8 @@ struct Config {
     double open_away_seconds = 20;      // an open game's creator away this long: off the lobby
     double open_cancel_seconds = 300;   // ... away this long: the game is cancelled
     double correspondence_day_seconds = 86400;  // a "day" of correspondence clocks (tests: less)
+    double vacation_days = 30;          // an account's vacation a calendar year, in those days
+    double vacation_poll_seconds = 10;  // how often a node reads who is on vacation
     // E-mail (OPERATING.md "E-mail"): the relay ("" = no mail), the sender, the links' base.
     std::string smtp_url;
     std::string mail_from;                    // "" = trunkfield@ the public address's host

@@ -37,6 +37,11 @@ void Clock::press(TimePoint now, SteadyClock::duration credit) {
     start(~s, now);
 }
 
+void Clock::pass() {
+    assert(!running_);
+    if (per_move_ > SteadyClock::duration::zero()) left_[0] = left_[1] = per_move_;
+}
+
 void Clock::stop(TimePoint now) {
     if (!running_) return;
     auto& l = left_[idx(*running_)];

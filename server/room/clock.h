@@ -31,6 +31,9 @@ class Clock {
     // compensation, see lag.h) is deducted, the increment added, and the other side's time
     // starts.
     void press(TimePoint now, SteadyClock::duration credit = SteadyClock::duration::zero());
+    // A turn made while nobody's time runs (the mover on vacation, PROTOCOL.md "Vacation"): a
+    // correspondence clock gives both sides the whole time of a move again; nothing else moves.
+    void pass();
     // How long the running side's time has run (zero when none runs).
     SteadyClock::duration elapsed(TimePoint now) const {
         return running_ ? now - since_ : SteadyClock::duration::zero();

@@ -224,6 +224,10 @@ struct GameRecord::Replayer {
         return {};
     }
     std::string operator()(const proto::TimeGivenEv&) { return {}; }  // the clocks' readings
+    std::string operator()(const proto::VacationEv& e) {
+        r.vacation[idx(e.side)] = e.on;
+        return {};
+    }
     std::string operator()(const proto::PreferencesEv& e) {
         r.prefs[idx(e.side)] = e.prefs;
         // Turning takebacks off withdraws a standing request either way.

@@ -86,7 +86,8 @@ class GameRecord {
     std::int64_t state_version = 0;  // last event that changed the game
     proto::SeatPrefs prefs[2];       // each seat's, for this game
     RoomOffers offers;
-    std::optional<Side> stalling;                  // judged stalling: the opponent may claim
+    std::optional<Side> stalling;       // judged stalling: the opponent may claim
+    bool vacation[2] = {false, false};  // correspondence: the seat's player is on vacation
     std::int64_t created_ms = 0, finished_ms = 0;  // epoch ms
     RoomSummary summary;
 

@@ -250,6 +250,7 @@ void Room::join_now(const Player& p, const Who& who, const Msg& joined) {
         });
         if (joined) ops_.send({who, joined});
         emit(proto::JoinEv{s, RoomView::ref(p)});
+        check_vacations();  // either player may be on vacation already
         if (!params_.invitee_id.empty())
             later([this] { notify_challenger("challenge_accepted", nlohmann::json::object()); });
         watchers_.add(p, who);
@@ -403,14 +404,17 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
     if (refused(who, d, m.ref)) return;
     auto now = SteadyClock::now();
     if (clock_) {
-        if (!first) {
+        if (first) {
+            clock_->start(~*side, now);
+        } else if (!clock_->running()) {
+            clock_->pass();  // the mover is on vacation: its time stood
+        } else {
             // The turn's network transit is the server's, within the mover's quota (lag.h).
             auto lag = std::chrono::milliseconds(m.lag_ms.value_or(0));
             auto credit = lag_->credit(*side, lag, clock_->elapsed(now));
             clock_->press(now, credit);
-        } else {
-            clock_->start(~*side, now);
         }
+        vacation_clock(now);  // the next mover may be on vacation
     }
     ++metrics().turns_accepted;
     later([received] {  // runs once the turn is committed, just before its ack goes out

@@ -105,6 +105,8 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void rematch(Player p, Who who, bool decline);
     // `hidden`: a shadow-restricted author's line, seen by its author alone (Session::screen).
     void chat(Player p, Who who, std::string text, bool hidden = false);
+    // A seated player's vacation began or ended (server/social/vacations.h).
+    void vacation_changed();
 
   private:
     using Status = proto::GameStatus;
@@ -252,6 +254,12 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // {"id", "name"} of the seat of `s`, or null when it is free (notifications' opponent).
     nlohmann::json seat_json(Side s) const;
     void notify_turn();  // after a change of the side to move
+    // Vacation (PROTOCOL.md "Vacation"): a seat's player went on vacation or came back
+    // (env_.on_vacation says which now): a `vacation` event for each seat that changed.
+    void check_vacations();
+    // Whose time runs given the vacations: the side to move's, unless it is on vacation (then
+    // nobody's); before the first turn, the no-start limit stands while either is on vacation.
+    void vacation_clock(TimePoint now);
 
     // room_live.cpp: the entry of a public game in the lobby's live list, sent after `what`
     // (an event kind, "watch" or "leave") changed the room; turns are coalesced.

@@ -40,6 +40,47 @@ StoredGame Room::stored_row() const {
     return g;
 }
 
+void Room::vacation_changed() {
+    on_strand([this] { check_vacations(); });
+}
+
+void Room::check_vacations() {
+    if (!env_.on_vacation || !correspondence() || rec_.status != Status::Playing || !rec_.game ||
+        rec_.game->over())
+        return;
+    for (Side s : {Side::Silver, Side::Bronze}) {
+        const auto& seat = rec_.seats[idx(s)];
+        // (a guest is never on vacation; a restored seat does not say whether it is an account)
+        const auto known = seat ? env_.on_vacation(seat->id) : std::optional<bool>(false);
+        if (!known) return;  // the node has not read the vacations yet: it tells every room then
+        const bool on = *known;
+        if (on == rec_.vacation[idx(s)]) continue;
+        const proto::VacationEv ev{s, on};
+        apply(ev);
+        vacation_clock(SteadyClock::now());
+        emit(ev);  // its clocks say whose time runs now
+    }
+    schedule();
+}
+
+void Room::vacation_clock(TimePoint now) {
+    if (!correspondence() || rec_.status != Status::Playing || !rec_.game || rec_.game->over())
+        return;
+    if (!rec_.started()) {
+        if (rec_.vacation[0] || rec_.vacation[1])
+            due_.start.reset();
+        else if (!due_.start)
+            due_.start = now + limits_.start_timeout;
+        return;
+    }
+    if (!clock_) return;
+    const Side mover = rec_.game->to_move();
+    if (rec_.vacation[idx(mover)])
+        clock_->stop(now);
+    else if (!clock_->running())
+        clock_->start(mover, now);
+}
+
 void Room::notify_turn() {
     if (!env_.notify || !correspondence() || rec_.status != Status::Playing || !rec_.game ||
         rec_.game->over())

@@ -184,7 +184,8 @@ void Room::try_resume() {
     if (clock_ && fault_.resume_running && rec_.status == Status::Playing)
         clock_->start(*fault_.resume_running, now);
     fault_.resume_running.reset();
-    if (rec_.status == Status::Playing && !rec_.started()) due_.start = now + limits_.start_timeout;
+    if (rec_.status == Status::Playing && !rec_.started() && !rec_.vacation[0] && !rec_.vacation[1])
+        due_.start = now + limits_.start_timeout;
     if (rec_.status == Status::Open) list_open();
     if (proto::finished(rec_.status) || rec_.status == Status::Cancelled) {
         for (auto& s : rec_.seats)
@@ -198,6 +199,7 @@ void Room::try_resume() {
         reply(sub.who, watchers_.spectator(sub) ? for_spectators : for_players);
     update_live("resume");
     update_presence();
+    check_vacations();  // a change while it was suspended
 }
 
 bool Room::refuse_unsaved(const Who& who, const std::optional<std::string>& ref) {

@@ -93,7 +93,8 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
         error = "a timed game without a clock reading";
         return false;
     }
-    if (rec_.status == Status::Playing && !rec_.started()) due_.start = now + limits_.start_timeout;
+    if (rec_.status == Status::Playing && !rec_.started() && !rec_.vacation[0] && !rec_.vacation[1])
+        due_.start = now + limits_.start_timeout;
     fault_.saved_version = rec_.version;
     return true;
 }
@@ -110,6 +111,7 @@ void Room::resume() {
         arm_stall();        // a sitting player's limit starts again
         update_presence();  // nobody is connected yet: grace periods start now
         if (params_.rated) read_seat_ratings();
+        check_vacations();  // the vacations as they are now, not as the journal left them
     });
 }
 

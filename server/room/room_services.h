@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 
 #include "server/accounts/ratings.h"
 #include "server/base/config.h"
@@ -41,6 +42,9 @@ struct RoomServices {
     std::function<void(const std::string& a, const std::string& b, Store::Executor ex,
                        std::function<void(bool)> then)>
         blocked = {};
+    // Whether an account is on vacation (server/social/vacations.h); nullopt while not known yet
+    // (the rooms keep what their journal says); empty: nobody ever is.
+    std::function<std::optional<bool>(const std::string& player_id)> on_vacation = {};
 };
 
 }  // namespace tf::server

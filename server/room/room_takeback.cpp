@@ -19,6 +19,7 @@ void Room::take_back(const proto::TakebackEv& ev) {
         const auto now = SteadyClock::now();
         const auto r = clock_->reading(now);
         clock_->restore(r.silver_ms, r.bronze_ms, ev.side, now);
+        vacation_clock(now);
     }
     emit(ev);
     arm_stall();

@@ -59,6 +59,8 @@ proto::SnapshotMsg RoomView::snapshot(bool for_spectator, TimePoint now) const {
     m.draw_offer = rec.offers.draw;
     m.takeback_offer = rec.offers.takeback;
     m.stalling = rec.stalling;
+    if (rec.status == proto::GameStatus::Playing)
+        for (int i : {0, 1}) m.vacation[i] = rec.vacation[i];
     m.preferences[0] = rec.prefs[0];
     m.preferences[1] = rec.prefs[1];
     m.is_public = params.is_public;

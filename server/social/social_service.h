@@ -17,6 +17,8 @@
 
 namespace tf::server {
 
+class Vacations;
+
 // A notification as the protocol gives it: its kind's fields, "id", "kind", "at" and "read".
 nlohmann::json notice_json(const StoredNotice& n);
 
@@ -77,12 +79,17 @@ class SocialService {
     const MailConfig* mail() const { return mailer_ ? &mail_cfg_ : nullptr; }
     Mailer* mailer() { return mailer_.get(); }
 
+    // Who is on vacation (server/social/vacations.h), set once by main().
+    void set_vacations(std::shared_ptr<Vacations> v) { vacations_ = std::move(v); }
+    Vacations* vacations() const { return vacations_.get(); }
+
   private:
     Deliver deliver_;
     Changed changed_;
     Closed closed_;
     MailConfig mail_cfg_;
     std::unique_ptr<Mailer> mailer_;
+    std::shared_ptr<Vacations> vacations_;
     SideThread<SocialDb> thread_;  // last: joined first
 };
 

@@ -295,6 +295,16 @@ CREATE TABLE mail_queue (
 CREATE INDEX mail_queue_due ON mail_queue(state, send_after);
 CREATE INDEX mail_queue_by_player ON mail_queue(player_id, kind, game);
 )sql",
+    // 9: vacation: an account's budget year, the time used of it, the running one's start.
+    R"sql(
+CREATE TABLE vacations (
+  player_id text PRIMARY KEY,
+  year      integer NOT NULL,
+  used_ms   bigint NOT NULL DEFAULT 0,
+  since_ms  bigint NOT NULL DEFAULT 0
+);
+CREATE INDEX vacations_on ON vacations(since_ms) WHERE since_ms > 0;
+)sql",
 };
 static_assert(std::size(kMigrations) == kPgSchemaVersion);
 

@@ -116,6 +116,14 @@ struct QueuedMail {
     std::string player_id, kind, game, body;
     int attempts = 0;  // counting this one
 };
+// An account's vacation (PROTOCOL.md "Vacation"): a budget of time a calendar year (UTC) during
+// which its correspondence clocks stand on its move.
+struct VacationState {
+    bool on = false;
+    std::int64_t since_ms = 0;  // on: when it began
+    std::int64_t used_ms = 0;   // of this year's budget, the running vacation's time included
+    std::int64_t left_ms = 0;   // what is left of it
+};
 struct ActResult {
     AuditEntry entry;
     std::string reporter_id;  // the handled report's reporter, or ""
@@ -224,6 +232,18 @@ class SocialDb {
                    std::int64_t now_ms, const std::string& error, std::int64_t retry_ms = 0);
     // Mails in the queue by state (for the metrics page and tests).
     std::vector<std::pair<std::string, std::int64_t>> mail_counts();
+
+    // Vacation (schema 9; PROTOCOL.md "Vacation"), with `budget_ms` of it a year.
+    VacationState vacation(const std::string& player_id, std::int64_t now_ms,
+                           std::int64_t budget_ms);
+    // Starts (`on`) or ends the player's vacation at `now_ms`; the state after. Nullopt: no time
+    // left this year to start one. Starting a vacation already on (or ending one that is not)
+    // changes nothing.
+    std::optional<VacationState> set_vacation(const std::string& player_id, bool on,
+                                              std::int64_t now_ms, std::int64_t budget_ms);
+    // The players on vacation at `now_ms`, sorted, once those whose budget ran out are back (any
+    // node may do it: the end is written once).
+    std::vector<std::string> vacationers(std::int64_t now_ms, std::int64_t budget_ms);
 
   private:
     // Queues a mail for a kept notification the account wants mailed; true when one was queued.

@@ -276,6 +276,17 @@ CREATE TABLE mail_queue (
 CREATE INDEX mail_queue_due ON mail_queue(state, send_after);
 CREATE INDEX mail_queue_by_player ON mail_queue(player_id, kind, game);
 )sql",
+    // 9: vacation (issue 35): an account's budget year, the time used of it, and when the
+    // running vacation began (0: none runs).
+    R"sql(
+CREATE TABLE vacations (
+  player_id TEXT PRIMARY KEY,
+  year      INTEGER NOT NULL,
+  used_ms   INTEGER NOT NULL DEFAULT 0,
+  since_ms  INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE INDEX vacations_on ON vacations(since_ms) WHERE since_ms > 0;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 

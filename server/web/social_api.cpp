@@ -10,6 +10,7 @@
 #include "server/base/time.h"
 #include "server/social/social_service.h"
 #include "server/web/mail_api.h"
+#include "server/web/vacation_api.h"
 
 namespace tf::server {
 
@@ -433,7 +434,7 @@ bool is_social_target(std::string_view target) {
     return path == "/api/notifications" || path.rfind("/api/notifications/", 0) == 0 ||
            path == "/api/relations" || path.rfind("/api/relations/", 0) == 0 ||
            path == "/api/reports" || path.rfind("/api/mod/", 0) == 0 || path == "/api/playing" ||
-           is_mail_target(std::string(path));
+           path == "/api/vacation" || is_mail_target(std::string(path));
 }
 
 void social_api(SocialService* svc, bool post, std::string_view target, std::string body,
@@ -457,6 +458,11 @@ void social_api(SocialService* svc, bool post, std::string_view target, std::str
     };
     if (is_mail_target(path))
         return mail_api(svc, post, path, *query, body, reader, ex, std::move(done));
+    if (path == "/api/vacation") {
+        if (auto no = refusal("vacations")) return reply(*no);
+        if (!query->empty()) return reply(api_error(400, "bad_request", "no parameters here"));
+        return vacation_api(*svc, post, body, reader.player_id, ex, std::move(done));
+    }
     if (path == "/api/reports" || path.rfind("/api/mod/", 0) == 0) {
         if (path == "/api/reports" && (!post || !query->empty()))
             return reply(api_error(post ? 400 : 405, post ? "bad_request" : "method_not_allowed",

@@ -33,7 +33,7 @@ if not BASE:
     sys.exit(77)
 
 failures = []
-SCHEMA = 8  # server/store/pg_store.h kPgSchemaVersion
+SCHEMA = 9  # server/store/pg_store.h kPgSchemaVersion
 
 
 def check(ok, what):

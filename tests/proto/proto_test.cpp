@@ -152,6 +152,8 @@ TEST_CASE("proto: every event kind round-trips with its payload") {
         PreferencesEv{Side::Bronze, SeatPrefs{false, true}},
         StallingEv{Side::Bronze},
         StallClaimEv{Side::Silver, true},
+        VacationEv{Side::Bronze, true},
+        VacationEv{Side::Silver, false},
         HiddenEv{},
         ChatEv{{"p1", "ann"}, "shadowed", ChatRoom::Players, true},
     };
@@ -190,6 +192,7 @@ TEST_CASE("proto: a snapshot round-trips with the game state, record, seats and 
     m.stalling = Side::Bronze;
     m.preferences[1] = SeatPrefs{false, false};
     m.is_public = false;
+    m.vacation[1] = true;
     m.chat = {ChatEv{{"p1", "ann"}, "gl", ChatRoom::Players},
               ChatEv{{"p3", "cat"}, "go ann", ChatRoom::Spectators}};
     SnapshotMsg back = round_trip(m);
@@ -203,9 +206,12 @@ TEST_CASE("proto: a snapshot round-trips with the game state, record, seats and 
     CHECK(back.stalling == Side::Bronze);
     CHECK(back.preferences[0] == SeatPrefs{true, true});
     CHECK(back.preferences[1] == SeatPrefs{false, false});
+    CHECK(!back.vacation[0]);
+    CHECK(back.vacation[1]);
     SnapshotMsg open;  // a fresh game: free seat, no setups, untimed
     open.game = "k3v9qa";
     open.players[0] = Seat{{"p1", "ann"}, std::nullopt};
+    CHECK(to_text(open).find("vacation") == std::string::npos);  // nobody on vacation: absent
     round_trip(open);
 }
 

@@ -100,5 +100,22 @@ TEST_CASE("clock: a correspondence clock gives each move the whole time again") 
     CHECK(c.expired(t0 + milliseconds(35000)));
 }
 
+TEST_CASE("clock: a vacation stops a correspondence clock; a turn made meanwhile refills it") {
+    const auto day = std::chrono::seconds(10);
+    Clock c(proto::TimeControl{0, 0, 1}, day);
+    const auto t0 = SteadyClock::now();
+    c.start(Side::Bronze, t0);
+    c.stop(t0 + milliseconds(4000));  // bronze goes on vacation with 6 s left
+    CHECK(!c.deadline());
+    CHECK(!c.expired(t0 + std::chrono::hours(24)));
+    CHECK(c.reading(t0 + std::chrono::hours(24)).bronze_ms == 6000);
+    c.pass();  // bronze moves on vacation: the whole day again, nobody's time runs
+    CHECK(c.reading(t0).bronze_ms == 10000);
+    CHECK(c.reading(t0).silver_ms == 10000);
+    CHECK(!c.running());
+    c.start(Side::Silver, t0 + milliseconds(5000));
+    CHECK(*c.deadline() == t0 + milliseconds(15000));
+}
+
 }  // namespace
 }  // namespace tf::server
