@@ -1,6 +1,7 @@
 // trunkfield: the command-line client. `rules` and `analyse` work on game records offline; `play`
 // and `bot` play on a server, `challenge`, `accept`, `decline` and `notifications` deal with
-// challenges there, `playing` lists one's games going on (correspondence games), `follow`,
+// challenges there, `playing` lists one's games going on (correspondence games), `vacation`
+// shows, starts and ends one's vacation from them (its clocks stand on its move), `follow`,
 // `unfollow`, `block`, `unblock`, `mute`, `unmute` and `following` with the accounts one follows,
 // blocks and mutes, `report` reports an account to the moderators. One CLI11 parser with a
 // subcommand for each (each *_cmd.cpp adds its own).
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
     tf::cli::add_challenge_commands(app, run);
     tf::cli::add_notifications_command(app, run);
     tf::cli::add_playing_command(app, run);
+    tf::cli::add_vacation_command(app, run);
     tf::cli::add_relations_commands(app, run);
     tf::cli::add_report_command(app, run);
     if (auto code = tf::cli::parse_args(app, argc, argv)) return *code;

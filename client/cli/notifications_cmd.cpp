@@ -3,11 +3,16 @@
 // unread ones (marked *), or with --all every one; --read then marks them all read.
 // `trunkfield playing`: the player's games going on (GET /api/playing), those awaiting the
 // player's move first, with the time left to make it (correspondence games: days per move).
+// `trunkfield vacation`: the account's vacation (GET /api/vacation): on or off, since when, the
+// days left this calendar year and when it ends by itself; `vacation on` / `vacation off` start and
+// end it (POST /api/vacation). While on, its clock stands in every correspondence game where it
+// is its move.
 #include "notifications_cmd.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -220,7 +225,87 @@ int run_playing(const PlayingArgs& a) {
     return 0;
 }
 
+// ---- vacation ----------------------------------------------------------------------------------
+
+struct VacationArgs {
+    std::string server = "127.0.0.1:8080", token, change;  // change: "", "on" or "off"
+};
+
+int vacation_fail(const std::string& msg) {
+    std::cerr << "trunkfield vacation: " << msg << "\n";
+    return 1;
+}
+
+// 12.5 days as "12.5" (one decimal, as the web client shows them).
+std::string days_text(const Json& j, const char* key) {
+    auto it = j.find(key);
+    const double d = it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", std::max(0.0, d));
+    return buf;
+}
+
+int run_vacation(const VacationArgs& a) {
+    std::string err;
+    const auto api = http_api(a.server, a.token, err);
+    if (!api) return vacation_fail(err);
+    try {
+        // A refusal is the server's words: no days left this year (vacation_spent), or a server
+        // without a durable store (store_unavailable).
+        const Json j = a.change.empty()
+                           ? api->call("GET", "/api/vacation")
+                           : api->call("POST", "/api/vacation", Json{{"on", a.change == "on"}});
+        auto on_it = j.find("on");
+        if (on_it == j.end() || !on_it->is_boolean())
+            throw std::runtime_error("/api/vacation: not the server's vacation state");
+        const bool on = on_it->get<bool>();
+        if (!a.change.empty())
+            std::cout << (on ? "Vacation started: your clock stands in your correspondence "
+                               "games while it is your move.\n"
+                             : "Vacation ended: your clocks run again on your move.\n");
+        if (on) {
+            std::cout << "You are on vacation";
+            if (j.value("since", Json()).is_number_integer())
+                std::cout << " since " << local_time(j["since"]);
+            std::cout << ".\n";
+        } else {
+            std::cout << "You are not on vacation.\n";
+        }
+        std::cout << days_text(j, "left_days") << " of " << days_text(j, "budget_days")
+                  << " vacation days left this year (" << days_text(j, "used_days") << " used).\n";
+        if (on && j.value("ends_at", Json()).is_number_integer())
+            std::cout << "It ends by itself on " << local_time(j["ends_at"])
+                      << ", when the days run out (trunkfield vacation off ends it sooner).\n";
+        else if (!on && a.change.empty())
+            std::cout << "While on vacation your clock stands in every correspondence game where "
+                         "it is your move (you may still play): trunkfield vacation on.\n";
+    } catch (const std::exception& e) {
+        return vacation_fail(e.what());
+    }
+    return 0;
+}
+
 }  // namespace
+
+void add_vacation_command(CLI::App& app, Run& run) {
+    CLI::App* cmd = app.add_subcommand(
+        "vacation",
+        "your vacation for correspondence games: show it, or `vacation on` / `vacation off`");
+    auto a = std::make_shared<VacationArgs>();
+    cmd->add_option("change", a->change, "on: start your vacation; off: end it (none: show it)")
+        ->check(CLI::IsMember({"on", "off"}));
+    add_http_server_option(cmd, a->server, "the server's HTTP port (as for `trunkfield puzzle`)");
+    add_token_option(cmd, a->token,
+                     "your account's token (default: TRUNKFIELD_TOKEN, or the one `trunkfield "
+                     "play` saved for that host)");
+    cmd->footer(
+        "While you are on vacation your clock stands in every correspondence game where it is\n"
+        "your move (you may still play); your opponents' clocks run as usual. The days are\n"
+        "counted per calendar year, and a vacation ends by itself when they run out.\n"
+        "exit codes: 0 shown or changed, 1 the server refused (no days left) or cannot be "
+        "reached, 2 usage");
+    cmd->callback([&run, a] { run = [a] { return run_vacation(*a); }; });
+}
 
 void add_playing_command(CLI::App& app, Run& run) {
     CLI::App* cmd = app.add_subcommand(

@@ -16,6 +16,8 @@ are accounts registered over TCP; their tokens reach the client through TRUNKFIE
   - ann's `playing`: "Your move in 1 of 1 game", the game's row: bob, 3 days per move, your
     move (silver), days and hours left. bob's: "Your move in 0 of 1 game", waiting (bronze).
   - ann's `notifications`: "Your turn against bob in CODE (move by YYYY-MM-DD HH:MM)".
+  - ann's `vacation`: off with 30 days; `vacation on` starts it (it ends by itself on ...),
+    `vacation` shows it, `vacation off` ends it; `vacation maybe` is a usage error.
   - `playing` with an unknown token: exit 1 in words; no token at all: exit 1.
 
 usage: correspondence_cli_test.py TRUNKFIELD_BIN SERVER_BIN
@@ -183,6 +185,20 @@ def main():
                 check(False, "ann's notifications: your turn against bob (move by ...)", r)
                 break
             time.sleep(0.2)
+
+        # -- vacation (PROTOCOL.md "Vacation") --
+        r = run(["vacation", *api], ann_env)
+        check(r.returncode == 0 and "You are not on vacation." in r.stdout and
+              "30.0 of 30.0 vacation days left" in r.stdout, "ann's vacation: off, 30 days", r)
+        r = run(["vacation", "on", *api], ann_env)
+        check(r.returncode == 0 and "Vacation started" in r.stdout and
+              "It ends by itself on" in r.stdout, "vacation on", r)
+        r = run(["vacation", *api], ann_env)
+        check(r.returncode == 0 and "You are on vacation since" in r.stdout, "on, shown", r)
+        r = run(["vacation", "off", *api], ann_env)
+        check(r.returncode == 0 and "Vacation ended" in r.stdout, "vacation off", r)
+        r = run(["vacation", "maybe", *api], ann_env)
+        check(r.returncode == 2, "vacation maybe: usage error", r)
 
         # -- refusals --
         r = run(["playing", *api], dict(base, HOME=ann_home, TRUNKFIELD_TOKEN="0" * 48))

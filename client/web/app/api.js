@@ -14,7 +14,8 @@
 // /api/notifications/read; its follows, blocks and mutes (relations.js): GET and POST
 // /api/relations; reports (report.js): POST /api/reports; and the moderators' API (moderation.js):
 // GET /api/mod/reports, POST /api/mod/actions, GET /api/mod/audit; the account's e-mail address
-// and the mails it wants (mail.js): GET and POST /api/account/mail.
+// and the mails it wants (mail.js): GET and POST /api/account/mail; its vacation for
+// correspondence games (vacation.js): GET and POST /api/vacation.
 // Failures are thrown as ApiError with a message fit to show (HTTP status and the server's words)
 // and the server's error code (`code`: "busy", "no_puzzle", …; null when it gave none).
 import { t } from "./i18n.js";
@@ -159,6 +160,18 @@ function mailSettings(d) {
 }
 export const getMail = () => getJson("/api/account/mail").then(mailSettings);
 export const postMail = (body) => postJson("/api/account/mail", body).then(mailSettings);
+
+// ------------------------------------------------------------------ vacation
+// The account's vacation (vacation.js): {on, since (epoch ms | null), budget_days, used_days,
+// left_days, ends_at (epoch ms | null: when the days run out if left on)}; POST {"on": true |
+// false} answers the same after the change. Errors: vacation_spent (409), bad_request,
+// account_required (403), store_unavailable (503).
+function vacationState(d) {
+  if (typeof d?.on !== "boolean" || typeof d.left_days !== "number") throw new ApiError(t("api.notJson"), 200);
+  return d;
+}
+export const getVacation = () => getJson("/api/vacation").then(vacationState);
+export const postVacation = (body) => postJson("/api/vacation", body).then(vacationState);
 
 // ------------------------------------------------------------------ reports and moderation
 // A report of account `player` (report.js): {player, reason, text, game?}. Answers {id}.

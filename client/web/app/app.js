@@ -50,6 +50,7 @@ import { setupNotes, notesWelcome, onNotification, renderNotes } from "./notices
 import { setupRelations, relationsWelcome, renderFollowing, loadRelations } from "./relations.js";
 import { setupReport } from "./report.js";
 import { setupMail, mailWelcome } from "./mail.js";
+import { setupVacation } from "./vacation.js";
 import { setupMod, renderMod, openMod, modWelcome } from "./moderation.js";
 import { setupPlaying, playingWelcome, renderPlayingBadge, reloadPlayingSoon, showPlayingCard, CARD_HASH } from "./playing.js";
 
@@ -348,9 +349,10 @@ function onGameEvent(G, ev) {
     }
   }
   if (ev.kind === "draw_decline" && ev.payload.side !== mySide(G)) showNotice(t("notice.drawDeclined", { name: playerName(G.players, ev.payload.side) }));
-  // a seat taken, a setup, a turn (the player's or the opponent's), a takeback or the end of one
-  // of the account's games: its games being played, and whose move it is there, changed
-  if (["join", "setup", "turn", "takeback", "game_over", "abort"].includes(ev.kind) && mySide(G) && !isLocalCode(G.code)) reloadPlayingSoon();
+  // a seat taken, a setup, a turn (the player's or the opponent's), a takeback, a vacation (the
+  // time left) or the end of one of the account's games: its games being played, and whose move
+  // it is there, changed
+  if (["join", "setup", "turn", "takeback", "game_over", "abort", "vacation"].includes(ev.kind) && mySide(G) && !isLocalCode(G.code)) reloadPlayingSoon();
   if (ev.kind === "game_over" && mySide(G) && !isLocalCode(G.code)) {
     keepFinished(G);
     setTimeout(() => loadRecent(), 500);
@@ -480,6 +482,7 @@ function main() {
   setupPlaying();
   setupRelations();
   setupMail();
+  setupVacation();
   setupReport();
   setupMod();
   setupGameControls();

@@ -32,7 +32,7 @@ export function gameView(code) {
       away: { silver: null, bronze: null }, draft: null, history: [], error: null, notice: null, moves: null,
       watchSent: false, missing: null, browse: null, premove: null, abortReason: null,
       rematch: { offer: null, declined: null, next: null, unsupported: false, sent: false }, chatRooms: false,
-      rated: false, ratings: null, invitee: null, declined: null, chatMuted: null };
+      rated: false, ratings: null, invitee: null, declined: null, chatMuted: null, vacation: [] };
     resetDraft(G);
     S.games.set(code, G);
   }
@@ -139,6 +139,19 @@ function positionsOf(v) {
   return out;
 }
 
+const isSide = (s) => s === "silver" || s === "bronze";
+
+// The sides on vacation after message `m` (PROTOCOL.md "Vacation"), read from the message itself
+// when the mirror's view does not say (a rules module older than the event): a snapshot's
+// "vacation" list, or a "vacation" event's {side, on}.
+function vacationOf(G, m) {
+  if (m.type === "snapshot") return Array.isArray(m.vacation) ? [...new Set(m.vacation.filter(isSide))] : [];
+  const p = m.payload ?? {};
+  if (!isSide(p.side)) return G.vacation;
+  const rest = (G.vacation ?? []).filter((s) => s !== p.side);
+  return p.on === true ? [...rest, p.side] : rest;
+}
+
 const chatLine = (c) => ({ id: String(c.from?.id ?? ""), name: String(c.from?.name ?? "?"), text: String(c.text ?? ""),
   mine: !!S.me && c.from?.id === S.me.player_id, room: c.room === "spectators" ? "spectators" : "players" });
 
@@ -165,6 +178,9 @@ function takeView(G, v) {
   G.takebackTurns = v.takeback_turns ?? null;
   G.prefs = v.preferences ?? null;
   G.stalling = v.stalling ?? null; // the side judged stalling in a lost position
+  // correspondence games: the sides whose players are on vacation (their time stands on their
+  // move); a rules module without it leaves it to the messages themselves (vacationOf)
+  if (Array.isArray(v.vacation)) G.vacation = v.vacation.filter(isSide);
   G.result = v.result;
   G.chat = v.chat.map(chatLine);
 }
@@ -203,6 +219,7 @@ export function onSnapshot(m, raw = null) {
   G.declined = null;
   G.rewatch = null; // what a watch asked for has come
   takeView(G, v);
+  if (!Array.isArray(v.vacation)) G.vacation = vacationOf(G, m);
   // A server that knows takebacks says each seat's preferences (the mirror assumes both on
   // otherwise); the player's own are sent when they differ.
   G.prefsKnown = !!m.preferences;
@@ -278,6 +295,12 @@ export function onEvent(m, raw = null) {
       if (p.room === "spectators") return "ok"; // not about the game
       break;
     }
+    case "vacation":
+      // A player went on vacation or came back (correspondence games): a versioned event that
+      // changes neither the position nor the turn list; the event's clocks say whose clock
+      // stands (running null while the side to move is on vacation), taken above.
+      if (!Array.isArray(v.vacation)) G.vacation = vacationOf(G, m);
+      break;
     case "hidden":
       // A players' line this player may not read (its author blocked, muted or restricted by a
       // moderator: PROTOCOL.md "Follow and block"): it takes its version, which the mirror

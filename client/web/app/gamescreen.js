@@ -511,6 +511,14 @@ export function announce(G, ev) {
       text = takebackNews(G, ev);
       break;
     case "stalling": if (theirs) text = t("say.stalling", who(p.side)); break;
+    case "vacation":
+      // the opponent's vacation is news on the page too; the player's own (from the profile
+      // page, maybe another device) is said to a screen reader only
+      if (theirs) {
+        text = t(p.on ? "say.vacationOn" : "say.vacationOff", who(p.side));
+        showNotice(text);
+      } else if (p.side === side) text = t(p.on ? "say.vacationOnYou" : "say.vacationOffYou");
+      break;
     case "stall_claim": text = t(p.draw ? "say.stallDraw" : "say.stallWin", who(p.side)); break;
     case "player_left": if (theirs) text = t("say.left", who(p.side)); break;
     case "player_back": if (theirs) text = t("say.back", who(p.side)); break;

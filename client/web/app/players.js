@@ -1,7 +1,7 @@
 // The two player cards of a game screen, directly above and below the board: name, presence
 // (connected, or away with the time left before the opponent may claim the win; none in a
 // correspondence game), clock (days and hours in a correspondence game), and the
-// counts that make the score. The opponent's card is on top, the player's own below (for a
+// counts that make the score; "on vacation" for a correspondence game's player on vacation. The opponent's card is on top, the player's own below (for a
 // spectator: bronze on top, silver, who starts from the south, below; the other way round on a
 // flipped board, flip.js). In a rated game the name
 // has its rating as the game began, lichess's way ("ann (1500?)"), and after it the change
@@ -39,6 +39,10 @@ function presence(G, s) {
   return { cls: "away", text: wait > 0 ? t("card.awayFor", { s: wait }) : t("card.awayClaimable") };
 }
 
+// Correspondence games: the side's player is on vacation (PROTOCOL.md "Vacation": their time
+// stands on their move, the event's clocks say so), while the game goes on.
+export const onVacation = (G, s) => !G.result && G.status === "playing" && !!G.vacation?.includes(s);
+
 function card(G, st, s) {
   const p = st.players[s];
   const side = mySide(G);
@@ -60,7 +64,8 @@ function card(G, st, s) {
       h("span", { class: "pc-who" },
         name,
         ratingSpan(G.players?.[s]?.rating),
-        ratingChange(G, s) ? diffSpan(ratingChange(G, s).diff) : null)),
+        ratingChange(G, s) ? diffSpan(ratingChange(G, s).diff) : null),
+      onVacation(G, s) ? h("span", { class: "pc-vacation", "data-vacation": s, title: t("vacation.badgeTitle") }, t("vacation.badge")) : null),
     h("div", { class: "pc-line" },
       h("span", { class: "pc-tag", text: tags }),
       pr ? h("span", { class: `presence ${pr.cls}`, "data-presence": pr.cls, title: pr.text },

@@ -3,7 +3,7 @@
 // by colour, and the recent games, each a link to /g/CODE. An account on another account's page
 // may challenge it (challenge.js), follow, mute and block it (relations.js) and report it
 // (report.js); on its own page it finds the players it blocks and those it mutes, and its e-mail
-// address and the mails it wants (mail.js).
+// address and the mails it wants (mail.js) and its vacation for correspondence games (vacation.js).
 import { $, h, other, SideName, tcText, variantText } from "./dom.js";
 import { t, fmtDate, lang } from "./i18n.js";
 import { S, app } from "./state.js";
@@ -14,11 +14,15 @@ import { renderChallengeButton } from "./challenge.js";
 import { loadRelations, renderProfileRelations, renderBlockedList } from "./relations.js";
 import { renderReportButton } from "./report.js";
 import { loadMail, renderMail } from "./mail.js";
+import { loadVacation, renderVacation } from "./vacation.js";
 
 // S.profile: {name, data, error, loading, cat}
 export function openProfile(name) {
   loadRelations(); // whether the account follows or blocks the player: as the server has it now
-  if (S.me?.account && S.me.account.username.toLowerCase() === name.toLowerCase()) loadMail(); // its e-mail settings, as they are now
+  if (S.me?.account && S.me.account.username.toLowerCase() === name.toLowerCase()) {
+    loadMail(); // its e-mail settings, as they are now
+    loadVacation(); // and its vacation
+  }
   const P = S.profile;
   if (P && P.name.toLowerCase() === name.toLowerCase() && (P.loading || (P.data && Date.now() - P.at < 5000))) return;
   S.profile = { name, data: null, error: null, loading: true, cat: null, at: Date.now() };
@@ -66,6 +70,7 @@ export function renderProfile() {
   renderRecentOf(d);
   renderBlockedList(d);
   renderMail();
+  renderVacation();
 }
 
 function renderRatingCards(d, cats) {

@@ -101,6 +101,10 @@ json view(const GameMirror& m) {
                                                 {"more_time", m.preferences(s).more_time}};
         takeback_turns[std::string(tf::side_name(s))] = m.takeback_turns(s);
     }
+    // correspondence games: the sides whose players are on vacation now (PROTOCOL.md "Vacation")
+    json vacation = json::array();
+    for (tf::Side s : {tf::Side::Silver, tf::Side::Bronze})
+        if (m.on_vacation(s)) vacation.push_back(std::string(tf::side_name(s)));
     json setups = json::object();
     for (tf::Side s : {tf::Side::Silver, tf::Side::Bronze})
         setups[std::string(tf::side_name(s))] =
@@ -119,6 +123,7 @@ json view(const GameMirror& m) {
         {"draw_offer", side_or_null(m.draw_offer())},
         {"takeback_offer", side_or_null(m.takeback_offer())},
         {"stalling", side_or_null(m.stalling())},
+        {"vacation", vacation},
         {"preferences", prefs},
         {"takebacks_on", m.takebacks_on()},
         {"takeback_turns", takeback_turns},
