@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <boost/asio/post.hpp>
 #include <charconv>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "server/base/time.h"
@@ -265,7 +266,8 @@ json audit_json(const AuditEntry& e) {
 }
 
 // GET /api/playing: the games `me` is playing, those waiting for its move first (the soonest
-// due first), then the others, newest first.
+// due first; those with no deadline, the player on vacation, after them), then the others,
+// newest first.
 json playing_json(SocialDb& db, const std::string& me) {
     constexpr int kLimit = 200;
     auto games = db.playing(me, kLimit);
@@ -275,7 +277,10 @@ json playing_json(SocialDb& db, const std::string& me) {
     };
     std::stable_sort(games.begin(), games.end(), [&](const auto& a, const auto& b) {
         if (yours(a) != yours(b)) return yours(a);
-        return yours(a) && a.move_by < b.move_by;
+        auto due = [](const PlayingGame& g) {
+            return g.move_by > 0 ? g.move_by : std::numeric_limits<std::int64_t>::max();
+        };
+        return yours(a) && due(a) < due(b);
     });
     json list = json::array();
     int your_move = 0;

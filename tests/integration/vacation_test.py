@@ -7,7 +7,7 @@ One node (SQLite, or PostgreSQL with --pg):
   - GET /api/vacation: off, the whole budget left; refusals (401, 403 for a guest, 400).
   - ann (silver) and bob play a correspondence game; bob, to move, goes on vacation: ann gets
     the `vacation` event, the clocks stand (running null); bob's time does not run out past his
-    day; a watcher's snapshot lists bronze on vacation.
+    day (/api/playing: no deadline); a watcher's snapshot lists bronze on vacation.
   - bob moves on vacation: ann's time runs, both have the whole day; ann moves: the clocks
     stand again (bob is to move and away).
   - a restart: the game is as it was (vacation in the snapshot, no time running).
@@ -110,6 +110,9 @@ def one_node(srv, tag):
           per_move - 2500 < c["bronze_ms"] < per_move - 500,
           f"ann is told; bob's time stands where it was: {e}")
     stood = c and c["bronze_ms"]
+    b = cor.entry(srv, bob, code)
+    check(b and b["your_move"] and b["move_by"] == 0,
+          f"/api/playing: bob's move, no deadline while he is away: {b}")
     time.sleep(DAY_S + 1)  # past the rest of bob's day: no loss on time
     check(ann.wait(event(code, "timeout"), 0.2) is None, "no timeout while bob is on vacation")
     watcher, s = again(srv.tcp, ann, code)
