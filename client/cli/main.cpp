@@ -9,6 +9,7 @@
 #include "bot_cmd.h"
 #include "challenge_cmd.h"
 #include "cli_args.h"
+#include "engine_cmd.h"
 #include "notifications_cmd.h"
 #include "play_cmd.h"
 #include "puzzle_cmd.h"
@@ -27,6 +28,8 @@ int main(int argc, char** argv) {
     tf::cli::add_puzzle_command(app, run);
     tf::cli::add_play_command(app, run);
     tf::cli::add_bot_command(app, run);
+    tf::cli::add_engine_command(app, run);
+    tf::cli::add_engine_check_command(app, run);
     tf::cli::add_challenge_commands(app, run);
     tf::cli::add_notifications_command(app, run);
     tf::cli::add_playing_command(app, run);
