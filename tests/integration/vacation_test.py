@@ -61,15 +61,16 @@ def again(srv_tcp, who, code):
     return p, p.wait(lambda m: m["type"] == "snapshot" and m["game"] == code, 15)
 
 
-def game(srv, tag):
-    """A correspondence game of ann and bob, silver's first turn made: bronze (bob) to move."""
-    ann = ct.Player(srv.tcp, username=f"ann_{tag}")
-    bob = ct.Player(srv.tcp, username=f"bob_{tag}")
+def game(ann_tcp, bob_tcp, tag, seed):
+    """A correspondence game of ann and bob (connected to those TCP ports), silver's first turn
+    made: bronze (bob) to move."""
+    ann = ct.Player(ann_tcp, username=f"ann_{tag}")
+    bob = ct.Player(bob_tcp, username=f"bob_{tag}")
     m = cor.create(ann, "c1", {"days_per_move": 1}, public=False)
     code = m and m.get("code")
     bob.send({"type": "join_game", "code": code})
     bob.wait(lambda m: m["type"] == "snapshot" and m["game"] == code, 10)
-    moves = cor.Moves(7)
+    moves = cor.Moves(seed)
     cor.act(ann, code, {"type": "setup", "setup": moves.setup("silver")}, "s1")
     cor.act(bob, code, {"type": "setup", "setup": moves.setup("bronze")}, "s2")
     ev = cor.act(ann, code, {"type": "turn", "turn": moves.next_turn()}, "t1")
@@ -94,7 +95,7 @@ def refusals(srv, ann):
 
 def one_node(srv, tag):
     per_move = DAY_S * 1000
-    ann, bob, code, moves = game(srv, tag)
+    ann, bob, code, moves = game(srv.tcp, srv.tcp, tag, 7)
     v = vacation(srv.http, ann)
     check(v and not v["on"] and v["budget_days"] == VACATION_DAYS and
           v["left_days"] == VACATION_DAYS and v["since"] is None and v["ends_at"] is None,
@@ -179,16 +180,7 @@ def after_restart(srv, people):
 
 
 def across_nodes(one, two):
-    ann = ct.Player(one.tcp, username="ann_nodes")
-    bob = ct.Player(two.tcp, username="bob_nodes")
-    m = cor.create(ann, "n1", {"days_per_move": 1}, public=False)
-    code = m and m.get("code")
-    bob.send({"type": "join_game", "code": code})
-    bob.wait(lambda m: m["type"] == "snapshot" and m["game"] == code, 10)
-    moves = cor.Moves(11)
-    cor.act(ann, code, {"type": "setup", "setup": moves.setup("silver")}, "s1")
-    cor.act(bob, code, {"type": "setup", "setup": moves.setup("bronze")}, "s2")
-    cor.act(ann, code, {"type": "turn", "turn": moves.next_turn()}, "t1")
+    ann, bob, code, _ = game(one.tcp, two.tcp, "nodes", 11)
     v = vacation(two.http, bob, True)
     check(v and v["on"], f"bob goes on vacation through node 2: {v}")
     e = ann.wait(event(code, "vacation"), 5)
