@@ -16,8 +16,7 @@
 // Screenshots (TF_ARTIFACTS): correspondence-*.png.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { DESKTOP, PHONE, serverAndBrowser, PageProblems, accountPage as newAccountPage, newPlayer, shot, cell, cellName, clickTurn,
+import { DESKTOP, PHONE, serverAndBrowser, PageProblems, axeAudit, accountPage as newAccountPage, newPlayer, shot, cell, cellName, clickTurn,
   waitMyTurn, EXAMPLE } from "./lib.mjs";
 
 const DAY_MS = 7200 * 1000;
@@ -31,14 +30,7 @@ const text = (page, sel) => page.locator(sel).innerText();
 // game page's turn list is left out: its buttons' names ("1. Silver: … (b1-d1:N)") do not contain
 // their visible text ("1. silver b1-d1:N"), label-content-name-mismatch, which a11y.test.mjs
 // never meets (it audits no game with a turn played); not a matter of correspondence games.
-const AXE = readFileSync(new URL("./node_modules/axe-core/axe.min.js", import.meta.url), "utf8");
-async function audit(page, what) {
-  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(AXE);
-  const r = await page.evaluate(() => window.axe.run({ exclude: [["#turn-log"]] }, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] }));
-  const found = r.violations.map((v) => `${v.id} (${v.impact}) on ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}: ` +
-    `${v.nodes[0].failureSummary.replace(/\s+/g, " ")}`);
-  assert.deepEqual(found, [], `${what}: axe-core found violations`);
-}
+const audit = (page, what) => axeAudit(page, what, ["#turn-log"]);
 const accountPage = (username, viewport) => newAccountPage(browser, server, problems, username, viewport);
 
 // A new page of an account whose token is known (its earlier page closed), on `path`.

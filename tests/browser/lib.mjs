@@ -185,6 +185,18 @@ export async function fitsPhone(page, name) {
   assert.ok(false, `${name}: the page is wider than the phone (${wide} px): ${culprit || "no element past the edge"}`);
 }
 
+// axe-core's WCAG 2.1 A/AA violations of the page as it stands, asserted to be none (the list
+// names each rule, its impact and where). `exclude`: selectors left out of the audit.
+const AXE = readFileSync(new URL("./node_modules/axe-core/axe.min.js", import.meta.url), "utf8");
+export async function axeAudit(page, what, exclude = []) {
+  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(AXE);
+  const r = await page.evaluate((ex) => window.axe.run(ex.length ? { exclude: ex.map((sel) => [sel]) } : document,
+    { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] }), exclude);
+  const found = r.violations.map((v) => `${v.id} (${v.impact}) on ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}: ` +
+    `${v.nodes[0].failureSummary.replace(/\s+/g, " ")}`);
+  assert.deepEqual(found, [], `${what}: axe-core found violations`);
+}
+
 export class PageProblems {
   constructor() {
     this.list = [];

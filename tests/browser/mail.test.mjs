@@ -15,11 +15,11 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { SERVER, WEB_ROOT, DESKTOP, PHONE, PageProblems, launchBrowser, startServer, accountPage, newPlayer, shot, sleep } from "./lib.mjs";
+import { SERVER, WEB_ROOT, DESKTOP, PHONE, PageProblems, axeAudit, launchBrowser, startServer, accountPage, newPlayer, shot, sleep } from "./lib.mjs";
 
 const PYTHON = process.env.TF_PYTHON ?? "/usr/bin/python3"; // Debian's, which has aiosmtpd
 const FROM = "trunkfield@test.example";
@@ -150,14 +150,7 @@ const verifyLink = (mail) => {
 };
 
 // ------------------------------------------------------------------ the page
-const AXE = readFileSync(new URL("./node_modules/axe-core/axe.min.js", import.meta.url), "utf8");
-async function audit(page, what) {
-  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(AXE);
-  const r = await page.evaluate(() => window.axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] }));
-  const found = r.violations.map((v) => `${v.id} (${v.impact}) on ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}: ` +
-    `${v.nodes[0].failureSummary.replace(/\s+/g, " ")}`);
-  assert.deepEqual(found, [], `${what}: axe-core found violations`);
-}
+const audit = axeAudit;
 
 const text = (page, sel) => page.locator(sel).innerText();
 const mailState = (page) => page.getAttribute("#pf-mail-state", "data-state");

@@ -16,8 +16,7 @@
 // Screenshots (TF_ARTIFACTS): vacation-*.png.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { DESKTOP, PHONE, serverAndBrowser, startServer, PageProblems, accountPage as newAccountPage, tcpAccount, newPlayer, shot,
+import { DESKTOP, PHONE, serverAndBrowser, startServer, PageProblems, axeAudit, accountPage as newAccountPage, tcpAccount, newPlayer, shot,
   fitsPhone, cell, cellName, clickTurn, waitMyTurn, sleep, EXAMPLE } from "./lib.mjs";
 
 const DAY_S = 7200;
@@ -29,14 +28,7 @@ const text = (page, sel) => page.locator(sel).innerText();
 
 // axe-core's WCAG 2.1 A/AA violations of the page as it stands (as correspondence.test.mjs runs
 // it: the game page's turn list left out, for the reason given there).
-const AXE = readFileSync(new URL("./node_modules/axe-core/axe.min.js", import.meta.url), "utf8");
-async function audit(page, what) {
-  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(AXE);
-  const r = await page.evaluate(() => window.axe.run({ exclude: [["#turn-log"]] }, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] }));
-  const found = r.violations.map((v) => `${v.id} (${v.impact}) on ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}: ` +
-    `${v.nodes[0].failureSummary.replace(/\s+/g, " ")}`);
-  assert.deepEqual(found, [], `${what}: axe-core found violations`);
-}
+const audit = (page, what) => axeAudit(page, what, ["#turn-log"]);
 const accountPage = (username, viewport, srv = server) => newAccountPage(browser, srv, problems, username, viewport);
 
 // GET or POST /api/vacation with the page's token (or none): {status, body}.
