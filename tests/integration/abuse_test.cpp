@@ -472,7 +472,13 @@ TEST_CASE("abuse_descriptors") {
     for (int fd : held) ::close(fd);
     CHECK(eventually([&] { return Line(s.tcp_port()).hello()["type"] == "welcome"; }));
     CHECK(eventually([&] { return s.log().find("accepting again") != std::string::npos; }));
-    CHECK(metric(s, "trunkfield_accept_pauses_total") == "1");
+    // Once descriptors free up the server accepts the backlog of connections the test already
+    // closed; it can run out again for a moment while they close: a second episode, a second
+    // line. What must hold is one line and one count per episode.
+    CHECK(eventually([&] {
+        const int pauses = std::stoi(metric(s, "trunkfield_accept_pauses_total"));
+        return pauses >= 1 && log_line_count(s.log(), "pausing new connections") == pauses;
+    }));
 }
 
 // M2, M3: limits on password checks. The owner's address is never locked by others' failures;
