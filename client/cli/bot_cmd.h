@@ -9,4 +9,9 @@ namespace tf::cli {
 // `app`; when it is chosen, `run` is set to run it: K quick matches in a row, or the game CODE.
 void add_bot_command(CLI::App& app, Run& run);
 
+// Adds `trunkfield bridge --server HOST:PORT --engine CMD --token TOKEN [...]`: an engine of
+// docs/ENGINE.md playing as the token's account, taking the challenges its rules accept (or
+// quick matches with --seek), reconnecting until stopped.
+void add_bridge_command(CLI::App& app, Run& run);
+
 }  // namespace tf::cli

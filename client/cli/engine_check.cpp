@@ -30,7 +30,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr milliseconds kCommandLimit{10000};  // every answer but go's (docs/ENGINE.md "Errors")
 constexpr int kMaxTurns = 600;                // a game longer than this is cut (quiet rule: less)
-constexpr std::size_t kMaxHints = 64, kMaxSetupHints = 8;
 
 struct CheckArgs {
     std::string command;
@@ -145,27 +144,7 @@ class Checker {
     }
 
     void send_hints(const Game& g) {
-        std::vector<std::string> hints;
-        const int size = g.variant().size;
-        if (g.phase() != Phase::Play) {
-            for (std::uint64_t s = 1; hints.size() < kMaxSetupHints && s < 64; ++s) {
-                auto setup = bot_setup(g, BotOptions{1, rng_() + s});
-                auto text = setup ? engine::setup_text(*setup, size) : std::string();
-                if (setup && std::find(hints.begin(), hints.end(), text) == hints.end())
-                    hints.push_back(text);
-            }
-        } else {
-            MoveList moves;
-            g.generate(moves);
-            std::vector<int> order(std::size_t(moves.size));
-            for (int i = 0; i < moves.size; ++i) order[std::size_t(i)] = i;
-            std::shuffle(order.begin(), order.end(), rng_);
-            for (int i : order) {
-                if (hints.size() == kMaxHints) break;
-                hints.push_back(turn_to_notation(g.to_turn(moves[i]), size));
-            }
-            if (hints.empty()) hints.push_back(turn_to_notation(Turn{}, size));
-        }
+        const auto hints = engine::hints(g, rng_);
         send("legal " + std::to_string(hints.size()));
         for (const auto& h : hints) send("legal " + h);
     }

@@ -1,7 +1,9 @@
 #include "engine_text.h"
 
+#include <algorithm>
 #include <charconv>
 
+#include "common/bot.h"
 #include "common/notation.h"
 #include "play_input.h"
 
@@ -128,6 +130,31 @@ bool play(Game& g, bool setup, const std::string& text, std::string& err) {
         return false;
     }
     return true;
+}
+
+std::vector<std::string> hints(const Game& g, std::mt19937_64& rng) {
+    constexpr std::size_t kMaxHints = 64, kMaxSetupHints = 8;
+    std::vector<std::string> out;
+    const int size = g.variant().size;
+    if (g.phase() != Phase::Play) {
+        for (std::uint64_t s = 1; out.size() < kMaxSetupHints && s < 64; ++s) {
+            auto setup = bot_setup(g, BotOptions{1, rng() + s});
+            auto text = setup ? setup_text(*setup, size) : std::string();
+            if (setup && std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
+        }
+        return out;
+    }
+    MoveList moves;
+    g.generate(moves);
+    std::vector<int> order(std::size_t(moves.size));
+    for (int i = 0; i < moves.size; ++i) order[std::size_t(i)] = i;
+    std::shuffle(order.begin(), order.end(), rng);
+    for (int i : order) {
+        if (out.size() == kMaxHints) break;
+        out.push_back(turn_to_notation(g.to_turn(moves[i]), size));
+    }
+    if (out.empty()) out.push_back(turn_to_notation(Turn{}, size));
+    return out;
 }
 
 }  // namespace tf::engine

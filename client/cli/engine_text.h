@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,5 +33,9 @@ std::string rest_of(std::string_view line, std::string_view word);
 // Plays a setup (`setup` true: `text` is cells) or a turn (its notation) for the side expected
 // to act; false with `err` ("illegal ...", "malformed ...") when it cannot, the game unchanged.
 bool play(Game& g, bool setup, const std::string& text, std::string& err);
+
+// The hints sent before a `go` to an engine that asked for them ("Hints"): up to 64 legal turns
+// sampled at random (each an elephant move alone, or `pass`), or up to 8 legal setups.
+std::vector<std::string> hints(const Game& g, std::mt19937_64& rng);
 
 }  // namespace tf::engine

@@ -1,10 +1,10 @@
 // trunkfield: the command-line client. `rules` and `analyse` work on game records offline; `play`
-// and `bot` play on a server, `challenge`, `accept`, `decline` and `notifications` deal with
-// challenges there, `playing` lists one's games going on (correspondence games), `vacation`
-// shows, starts and ends one's vacation from them (its clocks stand on its move), `follow`,
-// `unfollow`, `block`, `unblock`, `mute`, `unmute` and `following` with the accounts one follows,
-// blocks and mutes, `report` reports an account to the moderators. One CLI11 parser with a
-// subcommand for each (each *_cmd.cpp adds its own).
+// and `bot` play on a server, `bridge` connects an engine (docs/ENGINE.md) to one, `challenge`,
+// `accept`, `decline` and `notifications` deal with challenges there, `playing` lists one's games
+// going on (correspondence games), `vacation` shows, starts and ends one's vacation from them (its
+// clocks stand on its move), `follow`, `unfollow`, `block`, `unblock`, `mute`, `unmute` and
+// `following` with the accounts one follows, blocks and mutes, `report` reports an account to the
+// moderators. One CLI11 parser with a subcommand for each (each *_cmd.cpp adds its own).
 #include "analyse_cmd.h"
 #include "bot_cmd.h"
 #include "challenge_cmd.h"
@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
     tf::cli::add_puzzle_command(app, run);
     tf::cli::add_play_command(app, run);
     tf::cli::add_bot_command(app, run);
+    tf::cli::add_bridge_command(app, run);
     tf::cli::add_engine_command(app, run);
     tf::cli::add_engine_check_command(app, run);
     tf::cli::add_challenge_commands(app, run);

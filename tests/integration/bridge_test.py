@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""The bridge (issue 36; docs/ENGINE.md, `trunkfield bridge`): an engine written from
+docs/ENGINE.md alone (tests/engine/random_engine.py, which knows no rules and asks for hints)
+plays as an account through the real client and server binaries.
+
+One node (SQLite, or PostgreSQL with --pg):
+  - the bridge, for account rando, takes only 9×9 games with a clock: ann's 7×7 challenge is
+    declined `variant`, her untimed one `time_control` (ann gets the `cancel` event saying so);
+  - ann's rated 9×9 challenge with a clock is taken; ann sets up, the engine answers with its
+    setup; the server restarts; the bridge reconnects with its token, and ann's side is played on
+    by `trunkfield bot --level 1 --token` (her account, her unfinished game first) to the end;
+    the game is rated in the history;
+  - with --seek the bridge plays a quick match against the built-in level 1 (`trunkfield bot`).
+With --pg, and redis-server installed, also two nodes on one database and one Redis bus: the
+bridge and ann's bot are given both nodes; node 1, which runs their game, stops mid-game; both
+reconnect to node 2 (ann's bot starts after), which takes the game over, and the game ends.
+
+usage: bridge_test.py SERVER_BIN CLI_BIN [--pg]
+"""
+import os
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import challenges_test as ct  # noqa: E402  (Player, challenge, api, check, event, nodes_on_bus)
+import correspondence_test as cor  # noqa: E402  (Moves, act)
+
+if len(sys.argv) < 3:
+    print(__doc__.strip().splitlines()[-1])
+    sys.exit(2)
+CLI = sys.argv[2]
+ENGINE = os.path.join(os.path.dirname(HERE), "engine", "random_engine.py")
+check, note, event, notice = ct.check, ct.note, ct.event, ct.notice
+CLOCK = {"initial_ms": 120000, "increment_ms": 1000}
+RULES = ["--games", "1", "--sizes", "9", "--no-untimed"]  # the bridge's: 9×9 with a clock
+SMALL = {"size": 7, "elephants": 3, "burnt": 2, "quiet": 30}  # the small board: rated
+
+
+class Proc:
+    """A client process whose output goes to a file read by the test."""
+
+    def __init__(self, work, name, args):
+        self.path = os.path.join(work, name + ".log")
+        self.out = open(self.path, "w")
+        self.p = subprocess.Popen([CLI, *args], stdout=self.out, stderr=subprocess.STDOUT)
+        self.name = name
+
+    def text(self):
+        with open(self.path, errors="replace") as f:
+            return f.read()
+
+    def wait_for(self, text, timeout):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if text in self.text():
+                return True
+            if self.p.poll() is not None:
+                return text in self.text()
+            time.sleep(0.1)
+        return False
+
+    def finish(self, timeout):
+        try:
+            rc = self.p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            rc = self.p.wait()
+            check(False, f"{self.name} did not finish within {timeout} s:\n{self.text()[-3000:]}")
+        self.out.close()
+        return rc
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.terminate()
+            self.p.wait(10)
+        self.out.close()
+
+
+def servers(*nodes):
+    return ",".join(f"127.0.0.1:{n.tcp}" for n in nodes)
+
+
+def bridge(work, name, nodes, token, *extra):
+    return Proc(work, name, ["bridge", "--server", servers(*nodes), "--engine",
+                             f"/usr/bin/python3 {ENGINE} 5", "--token", token, *extra])
+
+
+def bot(work, name, nodes, *extra):
+    return Proc(work, name, ["bot", "--server", servers(*nodes), "--level", "1", *extra])
+
+
+def setups(ann, code):
+    """ann (silver) sets up by hand; the bridge's engine answers with bronze's setup and ann's
+    first turn is due: the game is under way (ann's bot plays it on after the fault)."""
+    moves = cor.Moves(3)
+    cor.act(ann, code, {"type": "setup", "setup": moves.setup("silver")}, "s1")
+    e = ann.wait(lambda m: m["type"] == "event" and m["game"] == code and m["kind"] == "setup" and
+                 m["payload"]["side"] == "bronze", 30)
+    check(e is not None, f"the bridge's engine sets bronze up: {e}")
+
+
+def take_challenge(ann, rando, br):
+    """ann's challenges: two the bridge's rules decline, then one it takes (its code)."""
+    for ref, extra, reason in [("c7", {"variant": SMALL, "time_control": CLOCK}, "variant"),
+                               ("cu", {"variant": {"size": 9}, "time_control": None},
+                                "time_control")]:
+        m = ct.challenge(ann, rando, ref, **extra)
+        code = m and m.get("code")
+        e = ann.wait(event(code, "cancel"), 15)
+        check(e and e["payload"] == {"declined": reason},
+              f"the bridge declines a challenge {extra}: {reason}: {e}")
+    m = ct.challenge(ann, rando, "c9", rated=True, time_control=CLOCK, variant={"size": 9})
+    code = m and m.get("code")
+    n = ann.wait(notice("challenge_accepted", code), 20)
+    check(n is not None and n["by"]["name"] == rando,
+          f"the bridge takes ann's rated challenge with a clock: {n}")
+    return code
+
+
+def one_node(srv, work, tag):
+    rando = ct.Player(srv.tcp, username=f"rando_{tag}")
+    ann = ct.Player(srv.tcp, username=f"ann_{tag}")
+    br = bridge(work, "bridge1", [srv], rando.token, *RULES)
+    try:
+        check(br.wait_for("playing with engine", 20), f"the bridge connects:\n{br.text()}")
+        code = take_challenge(ann, rando.username, br)
+        setups(ann, code)
+        ann.close()
+        srv.stop()
+        srv.start()
+        note("the server restarted mid-game")
+        she = bot(work, "ann_bot", [srv], "--token", ann.token)
+        check(she.finish(180) == 0, f"ann's bot plays to the end:\n{she.text()[-2000:]}")
+        check(br.finish(60) == 0, f"the bridge plays to the end and exits:\n{br.text()[-3000:]}")
+        out = br.text()
+        check("connected again" in out and f"game 1/1 {code} over" in out,
+              f"the bridge reconnected and saw the end:\n{out[-2000:]}")
+        st, g, text = ct.api(srv.http, "GET", f"/api/games/{code}", schema=ANY)
+        check(st == 200 and g["status"] == "over" and g["rated"],
+              f"the history has the rated game, finished: {text[:300]}")
+    finally:
+        br.stop()
+
+    # --seek: a quick match against the built-in level 1
+    br = bridge(work, "bridge2", [srv], rando.token, "--seek", "--size", "7", "--games", "1")
+    lvl1 = bot(work, "level1", [srv], "--size", "7", "--games", "1")
+    try:
+        check(lvl1.finish(180) == 0, f"level 1 plays a quick match to the end:\n{lvl1.text()}")
+        check(br.finish(60) == 0, f"the bridge plays it to the end:\n{br.text()[-3000:]}")
+        check("game 1/1" in br.text() and " over (" in br.text(), "the bridge's quick match")
+    finally:
+        br.stop()
+        lvl1.stop()
+
+
+def across_nodes(one, two, work):
+    rando = ct.Player(one.tcp, username="rando_nodes")
+    ann = ct.Player(one.tcp, username="ann_nodes")
+    br = bridge(work, "bridge_nodes", [one, two], rando.token, *RULES)
+    try:
+        check(br.wait_for("playing with engine", 20), f"the bridge connects:\n{br.text()}")
+        code = take_challenge(ann, rando.username, br)
+        setups(ann, code)
+        ann.close()
+        one.stop()
+        note("node 1 stopped mid-game")
+        she = bot(work, "ann_bot_nodes", [one, two], "--token", ann.token)
+        check(she.finish(180) == 0, f"ann's bot plays to the end on node 2:\n{she.text()[-2000:]}")
+        check(br.finish(60) == 0, f"the bridge plays to the end on node 2:\n{br.text()[-3000:]}")
+        check(f"connected again, to 127.0.0.1:{two.tcp}" in br.text(),
+              f"the bridge went to node 2:\n{br.text()[-2000:]}")
+        st, g, text = ct.api(two.http, "GET", f"/api/games/{code}", schema=ANY)
+        check(st == 200 and g["status"] == "over", f"node 2 finished it: {text[:300]}")
+    finally:
+        br.stop()
+        one.start()  # stopped by nodes_on_bus
+
+
+class _Any:
+    @staticmethod
+    def iter_errors(_):
+        return []
+
+
+ANY = _Any()  # the history API's answers are checked by its own tests
+
+
+def main(work, store):
+    srv = ct.one_server(work, store.server_args() if store else [])
+    try:
+        print(f"one node on {'PostgreSQL' if store else 'SQLite'}", flush=True)
+        one_node(srv, work, "pg" if store else "lite")
+    finally:
+        srv.stop()
+        ct.complain(srv.log_path, "the server")
+    if store:
+        print("two nodes", flush=True)
+        with ct.nodes_on_bus(work, store) as nodes:
+            if nodes:
+                across_nodes(*nodes, work)
+
+
+if __name__ == "__main__":
+    ct.run("bridge", main)
