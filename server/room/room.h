@@ -136,6 +136,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     }
     void rated(const RateGame::Outcome& outcome) override;
     std::shared_ptr<void> keep_alive() override { return shared_from_this(); }
+    bool dropped() const override { return fault_.fenced; }
     void ack(const Who& who, const std::optional<std::string>& ref);
 
     // Store faults (room_faults.cpp; docs/ARCHITECTURE.md "Failures"). A failed commit suspends

@@ -96,6 +96,10 @@ void RoomOps::committed(const std::optional<std::string>& error, std::vector<Out
     const bool creating = creating_;
     creating_ = false;
     if (error) return host_.failed(*error, out, after, creating);
+    // Taken over while this commit was in flight (its answer stalled past the lease): it was
+    // durable, but the new owner has its journal rows and answers from them (a request resent
+    // to it is acked there); sending here too would answer a request twice.
+    if (host_.dropped()) return;
     host_.saved();
     // Lobby changes first: a client that reacts to its ack (a second create_game, welcome after
     // a reconnect) must find the lobby already up to date.

@@ -54,6 +54,9 @@ class RoomOps {
         virtual void rated(const RateGame::Outcome& outcome) = 0;
         // The room, kept alive by handlers still to run.
         virtual std::shared_ptr<void> keep_alive() = 0;
+        // The game was taken over by another node while this one held it (fenced): nothing of
+        // a commit that still ends well goes out from here any more.
+        virtual bool dropped() const = 0;
     };
 
     RoomOps(RoomExecutor ex, Store& store, std::string code, Host& host)

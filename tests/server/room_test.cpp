@@ -332,6 +332,39 @@ TEST_CASE("room: a write refused as fenced sends its waiting requester to the ne
     CHECK(f.b->moved_codes == std::vector<std::string>{"abc234"});
 }
 
+// A commit whose answer stalls past the lease (nemesis seed 210, a stalled link to PostgreSQL):
+// the new owner loads the journal with the write in it and answers the resent request; the old
+// room, dropped meanwhile, learns only then that its commit went through. It must send nothing
+// of it: the requester would get its ack twice.
+TEST_CASE("room: a commit that ends well after the game was taken over sends nothing") {
+    struct HeldStore : NullStore {
+        bool hold = false;
+        Done held;
+        void commit(GameWrite, Done done) override {
+            if (hold) return (void)(held = std::move(done));
+            done(std::nullopt);
+        }
+    } store;
+    Fixture f(1000, &store);
+    f.room->join(f.bob, f.b);
+    f.run();
+    auto s = f.setup_msg(1);
+    REQUIRE(!f.mirror.apply_setup(Side::Silver, s.setup));
+    store.hold = true;
+    f.room->setup(f.ann, f.a, s);
+    f.run();
+    REQUIRE(store.held);
+    f.room->lost(std::string(kFenced) + "game abc234 was taken over by node n2");
+    f.run();
+    CHECK(f.a->moved_codes == std::vector<std::string>{"abc234"});
+    f.a->got.clear();
+    f.b->got.clear();
+    store.held(std::nullopt);  // durable after all
+    f.run();
+    CHECK(f.a->got.empty());  // no ack, no event: the new owner gives them
+    CHECK(f.b->got.empty());
+}
+
 TEST_CASE("room: an old room dropped for a newer one of the game leaves it the seats") {
     Fixture f;
     f.directory.add("abc234", f.room);
