@@ -280,11 +280,11 @@ def main():
             # bound the proxy guarantees); with it, the charge loses that round trip: less than
             # half of it remains for the median turn (the mean is not asked: one turn stalled
             # for 2.4 s on a loaded CI machine once made it 122 ms with a median of 1 ms), and a
-            # turn is never charged below zero. The readings
-            # are taken when each event is written, a few ms after the press under load: the
-            # waiting side's reading may already show those ms gone, and the credit of its next
-            # turn gives them back, so a charge read this way can be a ms or two below zero
-            # (seen once in CI: a mean of -0.1 ms over 20 turns).
+            # turn is never charged below zero. The readings are taken when each event is
+            # written, a few ms after the press under load: the waiting side's reading may
+            # already show those ms gone, and the credit of its next turn gives them back, so a
+            # charge read this way can be a ms or two below zero (seen once in CI: a mean of
+            # -0.1 ms over 20 turns).
             assert r["before"]["median"] >= 0.9 * rtt, r
             assert r["after"]["median"] <= 0.5 * rtt, r
             assert r["after"]["mean"] >= -2, r

@@ -6,8 +6,6 @@
 #include <iostream>
 #include <memory>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "bridge_client.h"
 #include "common/bot.h"
@@ -29,19 +27,7 @@ void add_bot_command(CLI::App& app, Run& run) {
     auto o = std::make_shared<BridgeOptions>();
     auto level = std::make_shared<int>(0);
     auto seed = std::make_shared<std::uint64_t>(1);
-    auto servers = std::make_shared<std::vector<std::string>>();
-    bot->add_option("--server", *servers,
-                    "the server's TCP port; several: the nodes of a cluster, tried in turn")
-        ->type_name("HOST:PORT")
-        ->required()
-        ->delimiter(',')
-        ->check(CLI::Validator(
-            [](std::string& s) -> std::string {
-                std::string host;
-                unsigned short port = 0;
-                return split_server(s, host, port) ? "" : "must be HOST:PORT, got '" + s + "'";
-            },
-            ""));
+    add_server_option(*bot, o->nodes);
     bot->add_option("--level", *level,
                     "bot strength, 1 (weakest) to 5 (strongest; under half a second a turn)")
         ->type_name("N")
@@ -79,13 +65,7 @@ void add_bot_command(CLI::App& app, Run& run) {
         ->type_name("TOKEN");
     bot->add_flag("--verbose", o->verbose, "print every turn");
     bot->footer(kFooter);
-    bot->callback([&run, o, servers, level, seed] {
-        split_server((*servers)[0], o->host, o->port);
-        for (std::size_t i = 1; i < servers->size(); ++i) {
-            std::pair<std::string, unsigned short> node;
-            split_server((*servers)[i], node.first, node.second);
-            o->more_nodes.push_back(node);
-        }
+    bot->callback([&run, o, level, seed] {
         if (!o->code.empty() && o->games != 1)
             throw CLI::ValidationError("--code plays one game: leave out --games");
         if (o->name.empty()) o->name = "bot-" + std::to_string(*level);

@@ -66,8 +66,7 @@ class Bridge {
                     const std::string why = unreachable_.empty() ? e.what() : unreachable_;
                     if (!o_.reconnect_forever) throw Failure(why);
                     std::cerr << o_.log << ": " << why << "; trying again\n";
-                    std::this_thread::sleep_for(std::min(
-                        std::chrono::milliseconds(500 << std::min(attempt, 5)), kLongestPause));
+                    pause_before_try(attempt);
                 }
             }
             for (int i = 1; o_.games == 0 || i <= o_.games; ++i) play_game(i, t);
@@ -108,6 +107,13 @@ class Bridge {
 
     void say(const std::string& line) { std::cout << o_.log << ": " << line << "\n"; }
 
+    // Before connecting again after `attempt` failed tries: 0.5 s, doubling, at most
+    // kLongestPause.
+    static void pause_before_try(int attempt) {
+        std::this_thread::sleep_for(
+            std::min(std::chrono::milliseconds(500 << std::min(attempt, 5)), kLongestPause));
+    }
+
     // Sends when the pacer allows (at once, unless the bridge sends faster than the server's
     // credits refill). A connection that breaks under the write is dropped: the next receive
     // reconnects.
@@ -129,8 +135,7 @@ class Bridge {
     void connect(bool again) {
         conn_.reset();
         unreachable_.clear();
-        std::vector<std::pair<std::string, unsigned short>> nodes{{o_.host, o_.port}};
-        nodes.insert(nodes.end(), o_.more_nodes.begin(), o_.more_nodes.end());
+        const auto& nodes = o_.nodes;
         std::string why;
         for (std::size_t i = 0; i < nodes.size() && !conn_; ++i) {
             const auto& [host, port] = nodes[(node_ + i) % nodes.size()];
@@ -212,8 +217,7 @@ class Bridge {
                 if (attempt >= kReconnectTries && !o_.reconnect_forever)
                     throw Failure(std::string("connection lost: ") + e.what());
                 std::cerr << o_.log << ": connection lost (" << e.what() << "), reconnecting\n";
-                std::this_thread::sleep_for(std::min(
-                    std::chrono::milliseconds(500 << std::min(attempt, 5)), kLongestPause));
+                pause_before_try(attempt);
                 try {
                     connect(true);
                 } catch (const client::Closed&) {
@@ -532,6 +536,30 @@ std::string decline_reason(const AcceptRules& rules, int size,
     if (seconds < rules.min_seconds) return "too_fast";
     if (seconds > rules.max_seconds) return "too_slow";
     return "";
+}
+
+void add_server_option(CLI::App& cmd, std::vector<BridgeOptions::Node>& nodes) {
+    cmd.add_option_function<std::vector<std::string>>(
+           "--server",
+           [&nodes](const std::vector<std::string>& list) {
+               nodes.clear();
+               for (const auto& s : list) {
+                   BridgeOptions::Node n;
+                   split_server(s, n.host, n.port);
+                   nodes.push_back(n);
+               }
+           },
+           "the server's TCP port; several: the nodes of a cluster, tried in turn")
+        ->type_name("HOST:PORT")
+        ->required()
+        ->delimiter(',')
+        ->check(CLI::Validator(
+            [](std::string& s) -> std::string {
+                std::string host;
+                unsigned short port = 0;
+                return split_server(s, host, port) ? "" : "must be HOST:PORT, got '" + s + "'";
+            },
+            ""));
 }
 
 int run_bridge(const BridgeOptions& o, Mover& mover) {

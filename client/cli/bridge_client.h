@@ -11,9 +11,9 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "cli_args.h"
 #include "movers.h"
 
 namespace tf::cli {
@@ -31,10 +31,13 @@ struct AcceptRules {
 
 struct BridgeOptions {
     enum class Source { QuickMatch, Join, Challenges };
-    std::string host;
-    unsigned short port = 0;
-    // More nodes of the same cluster, tried in turn when a connection cannot be made.
-    std::vector<std::pair<std::string, unsigned short>> more_nodes;
+    struct Node {
+        std::string host;
+        unsigned short port = 0;
+    };
+    // The server: one node, or the nodes of a cluster, tried in turn when a connection cannot
+    // be made.
+    std::vector<Node> nodes;
     Source source = Source::QuickMatch;
     int games = 1;     // games to play before exiting; 0: until stopped (challenges only)
     std::string code;  // Source::Join
@@ -50,6 +53,9 @@ struct BridgeOptions {
 // Plays as `o` says with `mover`; the exit code: 0 every game played to its end, 1 a
 // connection or protocol failure.
 int run_bridge(const BridgeOptions& o, Mover& mover);
+
+// Adds `--server HOST:PORT[,HOST:PORT...]` (required) to `cmd`, read into `nodes`.
+void add_server_option(CLI::App& cmd, std::vector<BridgeOptions::Node>& nodes);
 
 // HOST:PORT split: the host before the last colon, the port 1 to 65535 after it.
 bool split_server(const std::string& server, std::string& host, unsigned short& port);

@@ -6,8 +6,6 @@
 #include <memory>
 #include <sstream>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "bot_cmd.h"
 #include "bridge_client.h"
@@ -28,7 +26,6 @@ exit codes: 0 the K games were played (--games), 1 a connection, protocol or eng
 
 struct BridgeArgs {
     BridgeOptions o;
-    std::vector<std::string> servers;
     std::string engine, sizes = "7,9";
     int level = 0;
     bool seek = false, no_untimed = false, rated_only = false, casual_only = false;
@@ -41,18 +38,7 @@ void add_bridge_command(CLI::App& app, Run& run) {
     a->o.games = 0;  // until stopped
     CLI::App* cmd = app.add_subcommand(
         "bridge", "connect an engine (docs/ENGINE.md) to a server as an account");
-    cmd->add_option("--server", a->servers,
-                    "the server's TCP port; several: the nodes of a cluster, tried in turn")
-        ->type_name("HOST:PORT")
-        ->required()
-        ->delimiter(',')
-        ->check(CLI::Validator(
-            [](std::string& s) -> std::string {
-                std::string host;
-                unsigned short port = 0;
-                return split_server(s, host, port) ? "" : "must be HOST:PORT, got '" + s + "'";
-            },
-            ""));
+    add_server_option(*cmd, a->o.nodes);
     cmd->add_option("--engine", a->engine, "the engine's command line (run with /bin/sh -c)")
         ->type_name("CMD")
         ->required();
@@ -94,12 +80,6 @@ void add_bridge_command(CLI::App& app, Run& run) {
     cmd->add_flag("--verbose", a->o.verbose, "print every turn and every line of the engine's");
     cmd->footer(kFooter);
     cmd->callback([&run, a] {
-        split_server(a->servers[0], a->o.host, a->o.port);
-        for (std::size_t i = 1; i < a->servers.size(); ++i) {
-            std::pair<std::string, unsigned short> node;
-            split_server(a->servers[i], node.first, node.second);
-            a->o.more_nodes.push_back(node);
-        }
         if (a->o.token.empty())
             if (const char* t = std::getenv("TRUNKFIELD_TOKEN")) a->o.token = t;
         if (a->o.token.empty())

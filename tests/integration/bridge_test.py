@@ -120,32 +120,41 @@ def take_challenge(ann, rando, br):
     return code
 
 
-def one_node(srv, work, tag):
-    rando = ct.Player(srv.tcp, username=f"rando_{tag}")
-    ann = ct.Player(srv.tcp, username=f"ann_{tag}")
-    br = bridge(work, "bridge1", [srv], rando.token, *RULES)
+def game_across_fault(work, name, nodes, tag, fault, where):
+    """rando's bridge (given `nodes`) takes ann's rated challenge on nodes[0]; ann sets up;
+    `fault()` strikes; ann's bot plays her side on and both finish. (code, the bridge's output)"""
+    rando = ct.Player(nodes[0].tcp, username=f"rando_{tag}")
+    ann = ct.Player(nodes[0].tcp, username=f"ann_{tag}")
+    br = bridge(work, f"bridge_{name}", nodes, rando.token, *RULES)
     try:
         check(br.wait_for("playing with engine", 20), f"the bridge connects:\n{br.text()}")
         code = take_challenge(ann, rando.username, br)
         setups(ann, code)
         ann.close()
-        srv.stop()
-        srv.start()
-        note("the server restarted mid-game")
-        she = bot(work, "ann_bot", [srv], "--token", ann.token)
+        fault()
+        note(f"{where} mid-game")
+        she = bot(work, f"ann_bot_{name}", nodes, "--token", ann.token)
         check(she.finish(180) == 0, f"ann's bot plays to the end:\n{she.text()[-2000:]}")
         check(br.finish(60) == 0, f"the bridge plays to the end and exits:\n{br.text()[-3000:]}")
-        out = br.text()
-        check("connected again" in out and f"game 1/1 {code} over" in out,
-              f"the bridge reconnected and saw the end:\n{out[-2000:]}")
-        st, g, text = ct.api(srv.http, "GET", f"/api/games/{code}", schema=ANY)
-        check(st == 200 and g["status"] == "over" and g["rated"],
-              f"the history has the rated game, finished: {text[:300]}")
+        return code, rando, br.text()
     finally:
         br.stop()
 
+
+def one_node(srv, work, tag):
+    def restart():
+        srv.stop()
+        srv.start()
+    code, rando, out = game_across_fault(work, "restart", [srv], tag, restart,
+                                         "the server restarted")
+    check("connected again" in out and f"game 1/1 {code} over" in out,
+          f"the bridge reconnected and saw the end:\n{out[-2000:]}")
+    st, g, text = ct.api(srv.http, "GET", f"/api/games/{code}", schema=ANY)
+    check(st == 200 and g["status"] == "over" and g["rated"],
+          f"the history has the rated game, finished: {text[:300]}")
+
     # --seek: a quick match against the built-in level 1
-    br = bridge(work, "bridge2", [srv], rando.token, "--seek", "--size", "7", "--games", "1")
+    br = bridge(work, "seek", [srv], rando.token, "--seek", "--size", "7", "--games", "1")
     lvl1 = bot(work, "level1", [srv], "--size", "7", "--games", "1")
     try:
         check(lvl1.finish(180) == 0, f"level 1 plays a quick match to the end:\n{lvl1.text()}")
@@ -157,26 +166,15 @@ def one_node(srv, work, tag):
 
 
 def across_nodes(one, two, work):
-    rando = ct.Player(one.tcp, username="rando_nodes")
-    ann = ct.Player(one.tcp, username="ann_nodes")
-    br = bridge(work, "bridge_nodes", [one, two], rando.token, *RULES)
     try:
-        check(br.wait_for("playing with engine", 20), f"the bridge connects:\n{br.text()}")
-        code = take_challenge(ann, rando.username, br)
-        setups(ann, code)
-        ann.close()
-        one.stop()
-        note("node 1 stopped mid-game")
-        she = bot(work, "ann_bot_nodes", [one, two], "--token", ann.token)
-        check(she.finish(180) == 0, f"ann's bot plays to the end on node 2:\n{she.text()[-2000:]}")
-        check(br.finish(60) == 0, f"the bridge plays to the end on node 2:\n{br.text()[-3000:]}")
-        check(f"connected again, to 127.0.0.1:{two.tcp}" in br.text(),
-              f"the bridge went to node 2:\n{br.text()[-2000:]}")
-        st, g, text = ct.api(two.http, "GET", f"/api/games/{code}", schema=ANY)
-        check(st == 200 and g["status"] == "over", f"node 2 finished it: {text[:300]}")
+        code, _, out = game_across_fault(work, "nodes", [one, two], "nodes", one.stop,
+                                         "node 1 stopped")
     finally:
-        br.stop()
         one.start()  # stopped by nodes_on_bus
+    check(f"connected again, to 127.0.0.1:{two.tcp}" in out,
+          f"the bridge went to node 2:\n{out[-2000:]}")
+    st, g, text = ct.api(two.http, "GET", f"/api/games/{code}", schema=ANY)
+    check(st == 200 and g["status"] == "over", f"node 2 finished it: {text[:300]}")
 
 
 class _Any:
