@@ -70,7 +70,8 @@ namespace tf::proto {
     X(CannotChallenge, "cannot_challenge") /* yourself, a bot game, or a blocked player */         \
     X(Blocked, "blocked")      /* joining a game of an account you blocked or that blocked you */  \
     X(ChatMuted, "chat_muted") /* chat while a moderator muted you */                              \
-    X(AccountClosed, "account_closed") /* login to an account a moderator closed */
+    X(AccountClosed, "account_closed") /* login to an account a moderator closed */                \
+    X(BotAccount, "bot_account") /* a bot in quick match or in a public game nobody asked of it */
 
 enum class Err : unsigned char {
 #define X(id, name) id,

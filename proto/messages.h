@@ -181,8 +181,9 @@ struct DeclineChallenge {
     std::string game;
     std::string reason = "generic";
 };
-inline constexpr const char* kDeclineReasons[] = {"generic",      "later", "too_fast", "too_slow",
-                                                  "time_control", "rated", "casual",   "variant"};
+inline constexpr const char* kDeclineReasons[] = {"generic",      "later",   "too_fast", "too_slow",
+                                                  "time_control", "rated",   "casual",   "variant",
+                                                  "no_bot",       "only_bot"};
 // Accounts (PROTOCOL.md "Accounts"). Each is answered by a `welcome` saying who the connection
 // is now (with the request's ref), or an error.
 struct Register {  // turns this connection's guest into an account: it keeps its games
@@ -233,6 +234,7 @@ std::variant<ClientMsg, Error> parse_client(const Json& j);
 
 struct PlayerRef {
     std::string id, name;
+    bool bot = false;  // a bot account (PROTOCOL.md "Bot accounts"); sent only when true
     friend bool operator==(const PlayerRef&, const PlayerRef&) = default;
 };
 // A seat's absence: from claim_at the opponent may claim the win, at award_at it is awarded

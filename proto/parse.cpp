@@ -193,7 +193,7 @@ const std::unordered_map<std::string, Parser>& parsers() {
                  for (const char* k : kDeclineReasons) known = known || *r == k;
                  if (!known)
                      bad("field \"reason\" must be one of generic, later, too_fast, too_slow, "
-                         "time_control, rated, casual, variant");
+                         "time_control, rated, casual, variant, no_bot, only_bot");
                  m.reason = *r;
              }
              return m;

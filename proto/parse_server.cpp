@@ -31,7 +31,7 @@ int count(const Json& v, const char* k) {
 }
 PlayerRef player(const Json& v, const char* k) {
     object(v, k);
-    return {str(field(v, "id"), "id"), str(field(v, "name"), "name", 1024)};
+    return {str(field(v, "id"), "id"), str(field(v, "name"), "name", 1024), opt_bool(v, "bot")};
 }
 Variant variant(const Json& v) {
     auto var = variant_from_json(v);

@@ -22,7 +22,9 @@ void opt(JsonWriter& w, const std::optional<T>& v, F&& f) {
 }
 
 void write(JsonWriter& w, const PlayerRef& p) {
-    w.begin_object().key("id").value(p.id).key("name").value(p.name).end_object();
+    w.begin_object();
+    if (p.bot) w.key("bot").value(true);
+    w.key("id").value(p.id).key("name").value(p.name).end_object();
 }
 
 void write(JsonWriter& w, const std::optional<ClockReading>& c) {
@@ -290,6 +292,7 @@ std::string to_text(const SnapshotMsg& m) {
                     w.key("claim_at").value(a.claim_at);
                     w.end_object();
                 });
+                if (seat.player.bot) w.key("bot").value(true);
                 w.key("id").value(seat.player.id).key("name").value(seat.player.name);
                 if (seat.rating) {
                     w.key("rating");

@@ -1,5 +1,6 @@
 // `trunkfield bot`: the computer opponent of common/bot.h as a normal TCP client, through the
-// bridge's code (bridge_client.h) with the built-in mover: K quick matches, or the game CODE.
+// bridge's code (bridge_client.h) with the built-in mover: K quick matches, the game CODE, or
+// (--challenges) the challenges sent to its account, as the bridge takes them.
 #include "bot_cmd.h"
 
 #include <cstdint>
@@ -16,7 +17,10 @@ namespace {
 
 constexpr const char* kFooter =
     R"(Plays as the computer opponent (common/bot.h) over TCP: K untimed quick matches in a row,
-or the game CODE (joined as its second player; then K must be 1).
+or the game CODE (joined as its second player; then K must be 1), or with --challenges and
+the --token of an account (a bot account: the built-in levels people can challenge, docs/
+OPERATING.md "Bot accounts") the challenges sent to it, until stopped: board sizes 7 and 9,
+any clock up to 3 hours (initial + 40 x increment), untimed or not, rated or casual.
 exit codes: 0 every game was played to its end, 1 a connection or protocol failure,
             2 a usage error)";
 
@@ -63,14 +67,26 @@ void add_bot_command(CLI::App& app, Run& run) {
                     "play as this token's player (an account's: rated games; its unfinished "
                     "games first)")
         ->type_name("TOKEN");
+    auto challenges = std::make_shared<bool>(false);
+    bot->add_flag("--challenges", *challenges,
+                  "take the challenges sent to the --token's account, until stopped");
+    add_from_option(*bot, o->accept.from);
     bot->add_flag("--verbose", o->verbose, "print every turn");
     bot->footer(kFooter);
-    bot->callback([&run, o, level, seed] {
+    bot->callback([&run, o, level, seed, challenges] {
         if (!o->code.empty() && o->games != 1)
             throw CLI::ValidationError("--code plays one game: leave out --games");
         if (o->name.empty()) o->name = "bot-" + std::to_string(*level);
         o->source =
             o->code.empty() ? BridgeOptions::Source::QuickMatch : BridgeOptions::Source::Join;
+        if (*challenges) {
+            if (o->token.empty() || !o->code.empty())
+                throw CLI::ValidationError("--challenges",
+                                           "needs the --token of an account, and no --code");
+            o->source = BridgeOptions::Source::Challenges;
+            o->games = 0;  // until stopped
+            o->reconnect_forever = true;
+        }
         run = [o, level, seed] {
             std::cout << std::unitbuf;  // progress lines appear as they happen, also in a pipe
             try {

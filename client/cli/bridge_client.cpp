@@ -34,6 +34,8 @@ constexpr std::chrono::milliseconds kRateLimitPause{1000};
 // asking again: far longer than a server takes, whose answers are never lost but may be late
 // while it stores the game.
 constexpr std::chrono::seconds kAnswerTimeout{10};
+// Source::Challenge: how long a challenge waits to be accepted before it is taken back.
+constexpr std::chrono::seconds kChallengeWait{60};
 
 using Clock = std::chrono::steady_clock;
 
@@ -92,7 +94,8 @@ class Bridge {
         bool seek_answered = false;  // the quick match or join was answered
         bool joining = false;        // a challenge taken: its join_game awaits an answer
         bool resigned = false;       // the mover had no answer: resigned, the end follows
-        std::optional<Clock::time_point> retry_at;  // rate limited: pausing until then
+        std::optional<Clock::time_point> retry_at;      // rate limited: pausing until then
+        std::optional<Clock::time_point> take_back_at;  // our challenge, while not accepted
         Clock::time_point answer_by;  // when awaiting(): asked again if no answer by then
         int errors = 0;
         bool over() const { return mirror && mirror->finished(); }
@@ -204,7 +207,7 @@ class Bridge {
     static std::optional<Clock::time_point> deadline(const Seat& s) {
         if (s.retry_at) return s.retry_at;
         if (s.awaiting()) return s.answer_by;
-        return std::nullopt;
+        return s.take_back_at;
     }
 
     // Receives (nullopt when deadline(s) comes first), reconnecting with the token (and
@@ -261,6 +264,17 @@ class Bridge {
                 s.code.clear();
                 s.seek_answered = true;  // nothing asked: waiting for a challenge
                 return;
+            case BridgeOptions::Source::Challenge: {
+                proto::CreateGame m;
+                m.variant = o_.size == 7 ? Variant{7, 3, 2, 30} : Variant{};
+                m.time_control = o_.clock;
+                m.rated = o_.rated;
+                m.to = o_.opponent;
+                // The same ref when asked again: the server answers with the same game.
+                m.ref = "challenge-" + std::to_string(index_);
+                send(m);
+                break;
+            }
         }
         expect_answer(s);
     }
@@ -277,6 +291,11 @@ class Bridge {
         seek(s);
         while (!s.over()) {
             if (auto m = recv_reconnecting(s)) handle(s, *m, label);
+            if (s.take_back_at && s.mirror && s.mirror->status() == proto::GameStatus::Open &&
+                Clock::now() >= *s.take_back_at) {
+                send(proto::CancelGame{s.code});  // its cancel event ends the bridge's wait
+                s.take_back_at = Clock::now() + kAnswerTimeout;
+            }
             if (s.retry_at) {
                 if (Clock::now() >= *s.retry_at) retry(s);
             } else if (s.awaiting() && Clock::now() >= s.answer_by) {
@@ -344,6 +363,13 @@ class Bridge {
             s.side = x->side;
             expect_answer(s);  // the game's snapshot follows
             say(label + ": matched in " + s.code + " as " + std::string(side_name(x->side)));
+        } else if (auto* c = std::get_if<proto::GameCreated>(&m)) {
+            if (o_.source != BridgeOptions::Source::Challenge || !s.code.empty()) return;
+            s.seek_answered = true;
+            s.code = c->code;
+            s.take_back_at = Clock::now() + kChallengeWait;
+            expect_answer(s);  // the game's snapshot follows
+            say(label + ": challenged " + o_.opponent + " (game " + s.code + ")");
         } else if (auto* snap = std::get_if<proto::SnapshotMsg>(&m)) {
             on_snapshot(s, *snap, label);
         } else if (auto* e = std::get_if<proto::Event>(&m)) {
@@ -382,8 +408,10 @@ class Bridge {
                 tc->increment_ms = t.value("increment_ms", std::int64_t(0));
                 tc->days_per_move = t.value("days_per_move", 0);
             }
+            const bool bot = item.contains("from") && item["from"].is_object() &&
+                             item["from"].value("bot", false);
             reason = !v ? std::string("variant")
-                        : decline_reason(o_.accept, v->size, tc, item.value("rated", false));
+                        : decline_reason(o_.accept, v->size, tc, item.value("rated", false), bot);
         }
         if (!reason.empty()) {
             say("declined the challenge " + code + " from " + from + " (" + reason + ")");
@@ -406,6 +434,7 @@ class Bridge {
         s.code = m.game;
         s.mirror.emplace(player_id_);
         s.mirror->apply(m);
+        if (s.mirror->status() != proto::GameStatus::Open) s.take_back_at.reset();
         if (s.mirror->my_side()) s.side = s.mirror->my_side();
         s.pending.clear();
         s.acked = -1;
@@ -436,8 +465,15 @@ class Bridge {
                       << turn_to_notation(t->turn, s.mirror->variant().size) << "\n";
         if (auto* d = std::get_if<proto::DrawOfferEv>(&e.body); d && d->side != s.side)
             send(proto::DrawDecline{s.code});
-        if (std::holds_alternative<proto::CancelEv>(e.body))
+        if (std::holds_alternative<proto::JoinEv>(e.body)) s.take_back_at.reset();
+        if (auto* c = std::get_if<proto::CancelEv>(&e.body)) {
+            if (c->declined)
+                throw Failure(o_.opponent + " declined the challenge (" + *c->declined + ")");
+            if (s.take_back_at)
+                throw Failure(o_.opponent + " did not take the challenge within " +
+                              std::to_string(kChallengeWait.count()) + " s; taken back");
             throw Failure("game " + s.code + " was cancelled");
+        }
     }
 
     void on_error(Seat& s, const proto::ErrorMsg& m) {
@@ -525,7 +561,9 @@ bool split_server(const std::string& server, std::string& host, unsigned short& 
 }
 
 std::string decline_reason(const AcceptRules& rules, int size,
-                           const std::optional<proto::TimeControl>& tc, bool rated) {
+                           const std::optional<proto::TimeControl>& tc, bool rated, bool from_bot) {
+    if (from_bot && rules.from == AcceptRules::From::People) return "no_bot";
+    if (!from_bot && rules.from == AcceptRules::From::Bots) return "only_bot";
     if (std::find(rules.sizes.begin(), rules.sizes.end(), size) == rules.sizes.end())
         return "variant";
     if (rated && !rules.rated) return "rated";
@@ -536,6 +574,20 @@ std::string decline_reason(const AcceptRules& rules, int size,
     if (seconds < rules.min_seconds) return "too_fast";
     if (seconds > rules.max_seconds) return "too_slow";
     return "";
+}
+
+void add_from_option(CLI::App& cmd, AcceptRules::From& from) {
+    cmd.add_option_function<std::string>(
+           "--from",
+           [&from](const std::string& w) {
+               from = w == "people" ? AcceptRules::From::People
+                      : w == "bots" ? AcceptRules::From::Bots
+                                    : AcceptRules::From::All;
+           },
+           "challenges: whose are taken, people's, bots' or all (default: all; the others are "
+           "declined: no_bot, only_bot)")
+        ->type_name("WHO")
+        ->check(CLI::IsMember({"people", "bots", "all"}));
 }
 
 void add_server_option(CLI::App& cmd, std::vector<BridgeOptions::Node>& nodes) {

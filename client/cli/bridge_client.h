@@ -27,10 +27,12 @@ struct AcceptRules {
     std::int64_t min_seconds = 0;         // initial + 40 × increment below: too_fast
     std::int64_t max_seconds = 3 * 3600;  // above: too_slow
     bool rated = true, casual = true;     // rated / casual
+    // Whose challenges: people's and bots' (All), else the others decline with no_bot/only_bot.
+    enum class From { All, People, Bots } from = From::All;
 };
 
 struct BridgeOptions {
-    enum class Source { QuickMatch, Join, Challenges };
+    enum class Source { QuickMatch, Join, Challenges, Challenge };
     struct Node {
         std::string host;
         unsigned short port = 0;
@@ -41,7 +43,12 @@ struct BridgeOptions {
     Source source = Source::QuickMatch;
     int games = 1;     // games to play before exiting; 0: until stopped (challenges only)
     std::string code;  // Source::Join
-    int size = 9;      // Source::QuickMatch: 9 or 7
+    int size = 9;      // Source::QuickMatch and Challenge: 9 or 7
+    // Source::Challenge: challenges this account (a bot's too) to each game, with this clock
+    // (nullopt: untimed), rated or not; taken back when not accepted within kChallengeWait.
+    std::string opponent;
+    std::optional<proto::TimeControl> clock;
+    bool rated = false;
     std::string name;  // a guest's display name (without a token)
     std::string token;
     AcceptRules accept;
@@ -61,8 +68,12 @@ void add_server_option(CLI::App& cmd, std::vector<BridgeOptions::Node>& nodes);
 bool split_server(const std::string& server, std::string& host, unsigned short& port);
 
 // Why `rules` decline a challenge with this variant, time control (null: untimed) and
-// rating, from a proto notification's fields; empty: accepted.
+// rating, from a proto notification's fields (`from_bot`: its `from.bot`); empty: accepted.
 std::string decline_reason(const AcceptRules& rules, int size,
-                           const std::optional<proto::TimeControl>& tc, bool rated);
+                           const std::optional<proto::TimeControl>& tc, bool rated,
+                           bool from_bot = false);
+
+// Adds `--from people|bots|all` (whose challenges are taken) to `cmd`, read into `from`.
+void add_from_option(CLI::App& cmd, AcceptRules::From& from);
 
 }  // namespace tf::cli

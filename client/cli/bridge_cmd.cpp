@@ -10,6 +10,7 @@
 #include "bot_cmd.h"
 #include "bridge_client.h"
 #include "common/bot.h"
+#include "play_input.h"
 
 namespace tf::cli {
 
@@ -18,15 +19,18 @@ namespace {
 constexpr const char* kFooter =
     R"(Plays as the account of TOKEN (or of $TRUNKFIELD_TOKEN): takes the challenges sent to it
 that the rules below accept and declines the others with the reason (busy: `later`), or with
---seek plays quick matches; one game at a time. Games the account holds when the bridge starts
+--seek plays quick matches, or with --challenge NAME challenges that account (a person or a bot)
+to each game, taken back if not accepted within 60 s; one game at a time. Games the account holds when the bridge starts
 are played first. It reconnects after a drop (a restart, a failover) and goes on with its game;
 an engine that breaks is started again, and twice in a row resigns that game.
-exit codes: 0 the K games were played (--games), 1 a connection, protocol or engine failure,
-            2 a usage error)";
+A bot account (proto/PROTOCOL.md "Bot accounts") plays no quick matches: --seek is for
+accounts that are not bots.
+exit codes: 0 the K games were played (--games), 1 a connection, protocol or engine failure
+            (or a challenge declined or not taken), 2 a usage error)";
 
 struct BridgeArgs {
     BridgeOptions o;
-    std::string engine, sizes = "7,9";
+    std::string engine, sizes = "7,9", clock = "5+3";
     int level = 0;
     bool seek = false, no_untimed = false, rated_only = false, casual_only = false;
 };
@@ -50,8 +54,28 @@ void add_bridge_command(CLI::App& app, Run& run) {
     cmd->add_option("--games", a->o.games, "stop after K games (default: run until stopped)")
         ->type_name("K")
         ->transform(whole_number(1, 1'000'000));
-    cmd->add_flag("--seek", a->seek, "play quick matches instead of waiting for challenges");
-    cmd->add_option("--size", a->o.size, "--seek: the standard board (9) or the small one (7)")
+    auto* seek =
+        cmd->add_flag("--seek", a->seek, "play quick matches instead of waiting for challenges");
+    auto* challenge =
+        cmd->add_option("--challenge", a->o.opponent,
+                        "challenge this account to each game instead of waiting for challenges")
+            ->type_name("NAME")
+            ->excludes(seek);
+    cmd->add_option("--clock", a->clock,
+                    "--challenge: minutes + increment seconds (5+3), days per move (3d) or none")
+        ->type_name("MIN+INC|DAYSd|none")
+        ->capture_default_str()
+        ->needs(challenge)
+        ->check(CLI::Validator(
+            [](std::string& s) -> std::string {
+                std::optional<proto::TimeControl> tc;
+                std::string err;
+                return play::parse_time_control(s, tc, err) ? "" : "'" + s + "': " + err;
+            },
+            ""));
+    cmd->add_flag("--rated", a->o.rated, "--challenge: rated games")->needs(challenge);
+    cmd->add_option("--size", a->o.size,
+                    "--seek, --challenge: the standard board (9) or the small one (7)")
         ->capture_default_str()
         ->check(CLI::IsMember({7, 9}));
     cmd->add_option("--sizes", a->sizes, "challenges: the board sizes taken")
@@ -77,6 +101,7 @@ void add_bridge_command(CLI::App& app, Run& run) {
         ->transform(whole_number(0, 1'000'000));
     auto* r = cmd->add_flag("--rated-only", a->rated_only, "challenges: decline casual games");
     cmd->add_flag("--casual-only", a->casual_only, "challenges: decline rated games")->excludes(r);
+    add_from_option(*cmd, a->o.accept.from);
     cmd->add_flag("--verbose", a->o.verbose, "print every turn and every line of the engine's");
     cmd->footer(kFooter);
     cmd->callback([&run, a] {
@@ -86,8 +111,11 @@ void add_bridge_command(CLI::App& app, Run& run) {
             throw CLI::ValidationError("--token",
                                        "an account's token is needed (or set "
                                        "$TRUNKFIELD_TOKEN)");
-        a->o.source =
-            a->seek ? BridgeOptions::Source::QuickMatch : BridgeOptions::Source::Challenges;
+        a->o.source = a->seek                  ? BridgeOptions::Source::QuickMatch
+                      : !a->o.opponent.empty() ? BridgeOptions::Source::Challenge
+                                               : BridgeOptions::Source::Challenges;
+        std::string err;
+        play::parse_time_control(a->clock, a->o.clock, err);
         a->o.accept.sizes.clear();
         std::stringstream list(a->sizes);
         for (std::string n; std::getline(list, n, ',');) a->o.accept.sizes.push_back(std::stoi(n));

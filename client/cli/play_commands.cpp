@@ -106,7 +106,7 @@ No elephant may stand on a crossing (a cell whose column and row are both watche
                    random side); time=3d: a correspondence game, 3 days per move (1 2 3 5 7 10 14)
   join CODE        take the free seat of a game        watch CODE   watch a game
   decline CODE [REASON]   refuse a challenge made to you; REASON: generic later too_fast
-                   too_slow time_control rated casual variant
+                   too_slow time_control rated casual variant no_bot only_bot
   quick [size=.. elephants=.. burnt=.. quiet=.. time=MIN+INC|DAYSd] [rated]   quick match;
                    quick cancel
   list             open games                          live         games being played
@@ -213,7 +213,7 @@ void Session::cmd_decline(const std::vector<std::string>& w, std::string_view) {
          std::find(std::begin(reasons), std::end(reasons), w[1]) == std::end(reasons)))
         return fail(
             "usage: decline CODE [generic|later|too_fast|too_slow|time_control|rated|casual|"
-            "variant]");
+            "variant|no_bot|only_bot]");
     proto::DeclineChallenge m{w[0]};
     if (w.size() == 2) m.reason = w[1];
     if (send(proto::to_json(m))) note("Declining the challenge " + w[0] + " ...");

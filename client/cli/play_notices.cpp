@@ -79,6 +79,8 @@ std::string decline_reason_words(std::string_view reason) {
     if (reason == "rated") return "would rather play a rated game";
     if (reason == "casual") return "would rather play a casual game";
     if (reason == "variant") return "not this board";
+    if (reason == "no_bot") return "not playing bots";
+    if (reason == "only_bot") return "playing bots only";
     return clean_text(reason, 32);
 }
 

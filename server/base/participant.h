@@ -31,6 +31,7 @@ struct Player {
     std::string id;
     std::string name;      // an account's username, or a guest's chosen name
     bool account = false;  // a registered account (may play rated games)
+    bool bot = false;      // an account marked bot (PROTOCOL.md "Bot accounts")
 };
 
 }  // namespace tf::server

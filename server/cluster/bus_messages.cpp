@@ -22,7 +22,8 @@ json header(const Message& m) {
             [](const Req& r) {
                 return json{{"k", "req"},         {"from", r.from},         {"conn", r.conn},
                             {"code", r.code},     {"seq", r.seq},           {"ref", r.ref},
-                            {"pid", r.player_id}, {"pname", r.player_name}, {"acct", r.account}};
+                            {"pid", r.player_id}, {"pname", r.player_name}, {"acct", r.account},
+                            {"bot", r.bot}};
             },
             [](const Out& o) {
                 json h{{"k", "out"}, {"from", o.from}, {"to", o.to}, {"conns", o.conns}};
@@ -103,8 +104,9 @@ struct Reader {
             throw std::invalid_argument(field(key, "a number ≥ 0"));
         return it->get<std::uint64_t>();
     }
-    bool flag(const char* key) const {
+    bool flag(const char* key, bool required = true) const {
         auto it = h.find(key);
+        if (it == h.end() && !required) return false;
         if (it == h.end() || !it->is_boolean())
             throw std::invalid_argument(field(key, "a boolean"));
         return it->get<bool>();
@@ -126,8 +128,9 @@ struct Reader {
 
 Message read(const std::string& k, const Reader& r) {
     if (k == "req")
-        return Req{r.text("from"), r.number("conn"), r.text("code"),  r.number("seq"),
-                   r.text("ref"),  r.text("pid"),    r.text("pname"), r.flag("acct")};
+        return Req{r.text("from"),  r.number("conn"), r.text("code"),
+                   r.number("seq"), r.text("ref"),    r.text("pid"),
+                   r.text("pname"), r.flag("acct"),   r.flag("bot", false)};
     if (k == "out") {
         Out o{r.text("from"), r.text("to"), {}, r.number("seq", false)};
         if (r.h.contains("conns"))

@@ -31,6 +31,7 @@ struct Req {
     std::string ref;
     std::string player_id, player_name;
     bool account = false;
+    bool bot = false;  // absent from older nodes: false
 };
 // Owner -> origin: a server message for one or several of the origin's connections (body).
 struct Out {

@@ -191,7 +191,8 @@ void Routes::pump(std::uint64_t conn, const std::string& code, Route& r) {
                    sync ? std::string() : req.key,
                    link.player.id,
                    link.player.name,
-                   link.player.account};
+                   link.player.account,
+                   link.player.bot};
         ++stats_.forwarded_out;
         spdlog::debug("cluster: conn {} request #{} ({}) about {} to {}", conn, h.seq, h.ref, code,
                       r.owner);

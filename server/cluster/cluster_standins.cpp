@@ -100,7 +100,7 @@ void StandIns::on_request(const bus::Req& m, std::string_view body) {
         std::lock_guard lock(m_);
         ++forwarded_in_;
         forgotten = !remotes_.count({m.from, m.conn});
-        s = remote_locked(m.from, m.conn, Player{m.player_id, m.player_name, m.account});
+        s = remote_locked(m.from, m.conn, Player{m.player_id, m.player_name, m.account, m.bot});
     }
     // A numbered request (not a watch or a join) for a connection without a stand-in here: its
     // stand-in was dropped (its origin looked dead), and with it what it watched. The origin

@@ -180,7 +180,7 @@ struct GameRecord::Replayer {
     GameRecord& r;
     std::string operator()(const proto::JoinEv& e) {
         // Only accounts sit in a rated game.
-        r.seats[idx(e.side)] = Player{e.player.id, e.player.name, r.rated_};
+        r.seats[idx(e.side)] = Player{e.player.id, e.player.name, r.rated_, e.player.bot};
         r.status = Status::Playing;
         return {};
     }
@@ -364,6 +364,7 @@ StoredGame GameRecord::row(const std::string& code, const RoomParams& params) co
         if (!seats[i]) continue;
         g.seat_id[i] = seats[i]->id;
         g.seat_name[i] = seats[i]->name;
+        g.seat_bot[i] = seats[i]->bot;
     }
     g.status = proto::status_name(status);
     g.result = result_text(proto::finished(status) ? std::optional(result()) : std::nullopt);

@@ -127,6 +127,7 @@ void Room::notify_challenge() {
          params_.time_control ? proto::to_json(*params_.time_control) : nlohmann::json(nullptr)},
         {"rated", params_.rated},
         {"side", side_name(~params_.creator_side)}};
+    if (from.bot) n["from"]["bot"] = true;
     env_.notify(params_.invitee_id, "challenge", n.dump());
 }
 
@@ -237,6 +238,10 @@ void Room::join_now(const Player& p, const Who& who, const Msg& joined) {
         if (!params_.invitee_id.empty() && p.id != params_.invitee_id)
             return fail(who, Err::NotInvited,
                         "this game is a challenge to " + params_.invitee_name);
+        if (p.bot && params_.is_public && params_.invitee_id.empty())
+            return fail(who, Err::BotAccount,
+                        "a bot account plays the challenges and private games it is asked to, "
+                        "not the lobby's open games");
         Side s = ~params_.creator_side;
         rec_.seats[idx(s)] = p;
         note_rating(s);

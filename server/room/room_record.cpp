@@ -38,8 +38,9 @@ std::shared_ptr<Room> Room::restore(Executor ex, const StoredGame& row,
     params.invitee_name = row.invitee_name;
     const int ci = idx(*creator);
     if (row.seat_id[ci].empty()) return fail("the creator's seat is empty");
-    auto room = std::make_shared<Room>(ex, row.code, params,
-                                       Player{row.seat_id[ci], row.seat_name[ci], row.rated}, env);
+    auto room = std::make_shared<Room>(
+        ex, row.code, params,
+        Player{row.seat_id[ci], row.seat_name[ci], row.rated, row.seat_bot[ci]}, env);
     if (row.status != "open" && row.status != "playing")
         return fail("the game is stored as " + row.status + ", not unfinished");
     if (!room->load(row, journal, error)) return nullptr;
@@ -61,7 +62,8 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
     const bool rematch_starting = rec_.offers.rematch_starting;  // its room is being made
     rec_ = GameRecord(params_.variant, params_.rated);
     rec_.offers.rematch_starting = rematch_starting;
-    rec_.seats[ci] = Player{row.seat_id[ci], row.seat_name[ci], params_.rated};  // rated: accounts
+    rec_.seats[ci] = Player{row.seat_id[ci], row.seat_name[ci], params_.rated,  // rated: accounts
+                            row.seat_bot[ci]};
     history_.clear();
     chat_.clear_log();
     if (params_.time_control) {

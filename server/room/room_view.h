@@ -26,7 +26,7 @@ struct RoomView {
     const std::optional<Clock>& clock;
     int spectators;
 
-    static proto::PlayerRef ref(const Player& p) { return {p.id, p.name}; }
+    static proto::PlayerRef ref(const Player& p) { return {p.id, p.name, p.bot}; }
     // The seat's player and rating, and while it has no connection, the instants (server epoch
     // ms) from which the opponent may claim the win and when it is awarded.
     std::optional<proto::Seat> seat(Side s, TimePoint now) const;

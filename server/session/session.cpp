@@ -327,9 +327,12 @@ void Session::read_screen(std::function<void()> then) {
             auto self = std::static_pointer_cast<Session>(w.lock());
             if (!self) return;
             if (self->player_ && self->player_->id == id) {
-                if (r.ok())
+                if (r.ok()) {
                     self->screen_ = std::move(*r.value);
-                else
+                    const auto& roles = self->screen_.roles;
+                    self->player_->bot =
+                        std::find(roles.begin(), roles.end(), "bot") != roles.end();
+                } else
                     spdlog::warn("{}: the player's blocks and standing cannot be read: {}",
                                  self->tag(), r.error);
             }
@@ -438,6 +441,11 @@ void Session::handle(proto::CreateGame& m) {
                           "you already have " + std::to_string(max) +
                               (slow ? " unfinished correspondence games" : " unfinished games") +
                               "; finish or cancel one first",
+                          m.ref);
+    if (player_->bot && m.is_public && !m.to && !m.bot)
+        return send_error(Err::BotAccount,
+                          "a bot account does not open public games in the lobby: challenge a "
+                          "player (\"to\") or make a private game",
                           m.ref);
     if (m.to) {
         if (!player_->account)

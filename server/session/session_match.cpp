@@ -18,6 +18,10 @@ using proto::Err;
 // again every second as its range widens (server/lobby/matchmaker.h).
 void Session::handle(proto::QuickMatch& m) {
     if (refuse_new_game()) return;
+    if (player_->bot)
+        return send_error(Err::BotAccount,
+                          "bot accounts do not play quick matches: they play the challenges "
+                          "people and bots send them");
     match_req_.reset();  // a new request replaces a waiting one
     std::optional<int> rating;
     if (m.rated) {

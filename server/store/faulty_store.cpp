@@ -172,9 +172,10 @@ void FaultyStore::read_ratings(std::string player_id, Executor ex,
     if (!failed(ex, then)) inner_->read_ratings(std::move(player_id), ex, std::move(then));
 }
 void FaultyStore::read_leaderboard(std::string category, int limit, std::int64_t active_since_ms,
-                                   Executor ex, Then<std::vector<LeaderRow>> then) {
+                                   bool bots, Executor ex, Then<std::vector<LeaderRow>> then) {
     if (!failed(ex, then))
-        inner_->read_leaderboard(std::move(category), limit, active_since_ms, ex, std::move(then));
+        inner_->read_leaderboard(std::move(category), limit, active_since_ms, bots, ex,
+                                 std::move(then));
 }
 void FaultyStore::read_profile(std::string username, int recent, std::string viewer, Executor ex,
                                Then<std::optional<PlayerProfile>> then) {

@@ -50,7 +50,7 @@ class FaultyStore : public Store {
                       Then<std::optional<StoredAccount>> then) override;
     void read_ratings(std::string player_id, Executor ex,
                       Then<std::vector<StoredRating>> then) override;
-    void read_leaderboard(std::string category, int limit, std::int64_t active_since_ms,
+    void read_leaderboard(std::string category, int limit, std::int64_t active_since_ms, bool bots,
                           Executor ex, Then<std::vector<LeaderRow>> then) override;
     void read_profile(std::string username, int recent, std::string viewer, Executor ex,
                       Then<std::optional<PlayerProfile>> then) override;

@@ -144,9 +144,10 @@ std::vector<StoredRating> MemoryStore::load_ratings(const std::string& player_id
 }
 
 std::vector<LeaderRow> MemoryStore::load_leaderboard(const std::string& category, int limit,
-                                                     std::int64_t active_since_ms) {
+                                                     std::int64_t active_since_ms, bool bots) {
     std::lock_guard lock(m_);
     std::vector<LeaderRow> out;
+    if (bots) return out;
     for (const auto& [id, mine] : ratings_) {
         auto it = mine.find(category);
         auto a = accounts_.find(id);

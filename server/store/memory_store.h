@@ -25,8 +25,9 @@ class MemoryStore : public BlockingReads {
     std::optional<StoredPlayer> load_player(const std::string& selector) override;
     std::optional<StoredAccount> load_account(const std::string& username) override;
     std::vector<StoredRating> load_ratings(const std::string& player_id) override;
+    // No roles here: no bots (`bots` lists nobody).
     std::vector<LeaderRow> load_leaderboard(const std::string& category, int limit,
-                                            std::int64_t active_since_ms) override;
+                                            std::int64_t active_since_ms, bool bots) override;
     std::optional<PlayerProfile> load_profile(const std::string& username, int recent,
                                               const std::string& viewer) override;
     bool load_code_taken(const std::string& code) override;

@@ -89,14 +89,15 @@ const Conn::Statements& statements() {
          "JOIN players p ON p.id = t.player_id "
          "LEFT JOIN accounts a ON a.player_id = t.player_id WHERE t.selector = $1"},
         {"account_by_key",
-         "SELECT player_id, username, pw_hash, created_at FROM accounts WHERE username_key = $1"},
+         std::string("SELECT ") + kAccountColumns + " FROM accounts WHERE username_key = $1"},
         {"ratings_of",
          "SELECT category, rating, deviation, volatility, games, last_at FROM ratings "
          "WHERE player_id = $1 ORDER BY category COLLATE \"C\""},
         {"leaderboard",
          "SELECT a.username, r.category, r.rating, r.deviation, r.volatility, r.games, "
          "r.last_at FROM ratings r JOIN accounts a ON a.player_id = r.player_id "
-         "WHERE r.category = $1 AND r.last_at >= $2 AND r.deviation <= $3 "
+         "WHERE r.category = $1 AND r.last_at >= $2 AND r.deviation <= $3 AND EXISTS (SELECT 1 "
+         "FROM roles WHERE roles.player_id = r.player_id AND roles.role = 'bot') = ($5::int = 1) "
          "ORDER BY r.rating DESC, a.username_key COLLATE \"C\" LIMIT $4"},
         {"profile_ratings",
          "SELECT r.category, r.rating, r.deviation, r.volatility, r.games, r.last_at "
@@ -179,7 +180,8 @@ Spec<std::optional<GameRows>> game_rows_spec(const std::string& code) {
 }
 std::optional<StoredAccount> account_of(const Result& r) {
     if (r.rows() == 0) return std::nullopt;
-    return StoredAccount{r.text(0, 0), r.text(0, 1), r.text(0, 2), r.integer(0, 3)};
+    return StoredAccount{r.text(0, 0), r.text(0, 1), r.text(0, 2), r.integer(0, 3),
+                         r.boolean(0, 4)};
 }
 Spec<std::optional<StoredAccount>> account_spec(const std::string& username) {
     return {{prepared("account_by_key", {username_key(username)})},
@@ -190,9 +192,9 @@ Spec<std::vector<StoredRating>> ratings_spec(const std::string& player_id) {
             [](const Results& r) { return ratings_from(r[0]); }};
 }
 Spec<std::vector<LeaderRow>> leaderboard_spec(const std::string& category, int limit,
-                                              std::int64_t since) {
+                                              std::int64_t since, bool bots) {
     return {{prepared("leaderboard", {category, num(since), real(proto::kProvisionalDeviation),
-                                      num(std::max(limit, 0))})},
+                                      num(std::max(limit, 0)), num(bots ? 1 : 0)})},
             [](const Results& r) {
                 std::vector<LeaderRow> out;
                 for (int i = 0; i < r[0].rows(); ++i)

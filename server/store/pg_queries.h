@@ -70,7 +70,7 @@ std::optional<StoredAccount> account_of(const Result& r);
 Spec<std::optional<StoredAccount>> account_spec(const std::string& username);
 Spec<std::vector<StoredRating>> ratings_spec(const std::string& player_id);
 Spec<std::vector<LeaderRow>> leaderboard_spec(const std::string& category, int limit,
-                                              std::int64_t since);
+                                              std::int64_t since, bool bots);
 Spec<std::optional<PlayerProfile>> profile_spec(const std::string& username, int recent,
                                                 const std::string& viewer);
 Spec<GamePage> page_spec(const GameQuery& q);

@@ -101,9 +101,9 @@ class PgStore : public Store {
     void read_ratings(std::string p, Executor ex, Then<std::vector<StoredRating>> t) override {
         async(ratings_spec(p), ex, std::move(t));
     }
-    void read_leaderboard(std::string c, int limit, std::int64_t since, Executor ex,
+    void read_leaderboard(std::string c, int limit, std::int64_t since, bool bots, Executor ex,
                           Then<std::vector<LeaderRow>> t) override {
-        async(leaderboard_spec(c, limit, since), ex, std::move(t));
+        async(leaderboard_spec(c, limit, since, bots), ex, std::move(t));
     }
     void read_profile(std::string u, int recent, std::string viewer, Executor ex,
                       Then<std::optional<PlayerProfile>> t) override {

@@ -315,6 +315,28 @@ bool SocialDb::set_role(const std::string& player_id, const std::string& usernam
     });
 }
 
+SocialDb::BotMark SocialDb::make_bot(const std::string& player_id, std::int64_t at_ms) {
+    return db_->transaction([&] {
+        if (!db_->exec("SELECT 1 FROM roles WHERE player_id = $1 AND role = 'bot'", {player_id})
+                 .empty())
+            return BotMark::Already;
+        if (!db_->exec("SELECT 1 FROM games WHERE silver_id = $1 OR bronze_id = $1 LIMIT 1",
+                       {player_id})
+                 .empty())
+            return BotMark::HasGames;
+        db_->exec("INSERT INTO roles (player_id, role, at) VALUES ($1, 'bot', $2)",
+                  {player_id, at_ms});
+        AuditEntry e;
+        e.at_ms = at_ms;
+        e.player_id = player_id;
+        e.player = username_of(player_id);
+        e.moderator = "(the account)";  // its own act, as "(operator)" marks the operator's
+        e.action = "bot account";
+        add_audit(*db_, e);
+        return BotMark::Marked;
+    });
+}
+
 std::int64_t SocialDb::add_report(const StoredReport& r) {
     return db_->transaction([&] {
         auto same = db_->exec(

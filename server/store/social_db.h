@@ -186,6 +186,10 @@ class SocialDb {
     // was so already (nothing logged).
     bool set_role(const std::string& player_id, const std::string& username,
                   const std::string& role, bool on, std::int64_t at_ms);
+    // Marks the account a bot for good (PROTOCOL.md "Bot accounts"), logged in the audit as the
+    // account's own act. Refused (HasGames) once the account has held a seat in any game.
+    enum class BotMark { Marked, Already, HasGames };
+    BotMark make_bot(const std::string& player_id, std::int64_t at_ms);
     // A report kept (its id), or the open one the reporter made already about the same account
     // and game.
     std::int64_t add_report(const StoredReport& r);

@@ -117,11 +117,11 @@ class SqliteStore : public BlockingReads {
     std::optional<StoredAccount> load_account(const std::string& username) override {
         std::lock_guard lock(rm_);
         Stmt s(reader(),
-               "SELECT player_id, username, pw_hash, created_at FROM accounts "
-               "WHERE username_key = ?");
+               (std::string("SELECT ") + kAccountColumns + " FROM accounts WHERE username_key = ?")
+                   .c_str());
         s.bind(1, username_key(username));
         if (s.step() != SQLITE_ROW) return std::nullopt;
-        return StoredAccount{s.text(0), s.text(1), s.text(2), s.integer(3)};
+        return StoredAccount{s.text(0), s.text(1), s.text(2), s.integer(3), s.integer(4) != 0};
     }
 
     std::vector<StoredRating> load_ratings(const std::string& player_id) override {
@@ -136,15 +136,16 @@ class SqliteStore : public BlockingReads {
     }
 
     std::vector<LeaderRow> load_leaderboard(const std::string& category, int limit,
-                                            std::int64_t active_since_ms) override {
+                                            std::int64_t active_since_ms, bool bots) override {
         std::lock_guard lock(rm_);
         Stmt s(reader(),
                "SELECT a.username, r.category, r.rating, r.deviation, r.volatility, r.games, "
                "r.last_at FROM ratings r JOIN accounts a ON a.player_id = r.player_id "
-               "WHERE r.category = ?1 AND r.last_at >= ?2 AND r.deviation <= ?3 "
-               "ORDER BY r.rating DESC, a.username_key LIMIT ?4");
+               "WHERE r.category = ?1 AND r.last_at >= ?2 AND r.deviation <= ?3 AND EXISTS "
+               "(SELECT 1 FROM roles WHERE roles.player_id = r.player_id AND roles.role = 'bot') "
+               "= ?5 ORDER BY r.rating DESC, a.username_key LIMIT ?4");
         s.bind(1, category).bind(2, active_since_ms).bind(3, proto::kProvisionalDeviation);
-        s.bind(4, std::int64_t(std::max(limit, 0)));
+        s.bind(4, std::int64_t(std::max(limit, 0))).bind(5, std::int64_t(bots ? 1 : 0));
         std::vector<LeaderRow> out;
         while (s.step() == SQLITE_ROW) out.push_back({s.text(0), rating_of(s, 1)});
         return out;

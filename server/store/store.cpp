@@ -48,9 +48,9 @@ std::vector<StoredRating> Store::ratings_of(const std::string& player_id) {
         [&](Executor ex, auto then) { read_ratings(player_id, ex, std::move(then)); });
 }
 std::vector<LeaderRow> Store::leaderboard(const std::string& category, int limit,
-                                          std::int64_t active_since_ms) {
+                                          std::int64_t active_since_ms, bool bots) {
     return wait_for<std::vector<LeaderRow>>([&](Executor ex, auto then) {
-        read_leaderboard(category, limit, active_since_ms, ex, std::move(then));
+        read_leaderboard(category, limit, active_since_ms, bots, ex, std::move(then));
     });
 }
 std::optional<PlayerProfile> Store::profile(const std::string& username, int recent,
@@ -135,11 +135,11 @@ void BlockingReads::read_ratings(std::string player_id, Executor ex,
         std::move(then));
 }
 void BlockingReads::read_leaderboard(std::string category, int limit, std::int64_t active_since_ms,
-                                     Executor ex, Then<std::vector<LeaderRow>> then) {
+                                     bool bots, Executor ex, Then<std::vector<LeaderRow>> then) {
     answer<std::vector<LeaderRow>>(
         reads_on(), ex,
-        [this, c = std::move(category), limit, active_since_ms] {
-            return load_leaderboard(c, limit, active_since_ms);
+        [this, c = std::move(category), limit, active_since_ms, bots] {
+            return load_leaderboard(c, limit, active_since_ms, bots);
         },
         std::move(then));
 }

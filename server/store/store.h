@@ -60,6 +60,7 @@ struct StoredAccount {
     std::string username;  // as registered; unique ignoring letter case
     std::string pw_hash;
     std::int64_t created_ms = 0;
+    bool bot = false;  // read, never written: the role `bot` (PROTOCOL.md "Bot accounts")
 };
 
 // What an account request writes, applied whole or not at all, in order with commit().
@@ -134,6 +135,7 @@ struct StoredGame {
     std::optional<int> bot_level;
     bool rated = false;
     std::string seat_id[2], seat_name[2];  // silver, bronze; empty when free
+    bool seat_bot[2] = {false, false};     // read, never written: the seat's account is a bot
     std::string status;                    // open, playing, over, cancelled, aborted, quarantined
     std::string result;                    // JSON, "null" while unfinished
     std::int64_t turns = 0;
@@ -259,8 +261,9 @@ class Store {
                               Then<std::vector<StoredRating>> then) = 0;
     // The best rated players of a category who played it since `active_since_ms`, whose
     // ratings are no longer provisional; best first.
+    // `bots`: the bot accounts' board (PROTOCOL.md "Bot accounts"), else the people's.
     virtual void read_leaderboard(std::string category, int limit, std::int64_t active_since_ms,
-                                  Executor ex, Then<std::vector<LeaderRow>> then) = 0;
+                                  bool bots, Executor ex, Then<std::vector<LeaderRow>> then) = 0;
     // An account's page as `viewer` (a player id, "" for anyone) may see it (PlayerProfile).
     virtual void read_profile(std::string username, int recent, std::string viewer, Executor ex,
                               Then<std::optional<PlayerProfile>> then) = 0;
@@ -306,7 +309,7 @@ class Store {
     std::optional<StoredAccount> account_by_name(const std::string& username);
     std::vector<StoredRating> ratings_of(const std::string& player_id);
     std::vector<LeaderRow> leaderboard(const std::string& category, int limit,
-                                       std::int64_t active_since_ms);
+                                       std::int64_t active_since_ms, bool bots = false);
     std::optional<PlayerProfile> profile(const std::string& username, int recent,
                                          const std::string& viewer);
     bool code_taken(const std::string& code);
@@ -359,7 +362,7 @@ class BlockingReads : public Store {
                       Then<std::optional<StoredAccount>> then) final;
     void read_ratings(std::string player_id, Executor ex,
                       Then<std::vector<StoredRating>> then) final;
-    void read_leaderboard(std::string category, int limit, std::int64_t active_since_ms,
+    void read_leaderboard(std::string category, int limit, std::int64_t active_since_ms, bool bots,
                           Executor ex, Then<std::vector<LeaderRow>> then) final;
     void read_profile(std::string username, int recent, std::string viewer, Executor ex,
                       Then<std::optional<PlayerProfile>> then) final;
@@ -373,7 +376,7 @@ class BlockingReads : public Store {
     virtual std::optional<StoredAccount> load_account(const std::string& username) = 0;
     virtual std::vector<StoredRating> load_ratings(const std::string& player_id) = 0;
     virtual std::vector<LeaderRow> load_leaderboard(const std::string& category, int limit,
-                                                    std::int64_t active_since_ms) = 0;
+                                                    std::int64_t active_since_ms, bool bots) = 0;
     virtual std::optional<PlayerProfile> load_profile(const std::string& username, int recent,
                                                       const std::string& viewer) = 0;
     virtual bool load_code_taken(const std::string& code) = 0;
@@ -404,7 +407,7 @@ class NullStore : public BlockingReads {
     std::optional<StoredPlayer> load_player(const std::string&) override { return {}; }
     std::optional<StoredAccount> load_account(const std::string&) override { return {}; }
     std::vector<StoredRating> load_ratings(const std::string&) override { return {}; }
-    std::vector<LeaderRow> load_leaderboard(const std::string&, int, std::int64_t) override {
+    std::vector<LeaderRow> load_leaderboard(const std::string&, int, std::int64_t, bool) override {
         return {};
     }
     std::optional<PlayerProfile> load_profile(const std::string&, int,

@@ -93,10 +93,18 @@ class WriterCore {
 // A game's row as both stores select it: kGameColumns' order (the id, then StoredGame's
 // fields). `Row` reads column c of the current row: text(c) ("" for NULL), integer(c),
 // boolean(c), null(c).
+// An account's columns as both stores select them from `accounts`: StoredAccount's order.
+inline constexpr const char* kAccountColumns =
+    "player_id, username, pw_hash, created_at, EXISTS (SELECT 1 FROM roles WHERE "
+    "roles.player_id = accounts.player_id AND roles.role = 'bot')";
+
 inline constexpr const char* kGameColumns =
     "id, code, variant, time_control, is_public, quick_match, creator_side, bot_level, "
     "silver_id, silver_name, bronze_id, bronze_name, status, result, turns, version, created_at, "
-    "finished_at, rated, creator_addr, invitee_id, invitee_name";
+    "finished_at, rated, creator_addr, invitee_id, invitee_name, "
+    // whether each seat is a bot account (PROTOCOL.md "Bot accounts": the role `bot`)
+    "EXISTS (SELECT 1 FROM roles WHERE roles.player_id = silver_id AND roles.role = 'bot'), "
+    "EXISTS (SELECT 1 FROM roles WHERE roles.player_id = bronze_id AND roles.role = 'bot')";
 
 template <class Row>
 std::pair<std::int64_t, StoredGame> game_of(const Row& r) {
@@ -122,6 +130,8 @@ std::pair<std::int64_t, StoredGame> game_of(const Row& r) {
     g.creator_addr = r.text(19);
     g.invitee_id = r.text(20);
     g.invitee_name = r.text(21);
+    g.seat_bot[0] = r.boolean(22);
+    g.seat_bot[1] = r.boolean(23);
     return {r.integer(0), std::move(g)};
 }
 

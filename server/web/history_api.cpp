@@ -65,10 +65,15 @@ json result_json(const StoredGame& g) {
 json summary(const StoredGame& g, const SuspendedFn& suspended) {
     json players = json::object();
     const char* sides[] = {"silver", "bronze"};
-    for (int i = 0; i < 2; ++i)
-        players[sides[i]] = g.seat_id[i].empty()
-                                ? json(nullptr)
-                                : json{{"id", g.seat_id[i]}, {"name", g.seat_name[i]}};
+    for (int i = 0; i < 2; ++i) {
+        if (g.seat_id[i].empty()) {
+            players[sides[i]] = nullptr;
+            continue;
+        }
+        json seat{{"id", g.seat_id[i]}, {"name", g.seat_name[i]}};
+        if (g.seat_bot[i]) seat["bot"] = true;
+        players[sides[i]] = std::move(seat);
+    }
     bool paused = (g.status == "open" || g.status == "playing") && suspended && suspended(g.code);
     json out = {{"code", g.code},
                 {"status", paused ? std::string("suspended") : g.status},
@@ -237,29 +242,33 @@ json rating_json(const StoredRating& r, std::int64_t now_ms) {
             {"last_played", r.last_ms ? json(iso8601(r.last_ms)) : json(nullptr)}};
 }
 
-// GET /api/leaderboard?category=blitz&limit=50: the best established ratings of a category
-// among the players active in it within 30 days.
+// GET /api/leaderboard?category=blitz&limit=50&bots=false: the best established ratings of a
+// category among the players active in it within 30 days; bots and people on separate boards.
 void leaderboard(Store& store, std::string_view target, std::string_view qs, Store::Executor ex,
                  Done done) {
     std::string category = "blitz";
     int limit = 50;
+    bool bots = false;
     for (auto& [k, v] : query_of(qs)) {
         if (k == "category" && (proto::is_rating_category(v) || v == "puzzle")) {
             category = v;
+        } else if (k == "bots" && (v == "true" || v == "false")) {
+            bots = v == "true";
         } else if (k == "limit" && integer(v) && *integer(v) >= 1 && *integer(v) <= 100) {
             limit = int(*integer(v));
         } else {
             std::string cats;
             for (const auto& c : proto::rating_categories()) cats += (cats.empty() ? "" : ", ") + c;
-            auto r = error(400, "bad_request",
-                           "parameters: category (" + cats + ") and limit (1 to 100)");
+            auto r = error(
+                400, "bad_request",
+                "parameters: category (" + cats + "), limit (1 to 100), bots (true or false)");
             return boost::asio::post(ex, [done, r] { done(r); });
         }
     }
     const auto now = epoch_ms();
     store.read_leaderboard(
-        category, limit, now - kLeaderboardActiveMs, ex,
-        [done, category, now, t = std::string(target)](Read<std::vector<LeaderRow>> r) {
+        category, limit, now - kLeaderboardActiveMs, bots, ex,
+        [done, category, bots, now, t = std::string(target)](Read<std::vector<LeaderRow>> r) {
             if (!r.ok()) return done(unavailable(t, r.error));
             json players = json::array();
             int rank = 0;
@@ -272,7 +281,7 @@ void leaderboard(Store& store, std::string_view target, std::string_view qs, Sto
                 p["username"] = row.username;
                 players.push_back(std::move(p));
             }
-            json out = {{"category", category}, {"players", std::move(players)}};
+            json out = {{"category", category}, {"bots", bots}, {"players", std::move(players)}};
             done({200, "application/json", out.dump() + "\n", {}});
         });
 }
@@ -306,13 +315,11 @@ void player(Store& store, std::string_view target, const std::string& name, Susp
                     {"wins", p.as[i].wins}, {"draws", p.as[i].draws}, {"losses", p.as[i].losses}};
             json recent = json::array();
             for (const auto& g : p.recent) recent.push_back(summary(g, suspended));
-            json out = {{"username", p.account.username},
-                        {"player_id", p.account.player_id},
-                        {"created_at", iso8601(p.account.created_ms)},
-                        {"ratings", std::move(ratings)},
-                        {"history", std::move(history)},
-                        {"totals", std::move(totals)},
-                        {"recent", std::move(recent)}};
+            json out = {
+                {"username", p.account.username}, {"player_id", p.account.player_id},
+                {"bot", p.account.bot},           {"created_at", iso8601(p.account.created_ms)},
+                {"ratings", std::move(ratings)},  {"history", std::move(history)},
+                {"totals", std::move(totals)},    {"recent", std::move(recent)}};
             done({200, "application/json", out.dump() + "\n", {}});
         });
 }

@@ -439,7 +439,8 @@ bool is_social_target(std::string_view target) {
     return path == "/api/notifications" || path.rfind("/api/notifications/", 0) == 0 ||
            path == "/api/relations" || path.rfind("/api/relations/", 0) == 0 ||
            path == "/api/reports" || path.rfind("/api/mod/", 0) == 0 || path == "/api/playing" ||
-           path == "/api/vacation" || is_mail_target(std::string(path));
+           path == "/api/vacation" || path == "/api/account/bot" ||
+           is_mail_target(std::string(path));
 }
 
 void social_api(SocialService* svc, bool post, std::string_view target, std::string body,
@@ -476,6 +477,26 @@ void social_api(SocialService* svc, bool post, std::string_view target, std::str
         if (path == "/api/reports")
             return report_api(*svc, reader.player_id, body, ex, done, reply);
         return mod_api(*svc, path, post, *query, body, reader.player_id, ex, done, reply);
+    }
+    if (path == "/api/account/bot") {
+        if (!post)
+            return reply(api_error(405, "method_not_allowed",
+                                   "POST /api/account/bot makes your account a bot"));
+        if (!query->empty()) return reply(api_error(400, "bad_request", "no parameters here"));
+        if (auto no = refusal("bot accounts")) return reply(*no);
+        return run_social(
+            *svc,
+            [me = reader.player_id, s = svc](SocialDb& db) {
+                const auto r = db.make_bot(me, epoch_ms());
+                if (r == SocialDb::BotMark::HasGames)
+                    return api_error(409, "has_games",
+                                     "an account that has played is not made a bot: register "
+                                     "a new account for your bot");
+                // Its sessions read their screen again: they seat it as a bot from now on.
+                if (r == SocialDb::BotMark::Marked) s->relations_changed(me);
+                return ok({{"bot", true}});
+            },
+            ex, done);
     }
     if (path == "/api/relations") {
         if (!query->empty()) return reply(api_error(400, "bad_request", "no parameters here"));

@@ -385,8 +385,9 @@ test("the leaderboard: a tab per category, established ratings only, names link 
   await ann.waitForURL(/\/players$/);
   await ann.waitForFunction(() => !window.trunkfield.S.board?.loading);
   assert.equal(await text(ann, "#lb-title"), "Leaderboard · Blitz");
-  assert.equal(await ann.locator("#lb-tabs .tab").count(), 13, "twelve game categories and the puzzles");
-  assert.equal(await ann.locator("#lb-tabs .tab.active").getAttribute("data-category"), "blitz");
+  assert.equal(await ann.locator("#lb-tabs .tab").count(), 15, "people or bots, twelve game categories and the puzzles");
+  assert.equal(await ann.locator("#lb-tabs .tab.active[data-category]").getAttribute("data-category"), "blitz");
+  assert.equal(await ann.locator("#lb-tabs .tab.active[data-bots]").getAttribute("data-bots"), "false", "people's board first");
   // After one game both ratings are provisional: nobody is listed yet.
   await ann.click('#lb-tabs .tab[data-category="untimed"]');
   await ann.waitForURL(/\/players\?category=untimed$/);
@@ -418,6 +419,26 @@ test("the leaderboard: a tab per category, established ratings only, names link 
   await ann.waitForFunction(() => window.trunkfield.S.board?.cat === "untimed");
   await ann.goForward();
   await ann.waitForFunction(() => window.trunkfield.S.board?.cat === "small_rapid");
+  // The bot accounts' board (PROTOCOL.md "Bot accounts"): the same category, names marked BOT.
+  await ann.click('#lb-tabs .tab[data-bots="true"]');
+  await ann.waitForURL(/\/players\?category=small_rapid&bots=true$/);
+  await ann.waitForFunction(() => window.trunkfield.S.board?.bots && !window.trunkfield.S.board.loading);
+  assert.equal(await text(ann, "#lb-title"), "Bot leaderboard · Rapid 7×7");
+  assert.equal(await ann.locator("#lb-rows .bot-badge").count(), 14, "every name marked BOT");
+  assert.equal(await ann.locator('#lb-tabs .tab[data-category="puzzle"]').count(), 0, "bots solve no puzzles");
+  await shot(ann, "leaderboard-bots-desktop");
+  await ann.click('#lb-tabs .tab[data-bots="false"]');
+  await ann.waitForURL(/\/players\?category=small_rapid$/);
+  await ann.waitForFunction(() => !window.trunkfield.S.board?.bots && !window.trunkfield.S.board.loading);
+  assert.equal(await ann.locator("#lb-rows .bot-badge").count(), 0);
+  // A bot's page says so by its name.
+  const robo = { ...profileFixture(), username: "Robo", bot: true };
+  await ann.route("**/api/players/Robo", (r) => r.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(robo) }));
+  await ann.goto(`${server.base}/@/Robo`);
+  await ann.waitForSelector("#pf-name .bot-badge");
+  assert.equal(await text(ann, "#pf-name"), "BOT Robo");
+  await ann.goto(`${server.base}/players?category=small_rapid`);
+  await ann.waitForSelector("#lb-table:not([hidden])");
   await ann.locator('#lb-rows tr[data-username="player2"] a.player-link').click();
   await ann.waitForURL(/\/@\/player2$/);
   await ann.context().close();

@@ -259,7 +259,7 @@ test("an open correspondence game in the lobby; the forms offer days per move; a
   await cat.goto(`${server.base}/players?category=correspondence`);
   await cat.waitForFunction(() => window.trunkfield.S.board && !window.trunkfield.S.board.loading);
   assert.equal(await text(cat, "#lb-title"), "Leaderboard · Correspondence");
-  assert.deepEqual(await cat.locator("#lb-tabs .tab").evaluateAll((ts) => ts.map((t) => t.dataset.category)).then((c) => c.slice(0, 6)),
+  assert.deepEqual(await cat.locator("#lb-tabs .tab[data-category]").evaluateAll((ts) => ts.map((t) => t.dataset.category)).then((c) => c.slice(0, 6)),
     ["bullet", "blitz", "rapid", "classical", "correspondence", "untimed"]);
   // a live game is listed too, "In play", with no deadline (its page has the clock)
   await cat.goto(server.base);

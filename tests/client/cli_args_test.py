@@ -140,6 +140,14 @@ def main():
                 "trunkfield bot", "--code plays one game")
     usage_error([tf, "bot", "--server", "h:1", "--level", "1", "--bogus"], "trunkfield bot",
                 "--bogus")
+    usage_error([tf, "bot", "--server", "h:1", "--level", "1", "--challenges"], "trunkfield bot",
+                "--token")
+    usage_error([tf, "bot", "--server", "h:1", "--level", "1", "--token", "t", "--challenges",
+                 "--from", "robots"], "trunkfield bot", "--from")
+    bridge = [tf, "bridge", "--server", "h:1", "--engine", "e", "--token", "t"]
+    usage_error(bridge + ["--clock", "5+3"], "trunkfield bridge", "--challenge")
+    usage_error(bridge + ["--challenge", "bob", "--seek"], "trunkfield bridge", "--seek")
+    usage_error(bridge + ["--challenge", "bob", "--clock", "5x"], "trunkfield bridge", "5x")
     usage_error([ladder, "--bogus"], "bot_ladder", "--bogus")
     usage_error([ladder, "--a", "7"], "bot_ladder", "'7'")
     usage_error([ladder, "--games", "0"], "bot_ladder", "--games")

@@ -10,13 +10,21 @@ One node (SQLite, or PostgreSQL with --pg):
     setup; the server restarts; the bridge reconnects with its token, and ann's side is played on
     by `trunkfield bot --level 1 --token` (her account, her unfinished game first) to the end;
     the game is rated in the history;
-  - with --seek the bridge plays a quick match against the built-in level 1 (`trunkfield bot`).
+  - with --seek the bridge plays a quick match against the built-in level 1 (`trunkfield bot`);
+  - bot accounts (PROTOCOL.md "Bot accounts"): rando, who played, cannot become one (409); two
+    new accounts do (`POST /api/account/bot`, also refused without a token, to a guest, to a
+    GET); a bot's quick match, public game and join of a public game are `bot_account`; the
+    built-in level 1 runs as a bot account (`trunkfield bot --challenges --from bots`), declines
+    ann's challenge `only_bot` and takes the rated challenge of robo's bridge
+    (`--challenge`): two bots play a rated game to the end, marked bots in the snapshot, the
+    challenge notification, the history, the player pages; the leaderboard's `bots` board.
 With --pg, and redis-server installed, also two nodes on one database and one Redis bus: the
 bridge and ann's bot are given both nodes; node 1, which runs their game, stops mid-game; both
 reconnect to node 2 (ann's bot starts after), which takes the game over, and the game ends.
 
 usage: bridge_test.py SERVER_BIN CLI_BIN [--pg]
 """
+import json
 import os
 import subprocess
 import sys
@@ -27,6 +35,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import challenges_test as ct  # noqa: E402  (Player, challenge, api, check, event, nodes_on_bus)
 import correspondence_test as cor  # noqa: E402  (Moves, act)
+import jsonschema  # noqa: E402
+import warnings  # noqa: E402
 
 if len(sys.argv) < 3:
     print(__doc__.strip().splitlines()[-1])
@@ -152,6 +162,7 @@ def one_node(srv, work, tag):
     st, g, text = ct.api(srv.http, "GET", f"/api/games/{code}", schema=ANY)
     check(st == 200 and g["status"] == "over" and g["rated"],
           f"the history has the rated game, finished: {text[:300]}")
+    bot_accounts(srv, work, tag, rando)
 
     # --seek: a quick match against the built-in level 1
     br = bridge(work, "seek", [srv], rando.token, "--seek", "--size", "7", "--games", "1")
@@ -163,6 +174,118 @@ def one_node(srv, work, tag):
     finally:
         br.stop()
         lvl1.stop()
+
+
+def history_validator(name):
+    """The history API's schema `name` (proto/schema/history/), its references resolved."""
+    folder = os.path.join(ct.SCHEMA_DIR, "history")
+    store = {}
+    for path in [os.path.join(ct.SCHEMA_DIR, "common.json")] + [
+            os.path.join(folder, f) for f in sorted(os.listdir(folder))]:
+        with open(path) as f:
+            schema = json.load(f)
+        store[schema["$id"]] = schema
+    schema = store[f"https://trunkfield.example/proto/schema/history/{name}.json"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        resolver = jsonschema.RefResolver.from_schema(schema, store=store)
+    return jsonschema.Draft202012Validator(schema, resolver=resolver)
+
+
+def create(p, ref):
+    """A public open game in the lobby: its game_created, or the error."""
+    p.send({"type": "create_game", "time_control": None, "color": "silver", "public": True,
+            "ref": ref})
+    return p.wait(lambda m: m["type"] in ("game_created", "error") and m.get("ref") == ref, 15)
+
+
+def bot_accounts(srv, work, tag, played):
+    """PROTOCOL.md "Bot accounts", with `played` an account that has played a game."""
+    post = "/api/account/bot"
+    st, j, _ = ct.api(srv.http, "POST", post, token=played.token, schema=ANY)
+    check(st == 409 and j["error"] == "has_games",
+          f"an account that played is not made a bot: {st} {j}")
+    guest = ct.Player(srv.tcp)
+    for token, want in [(None, 401), (guest.token, 403)]:
+        st, j, _ = ct.api(srv.http, "POST", post, token=token, schema=ANY)
+        check(st == want, f"POST {post} with {'a guest' if token else 'no'} token: {st} {j}")
+    robo = ct.Player(srv.tcp, username=f"robo_{tag}")
+    level1 = ct.Player(srv.tcp, username=f"level1_{tag}")
+    ann = ct.Player(srv.tcp, username=f"annb_{tag}")
+    st, j, _ = ct.api(srv.http, "GET", post, token=robo.token, schema=ANY)
+    check(st == 405, f"GET {post}: 405: {st} {j}")
+    for who in [robo, level1, robo]:  # robo twice: asking again changes nothing
+        st, j, _ = ct.api(srv.http, "POST", post, token=who.token, schema=ANY)
+        check(st == 200 and j == {"bot": True}, f"{who.username} becomes a bot: {st} {j}")
+
+    # What a bot does not do, on a connection opened since.
+    me = ct.Player(srv.tcp, token=robo.token)
+    check(me.welcome.get("account", {}).get("roles") == ["bot"],
+          f"the welcome's roles say bot: {me.welcome}")
+    me.send({"type": "quick_match", "variant": {"size": 9}, "time_control": None})
+    e = me.error("bot_account")
+    check(e is not None, f"a bot's quick match is refused bot_account: {e}")
+    m = create(me, "open")
+    check(m and m["type"] == "error" and m["code"] == "bot_account",
+          f"a bot's public game in the lobby is refused: {m}")
+    m = create(ann, "annopen")
+    code = m and m.get("code")
+    me.send({"type": "join_game", "code": code})
+    e = me.error("bot_account")
+    check(e is not None, f"a bot joining a person's public game is refused: {e}")
+    ann.send({"type": "cancel_game", "code": code})
+    me.close()
+
+    # The built-in level 1 as a bot account, taking bots' challenges only.
+    lvl = bot(work, "level1_account", [srv], "--token", level1.token, "--challenges",
+              "--from", "bots")
+    br = None
+    try:
+        check(lvl.wait_for("playing with", 20), f"level 1 connects:\n{lvl.text()}")
+        m = ct.challenge(ann, level1.username, "cb", variant={"size": 9}, time_control=CLOCK)
+        code = m and m.get("code")
+        e = ann.wait(event(code, "cancel"), 15)
+        check(e and e["payload"] == {"declined": "only_bot"},
+              f"a person's challenge to a bot that plays bots: only_bot: {e}")
+        br = bridge(work, "challenger", [srv], robo.token, "--challenge", level1.username,
+                    "--rated", "--clock", "2+1", "--games", "1")
+        check(br.finish(300) == 0, f"robo's bridge plays level 1 to the end:\n{br.text()[-3000:]}")
+        out = br.text()
+        code = out.split("(game ", 1)[1].split(")", 1)[0] if "(game " in out else ""
+        check(code != "", f"the bridge says its challenge's game:\n{out}")
+    finally:
+        if br:
+            br.stop()
+        lvl.stop()
+    st, g, text = ct.api(srv.http, "GET", f"/api/games/{code}", schema=history_validator("game"))
+    check(st == 200 and g["status"] == "over" and g["rated"] and
+          all(g["players"][s].get("bot") is True for s in ("silver", "bronze")),
+          f"the history: a rated game between two bots, finished: {text[:400]}")
+    watcher = ct.Player(srv.tcp)
+    watcher.send({"type": "watch", "code": code})
+    snap = watcher.wait(lambda m: m["type"] == "snapshot" and m["game"] == code, 15)
+    check(snap and all(snap["players"][s].get("bot") is True for s in ("silver", "bronze")),
+          f"the snapshot marks both seats bots: {snap and snap['players']}")
+    watcher.close()
+    st, j, _ = ct.api(srv.http, "GET", "/api/notifications", token=level1.token)
+    got = [n for n in (j or {}).get("notifications", []) if n.get("kind") == "challenge"]
+    check(got and all(n["from"].get("bot") is True for n in got if n["from"]["name"] ==
+                      robo.username) and any(n["from"]["name"] == robo.username for n in got),
+          f"the challenge notification says it came from a bot: {got}")
+    check(all("bot" not in n["from"] for n in got if n["from"]["name"] == ann.username),
+          f"and ann's that it came from a person: {got}")
+    player = history_validator("player")
+    for who, want in [(robo, True), (ann, False)]:
+        st, p, _ = ct.api(srv.http, "GET", f"/api/players/{who.username}", schema=player)
+        check(st == 200 and p["bot"] is want, f"{who.username}'s page: bot {want}: {st}")
+    board = history_validator("leaderboard")
+    for q, want in [("bots=true", True), ("bots=false", False), ("", False)]:
+        st, b, text = ct.api(srv.http, "GET", f"/api/leaderboard?category=bullet&{q}",
+                             schema=board)
+        check(st == 200 and b["bots"] is want, f"the leaderboard with {q or 'no bots'}: {text}")
+    st, _, _ = ct.api(srv.http, "GET", "/api/leaderboard?bots=yes", schema=ANY)
+    check(st == 400, f"bots=yes is a bad request: {st}")
+    ann.close()
 
 
 def across_nodes(one, two, work):

@@ -122,6 +122,7 @@ TEST_CASE("proto: every event kind round-trips with its payload") {
     ClockReading clocks{58120, 60000, Side::Silver, 1767000000000};
     std::vector<EventBody> bodies = {
         JoinEv{Side::Bronze, {"p2", "bob"}},
+        JoinEv{Side::Bronze, {"p2", "robo", true}},  // a bot account
         SetupEv{Side::Silver, p.setup[0]},
         p.events.back(),
         ResignEv{Side::Bronze},
@@ -184,7 +185,7 @@ TEST_CASE("proto: a snapshot round-trips with the game state, record, seats and 
     m.state = p.game;
     m.record = {Variant{}, TimeControl{300000, 2000}, {p.setup[0], p.setup[1]}, p.turns};
     m.players[0] = Seat{{"p1", "ann"}, std::nullopt};
-    m.players[1] = Seat{{"p2", "bob"}, Away{1767000060000, 1767000120000}};
+    m.players[1] = Seat{{"p2", "robo", true}, Away{1767000060000, 1767000120000}};  // a bot
     m.clocks = ClockReading{1, 2, std::nullopt, 3};
     m.spectators = 2;
     m.draw_offer = Side::Bronze;
@@ -212,6 +213,8 @@ TEST_CASE("proto: a snapshot round-trips with the game state, record, seats and 
     open.game = "k3v9qa";
     open.players[0] = Seat{{"p1", "ann"}, std::nullopt};
     CHECK(to_text(open).find("vacation") == std::string::npos);  // nobody on vacation: absent
+    CHECK(to_text(open).find("bot") == std::string::npos);       // a person: no "bot"
+    CHECK(to_text(m).find(R"("bot":true,"id":"p2")") != std::string::npos);
     round_trip(open);
 }
 

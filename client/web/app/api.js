@@ -87,8 +87,8 @@ export function getGame(code) {
 export const recordUrl = (code) => `/api/games/${encodeURIComponent(code)}/record`;
 export const notationUrl = (code) => `/api/games/${encodeURIComponent(code)}/notation`;
 
-export function getLeaderboard(category, limit = 50) {
-  const q = new URLSearchParams({ category, limit: String(limit) });
+export function getLeaderboard(category, limit = 50, bots = false) {
+  const q = new URLSearchParams({ category, limit: String(limit), bots: String(bots) });
   return getJson(`/api/leaderboard?${q}`).then((d) => {
     if (!Array.isArray(d.players)) throw new ApiError(t("api.notJson"), 200);
     return d;

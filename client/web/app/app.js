@@ -17,7 +17,7 @@
 //            /#puzzles, /#puzzles/daily, /#puzzles/ID  puzzles (puzzles.js)
 //            /#local/ID   a game on this device (localgame.js), against the computer or two players
 //            /@/NAME      a player's page (ratings, their history, results, recent games)
-//            /players     the leaderboard (?category=blitz)
+//            /players     the leaderboard (?category=blitz, &bots=true: the bot accounts')
 //            /mod         the moderators' page (reports and the audit log)
 //            anything else: "page not found" (the server answers such an address 404 with this page)
 import { Rules } from "./trunkfield-rules.js";
@@ -65,8 +65,10 @@ function parseRoute() {
   if (g) return { view: "game", code: g[1].toLowerCase() };
   const p = location.pathname.match(/^\/@\/([A-Za-z0-9_-]{1,20})\/?$/);
   if (p) return { view: "profile", name: p[1] };
-  if (/^\/players\/?$/.test(location.pathname))
-    return { view: "leaderboard", category: new URLSearchParams(location.search).get("category") ?? "blitz" };
+  if (/^\/players\/?$/.test(location.pathname)) {
+    const q = new URLSearchParams(location.search);
+    return { view: "leaderboard", category: q.get("category") ?? "blitz", bots: q.get("bots") === "true" };
+  }
   if (/^\/mod\/?$/.test(location.pathname)) return { view: "mod" };
   const hash = location.hash.replace(/^#\/?/, "");
   const r = hash.match(/^replay\/([A-Za-z0-9_-]+)$/);
@@ -108,7 +110,7 @@ function route() {
   } else if (S.route.view === "profile") {
     openProfile(S.route.name);
   } else if (S.route.view === "leaderboard") {
-    openLeaderboard(S.route.category);
+    openLeaderboard(S.route.category, S.route.bots);
   } else if (S.route.view === "mod") {
     openMod();
   }

@@ -13,7 +13,7 @@ import { ratedVariant, categoryOf, categoryName } from "./ratings.js";
 import { toast } from "./account.js";
 
 // The reasons of decline_challenge, in the order the select offers them.
-export const DECLINE_REASONS = ["generic", "later", "too_fast", "too_slow", "time_control", "rated", "casual", "variant"];
+export const DECLINE_REASONS = ["generic", "later", "too_fast", "too_slow", "time_control", "rated", "casual", "variant", "no_bot", "only_bot"];
 // A reason in words, as the challenger reads it ("This time control is too fast for me…").
 export const declineWords = (r) => t(`decline.${DECLINE_REASONS.includes(r) ? r : "generic"}`);
 

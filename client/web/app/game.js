@@ -163,7 +163,7 @@ function takeView(G, v) {
   if (v.status !== G.mirrorStatus) G.status = v.status;
   G.mirrorStatus = v.status;
   // A rated game's seats carry each player's rating as the game began.
-  const seat = (p) => (p ? { id: p.id, name: p.name, rating: p.rating ?? null } : null);
+  const seat = (p) => (p ? { id: p.id, name: p.name, rating: p.rating ?? null, bot: !!p.bot } : null);
   G.players = { silver: seat(v.players.silver), bronze: seat(v.players.bronze) };
   G.rated = !!v.rated;
   G.ratings = v.ratings ?? null; // the changes, once the server applied them after the game

@@ -8,7 +8,7 @@ import { renderDevice, setupDevice } from "./devicecard.js";
 import { t, fmtDate } from "./i18n.js";
 import { S, app, send, sendCreate, mySide, storedName, NAME_KEY } from "./state.js";
 import { listGames } from "./api.js";
-import { ratedVariant, categoryOf, categoryName, ratingSpan } from "./ratings.js";
+import { ratedVariant, categoryOf, categoryName, ratingSpan, botBadge } from "./ratings.js";
 import { openSignIn } from "./account.js";
 import { renderPlayingCard } from "./playing.js";
 
@@ -89,6 +89,7 @@ function livePlayers(g) {
   const away = g.away ?? null;
   const one = (s) => h("span", { class: `lp ${s}${away?.[s] ? " away" : ""}`, "data-side": s },
     h("span", { class: `presence ${away ? (away[s] ? "away" : "here") : "unknown"}` }, h("span", { class: "dot", "aria-hidden": "true" })),
+    p[s]?.bot ? botBadge() : null, p[s]?.bot ? " " : null,
     h("span", { class: "lp-name", text: p[s]?.name ?? "?" }),
     g.rated ? ratingSpan(g.ratings?.[s]) : null,
     away?.[s] ? h("span", { class: "lp-away", text: ` (${t("live.away")})` }) : null);

@@ -9,7 +9,7 @@ import { t, fmtDate, lang } from "./i18n.js";
 import { S, app } from "./state.js";
 import { getPlayer } from "./api.js";
 import { svgEl } from "./board.js";
-import { ALL_RATINGS, categoryName, categoryOf, ratingText, playerLink } from "./ratings.js";
+import { ALL_RATINGS, categoryName, categoryOf, ratingText, playerLink, botBadge } from "./ratings.js";
 import { renderChallengeButton } from "./challenge.js";
 import { loadRelations, renderProfileRelations, renderBlockedList } from "./relations.js";
 import { renderReportButton } from "./report.js";
@@ -44,7 +44,7 @@ const playedCats = (d) => ALL_RATINGS.filter((c) => d.ratings?.[c]);
 export function renderProfile() {
   const P = S.profile;
   if (!P) return;
-  $("pf-name").textContent = P.data?.username ?? P.name;
+  $("pf-name").replaceChildren(...(P.data?.bot ? [botBadge(), " "] : []), P.data?.username ?? P.name);
   $("pf-loading").hidden = !P.loading;
   $("pf-error").hidden = !P.error;
   $("pf-error").textContent = P.error ?? "";

@@ -93,10 +93,14 @@ export function isAccount(player, rated = false) {
 export const profileUrl = (name) => `/@/${encodeURIComponent(name)}`;
 
 // A player's name: a link to the player's page for an account, else plain text.
+export const botBadge = () => h("abbr", { class: "bot-badge", title: t("player.botTitle"), text: t("player.bot") });
+
 export function playerLink(player, { rated = false, cls = "name", fallback = "?" } = {}) {
   const name = player?.name ?? fallback;
-  if (!isAccount(player, rated)) return h("span", { class: cls, text: name });
-  const a = h("a", { class: `${cls} player-link`, href: profileUrl(name), text: name });
+  if (!player?.bot && !isAccount(player, rated)) return h("span", { class: cls, text: name });
+  // A bot account (PROTOCOL.md "Bot accounts") is marked BOT before its name, everywhere.
+  const badge = player?.bot ? [botBadge(), " "] : [];
+  const a = h("a", { class: `${cls} player-link`, href: profileUrl(name) }, ...badge, name);
   a.addEventListener("click", (ev) => {
     if (ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
     ev.preventDefault();
