@@ -102,7 +102,7 @@ export function challengeAnswered(m) {
 // Option texts that depend on the language.
 export function translateChallengeForm() {
   fillTimes($("ch-time"), "300000/5000");
-  fillDeclineReasons($("ch-reason"));
+  fillDeclineReasons($("ch-reason"), false);
 }
 
 export function setupChallenge() {
@@ -139,10 +139,13 @@ export function setupChallenge() {
   $("ch-decline").addEventListener("click", () => S.route.code && declineChallenge(S.route.code, $("ch-reason").value));
 }
 
-function fillDeclineReasons(sel) {
+// A person's reasons: "only_bot" is a bot's, and "no_bot" is offered when a bot challenges.
+function fillDeclineReasons(sel, fromBot) {
   const cur = sel.value || "generic";
-  sel.replaceChildren(...DECLINE_REASONS.map((r) => h("option", { value: r, text: t(`declineShort.${r}`), selected: r === cur })));
+  const reasons = DECLINE_REASONS.filter((r) => r !== "only_bot" && (r !== "no_bot" || fromBot));
+  sel.replaceChildren(...reasons.map((r) => h("option", { value: r, text: t(`declineShort.${r}`), selected: r === cur })));
   sel.dataset.lang = lang();
+  sel.dataset.bot = String(fromBot);
 }
 
 // ------------------------------------------------------------------ the game page
@@ -191,6 +194,7 @@ export function renderChallengeBox(G) {
   $("ch-from").textContent = t("challenge.from", { name: c.player?.name ?? "?" });
   $("ch-settings").textContent = challengeSettings({ variant: G.state?.variant, time_control: G.timeControl, rated: G.rated, side: c.left });
   const sel = $("ch-reason");
-  if (sel.dataset.lang !== lang()) fillDeclineReasons(sel);
+  const fromBot = !!c.player?.bot;
+  if (sel.dataset.lang !== lang() || sel.dataset.bot !== String(fromBot)) fillDeclineReasons(sel, fromBot);
   $("ch-accept").disabled = S.pendingJoin === G.code;
 }
