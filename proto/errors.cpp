@@ -13,4 +13,10 @@ std::string_view err_name(Err e) {
     return "internal";
 }
 
+std::optional<Err> err_from_name(std::string_view name) {
+    for (std::size_t i = 0; i < kErrCount; ++i)
+        if (err_name(Err(i)) == name) return Err(i);
+    return std::nullopt;
+}
+
 }  // namespace tf::proto

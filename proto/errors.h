@@ -86,6 +86,8 @@ inline constexpr std::size_t kErrCount = 0
     ;
 
 std::string_view err_name(Err e);
+// The code a name on the wire stands for; nullopt for a name this build does not know.
+std::optional<Err> err_from_name(std::string_view name);
 
 // What a parse or a request failed with; serialized as an "error" message. `ref` is the
 // request's, when one could be read from it; `rule` the rules library's code of an illegal

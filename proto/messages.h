@@ -105,12 +105,16 @@ struct TurnMsg {
     // compensation (PROTOCOL.md "Lag"); the server uses its own measure on WebSocket.
     std::optional<std::int64_t> lag_ms;
 };
+// A ref on resign, chat and the draw messages asks for an `ack` once the act is recorded (the
+// HTTP API waits for it, PROTOCOL.md "HTTP API for programs"); without one nothing is acked.
 struct Resign {
     std::string game;
+    std::optional<std::string> ref = std::nullopt;
 };
 struct Chat {
     std::string game;
     std::string text;
+    std::optional<std::string> ref = std::nullopt;
 };
 struct Ping {};
 // Quick match: pair with another waiting player asking for the same time control and variant.
@@ -124,12 +128,15 @@ struct ListLive {};  // subscribe to the list of live games
 // Draw offers (an offer lapses with the offerer's next turn) and claiming an abandoned game.
 struct DrawOffer {
     std::string game;
+    std::optional<std::string> ref = std::nullopt;
 };
 struct DrawAccept {
     std::string game;
+    std::optional<std::string> ref = std::nullopt;
 };
 struct DrawDecline {
     std::string game;
+    std::optional<std::string> ref = std::nullopt;
 };
 struct ClaimWin {
     std::string game;

@@ -113,7 +113,7 @@ ClientMsg chat(const Json& j) {
     std::string text = str(field(j, "text"), "text", kMaxMessageBytes);
     if (chars(text) > kMaxChatChars)
         throw Fail{{Err::ChatTooLong, "chat text longer than 500 characters"}};
-    return Chat{code(j, "game"), std::move(text)};
+    return Chat{code(j, "game"), std::move(text), opt_str(j, "ref", 64)};
 }
 
 // Usernames and passwords: strings of bounded length. A username's characters are checked
@@ -160,15 +160,27 @@ const std::unordered_map<std::string, Parser>& parsers() {
         {"watch", watch},
         {"setup", setup},
         {"turn", turn},
-        {"resign", [](const Json& j) -> ClientMsg { return Resign{code(j, "game")}; }},
+        {"resign",
+         [](const Json& j) -> ClientMsg {
+             return Resign{code(j, "game"), opt_str(j, "ref", 64)};
+         }},
         {"chat", chat},
         {"ping", [](const Json&) -> ClientMsg { return Ping{}; }},
         {"quick_match", quick_match},
         {"quick_match_cancel", [](const Json&) -> ClientMsg { return QuickMatchCancel{}; }},
         {"list_live", [](const Json&) -> ClientMsg { return ListLive{}; }},
-        {"draw_offer", [](const Json& j) -> ClientMsg { return DrawOffer{code(j, "game")}; }},
-        {"draw_accept", [](const Json& j) -> ClientMsg { return DrawAccept{code(j, "game")}; }},
-        {"draw_decline", [](const Json& j) -> ClientMsg { return DrawDecline{code(j, "game")}; }},
+        {"draw_offer",
+         [](const Json& j) -> ClientMsg {
+             return DrawOffer{code(j, "game"), opt_str(j, "ref", 64)};
+         }},
+        {"draw_accept",
+         [](const Json& j) -> ClientMsg {
+             return DrawAccept{code(j, "game"), opt_str(j, "ref", 64)};
+         }},
+        {"draw_decline",
+         [](const Json& j) -> ClientMsg {
+             return DrawDecline{code(j, "game"), opt_str(j, "ref", 64)};
+         }},
         {"claim_win", [](const Json& j) -> ClientMsg { return ClaimWin{code(j, "game")}; }},
         {"abort", [](const Json& j) -> ClientMsg { return Abort{code(j, "game")}; }},
         {"claim_draw", [](const Json& j) -> ClientMsg { return ClaimDraw{code(j, "game")}; }},

@@ -286,10 +286,9 @@ ServerMsg welcome(const Json& j) {
 ServerMsg error(const Json& j) {
     ErrorMsg m{Err::Internal, str(field(j, "message"), "message", kMaxMessageBytes), {}, {}, {}};
     auto code = str(field(j, "code"), "code");
-    bool known = false;
-    for (std::size_t i = 0; i < kErrCount; ++i)
-        if (err_name(Err(i)) == code) m.code = Err(i), known = true;
+    auto known = err_from_name(code);
     if (!known) bad("unknown error code \"" + code + "\"");
+    m.code = *known;
     m.ref = opt_str(j, "ref", 64);
     m.version = opt_version(j, "version");
     m.rule = opt_str(j, "rule");

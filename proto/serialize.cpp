@@ -67,10 +67,14 @@ Json to_json(const TurnMsg& m) {
     return j;
 }
 Json to_json(const Resign& m) {
-    return {{"type", "resign"}, {"game", m.game}};
+    Json j = {{"type", "resign"}, {"game", m.game}};
+    put_opt(j, "ref", m.ref);
+    return j;
 }
 Json to_json(const Chat& m) {
-    return {{"type", "chat"}, {"game", m.game}, {"text", m.text}};
+    Json j = {{"type", "chat"}, {"game", m.game}, {"text", m.text}};
+    put_opt(j, "ref", m.ref);
+    return j;
 }
 Json to_json(const Ping&) {
     return {{"type", "ping"}};
@@ -88,13 +92,19 @@ Json to_json(const ListLive&) {
     return {{"type", "list_live"}};
 }
 Json to_json(const DrawOffer& m) {
-    return {{"type", "draw_offer"}, {"game", m.game}};
+    Json j = {{"type", "draw_offer"}, {"game", m.game}};
+    put_opt(j, "ref", m.ref);
+    return j;
 }
 Json to_json(const DrawAccept& m) {
-    return {{"type", "draw_accept"}, {"game", m.game}};
+    Json j = {{"type", "draw_accept"}, {"game", m.game}};
+    put_opt(j, "ref", m.ref);
+    return j;
 }
 Json to_json(const DrawDecline& m) {
-    return {{"type", "draw_decline"}, {"game", m.game}};
+    Json j = {{"type", "draw_decline"}, {"game", m.game}};
+    put_opt(j, "ref", m.ref);
+    return j;
 }
 Json to_json(const ClaimWin& m) {
     return {{"type", "claim_win"}, {"game", m.game}};

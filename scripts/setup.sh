@@ -29,7 +29,8 @@ if [[ $mode == all ]]; then
   # netavark and aardvark-dns (without them podman falls back to CNI, where containers cannot
   # find each other by name), iptables for netavark's port forwarding, and python3-yaml, to
   # build and run docker/ for real (tests/docker/compose_test.py); aiosmtpd, the SMTP server the
-# mail tests start on loopback (tests/integration/smtp_sink.py).
+  # mail tests start on loopback (tests/integration/smtp_sink.py); curl, the HTTP API's client in
+  # tests/integration/http_api_test.py.
   packages+=(
     doctest-dev
     clang libclang-rt-14-dev
@@ -39,7 +40,7 @@ if [[ $mode == all ]]; then
     postgresql-15
     redis-server haproxy
     podman runc netavark aardvark-dns iptables python3-yaml
-    python3-aiosmtpd
+    python3-aiosmtpd curl
   )
   # Node.js and npm: Debian's, unless a node is already there (e.g. from NodeSource).
   command -v node >/dev/null 2>&1 || packages+=(nodejs)

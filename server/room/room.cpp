@@ -437,22 +437,26 @@ void Room::turn_now(const Player& p, const Who& who, const proto::TurnMsg& m) {
 }
 
 // Players and watchers; at most --chat-lines lines per player per --chat-window-seconds.
-void Room::chat(Player p, Who who, std::string text, bool hidden) {
-    on_strand([this, p = std::move(p), who = std::move(who), text = std::move(text), hidden] {
+void Room::chat(Player p, Who who, std::string text, bool hidden, std::optional<std::string> ref) {
+    on_strand([this, p = std::move(p), who = std::move(who), text = std::move(text), hidden,
+               ref = std::move(ref)] {
         auto sp = who.lock();
         if (!rec_.seat_of(p.id) && (!sp || !watchers_.watching(sp.get())))
-            return fail(who, Err::NotSeated, "watch the game before chatting in it");
-        if (refuse_unsaved(who)) return;
+            return fail(who, Err::NotSeated, "watch the game before chatting in it", ref);
+        if (refuse_unsaved(who, ref)) return;
         auto now = SteadyClock::now();
         if (!chat_.allow(p.id, now))
-            return fail(who, Err::ChatRate, "too many chat lines; wait a few seconds");
-        if (rec_.seat_of(p.id))
+            return fail(who, Err::ChatRate, "too many chat lines; wait a few seconds", ref);
+        if (rec_.seat_of(p.id)) {
+            if (ref) ack(who, ref);
             return emit(proto::ChatEv{RoomView::ref(p), text, proto::ChatRoom::Players, hidden});
+        }
         // A spectator talks to the spectators: not versioned, not stored, kept for snapshots.
         proto::ChatEv line{RoomView::ref(p), text, proto::ChatRoom::Spectators, hidden};
         chat_.remember(line);
         auto msg = std::make_shared<const std::string>(
             proto::to_text(proto::Event{code_, rec_.version, line, clocks(now)}));
+        if (ref) reply(who, proto::to_text(proto::Ack{ref, rec_.version}));
         watchers_.each_live([&](const Watchers::Sub& sub) {
             if (watchers_.spectator(sub)) ops_.send({sub.who, msg, true});
         });

@@ -89,8 +89,9 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void decline(Player p, Who who, std::string reason);
     void setup(Player p, Who who, proto::SetupMsg m);
     void turn(Player p, Who who, proto::TurnMsg m);
-    void resign(Player p, Who who);
-    void draw(Player p, Who who, DrawAct act);
+    // With a `ref`, the act is acked (`ack` with the ref and the act's version) once recorded.
+    void resign(Player p, Who who, std::optional<std::string> ref = std::nullopt);
+    void draw(Player p, Who who, DrawAct act, std::optional<std::string> ref = std::nullopt);
     void claim_win(Player p, Who who);
     // From an opponent who is stalling (room_stalling.cpp); claim_win covers it too.
     void claim_draw(Player p, Who who);
@@ -104,7 +105,8 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // After the game: a rematch offer (or the acceptance of the opponent's), or a decline.
     void rematch(Player p, Who who, bool decline);
     // `hidden`: a shadow-restricted author's line, seen by its author alone (Session::screen).
-    void chat(Player p, Who who, std::string text, bool hidden = false);
+    void chat(Player p, Who who, std::string text, bool hidden = false,
+              std::optional<std::string> ref = std::nullopt);
     // A seated player's vacation began or ended (server/social/vacations.h).
     void vacation_changed();
 

@@ -9,21 +9,23 @@ namespace tf::server {
 
 using proto::Err;
 
-void Room::resign(Player p, Who who) {
-    on_strand([this, p = std::move(p), who = std::move(who)] {
-        auto side = check_seated(p, who);
+void Room::resign(Player p, Who who, std::optional<std::string> ref) {
+    on_strand([this, p = std::move(p), who = std::move(who), ref = std::move(ref)] {
+        auto side = check_seated(p, who, ref);
         if (!side) return;
+        if (ref) ack(who, ref);
         end(proto::ResignEv{*side});
     });
 }
 
 // The offers' rules are the record's (GameRecord::draw).
-void Room::draw(Player p, Who who, DrawAct act) {
-    on_strand([this, p = std::move(p), who = std::move(who), act] {
-        auto side = check_seated(p, who);
+void Room::draw(Player p, Who who, DrawAct act, std::optional<std::string> ref) {
+    on_strand([this, p = std::move(p), who = std::move(who), act, ref = std::move(ref)] {
+        auto side = check_seated(p, who, ref);
         if (!side) return;
         auto d = rec_.draw(*side, act);
-        if (refused(who, d)) return;
+        if (refused(who, d, ref)) return;
+        if (ref) ack(who, ref);
         if (std::holds_alternative<proto::DrawAcceptEv>(*d.event)) return end(std::move(*d.event));
         record(std::move(*d.event));
     });

@@ -613,7 +613,7 @@ void Session::handle(proto::TurnMsg& m) {
 }
 
 void Session::handle(proto::Resign& m) {
-    if (auto room = find_room(m.game)) room->resign(*player_, weak_from_this());
+    if (auto room = find_room(m.game, m.ref)) room->resign(*player_, weak_from_this(), m.ref);
 }
 
 // An account's line waits for its standing, read fresh from the store: a moderator's mute or
@@ -621,12 +621,15 @@ void Session::handle(proto::Resign& m) {
 // (its stand-in session has no screen of its own). When the social thread has too many
 // requests waiting, the connection's own copy decides.
 void Session::handle(proto::Chat& m) {
-    auto said = [this, game = m.game, text = std::move(m.text)](const Standing& standing) {
+    auto said = [this, game = m.game, text = std::move(m.text),
+                 ref = m.ref](const Standing& standing) {
         if (standing.chat_muted_until > epoch_ms())
-            return send_error(Err::ChatMuted, "a moderator muted your chat until " +
-                                                  utc_minute(standing.chat_muted_until) + " UTC");
-        if (auto room = find_room(game))
-            room->chat(*player_, weak_from_this(), std::move(text), standing.shadow);
+            return send_error(Err::ChatMuted,
+                              "a moderator muted your chat until " +
+                                  utc_minute(standing.chat_muted_until) + " UTC",
+                              ref);
+        if (auto room = find_room(game, ref))
+            room->chat(*player_, weak_from_this(), text, standing.shadow, ref);
     };
     if (!player_->account || !hub_.social) return said(Standing{});
     const bool queued = hub_.social->run<Standing>(
@@ -639,17 +642,18 @@ void Session::handle(proto::Chat& m) {
 }
 
 void Session::handle(proto::DrawOffer& m) {
-    if (auto room = find_room(m.game)) room->draw(*player_, weak_from_this(), Room::DrawAct::Offer);
+    if (auto room = find_room(m.game, m.ref))
+        room->draw(*player_, weak_from_this(), Room::DrawAct::Offer, m.ref);
 }
 
 void Session::handle(proto::DrawAccept& m) {
-    if (auto room = find_room(m.game))
-        room->draw(*player_, weak_from_this(), Room::DrawAct::Accept);
+    if (auto room = find_room(m.game, m.ref))
+        room->draw(*player_, weak_from_this(), Room::DrawAct::Accept, m.ref);
 }
 
 void Session::handle(proto::DrawDecline& m) {
-    if (auto room = find_room(m.game))
-        room->draw(*player_, weak_from_this(), Room::DrawAct::Decline);
+    if (auto room = find_room(m.game, m.ref))
+        room->draw(*player_, weak_from_this(), Room::DrawAct::Decline, m.ref);
 }
 
 void Session::handle(proto::ClaimWin& m) {

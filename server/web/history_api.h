@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "server/store/store.h"
 
@@ -19,6 +21,7 @@ struct ApiResponse {
     std::string content_type = "application/json";
     std::string body;
     std::string filename;  // set: served as an attachment under this name
+    std::vector<std::pair<std::string, std::string>> headers = {};  // more header fields
 };
 
 // What the APIs answer for an error: {"error": CODE, "message": TEXT} with `status`.

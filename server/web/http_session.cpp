@@ -14,6 +14,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,7 @@
 #include "server/session/hub.h"
 #include "server/web/history_api.h"
 #include "server/web/metrics_page.h"
+#include "server/web/play_api.h"
 #include "server/web/puzzle_api.h"
 #include "server/web/social_api.h"
 #include "server/web/static_files.h"
@@ -168,6 +170,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                 make(req, http::status::ok, "text/plain; version=0.0.4", render_metrics(hub_)));
         }
         const std::string_view target(req.target().data(), req.target().size());
+        if (get && is_stream_target(target)) return serve_play(std::move(req), true);
+        if (is_play_target(target)) {
+            if (req.method() != http::verb::post) {
+                auto api = api_error(405, "method_not_allowed", "this address takes a POST");
+                api.headers = {{"Allow", "POST"}};
+                return send_api(req, std::move(api));
+            }
+            return serve_play(std::move(req), false);
+        }
         if ((get || req.method() == http::verb::post) &&
             (is_puzzle_target(target) || is_social_target(target)))
             return serve_api(std::move(req));
@@ -319,6 +330,63 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                                   self->answer_api(std::move(req), std::move(reader));
                               });
     }
+    // The HTTP API for programs (server/web/play_api.h): a valid token first, then a credit of
+    // its account's bucket; the answer says the bucket's state in RateLimit-* headers.
+    void serve_play(Request req, bool stream) {
+        auto auth = req[http::field::authorization];
+        std::string_view a(auth.data(), auth.size());
+        if (a.substr(0, 7) != "Bearer " || a.size() > 7 + 128)
+            return send_api(req,
+                            api_error(401, "unauthorized", "send Authorization: Bearer TOKEN"));
+        std::string token(a.substr(7));
+        hub_.identity.restore(
+            token, stream_.get_executor(),
+            [self = shared_from_this(), req = std::move(req), token,
+             stream](const Read<std::shared_ptr<const Player>>& r) mutable {
+                if (!r.ok())
+                    return self->send_api(req, api_error(503, "store_unavailable", r.error));
+                if (!*r.value)
+                    return self->send_api(req, api_error(401, "unauthorized", "unknown token"));
+                self->play(std::move(req), **r.value, token, stream);
+            });
+    }
+    void play(Request req, const Player& p, const std::string& token, bool stream) {
+        const RateState rate = take_api_credit(hub_, p.id);
+        std::vector<std::pair<std::string, std::string>> headers = {
+            {"RateLimit-Limit", std::to_string(rate.limit)},
+            {"RateLimit-Remaining", std::to_string(rate.remaining)},
+            {"RateLimit-Reset", std::to_string(rate.reset_seconds)}};
+        if (!rate.allowed) {
+            metrics().reject(proto::Err::RateLimited);
+            spdlog::warn("http [{}]: {} is rate limited", client_.to_string(), p.name);
+            auto api = api_error(429, "rate_limited", "too many requests; slow down");
+            headers.emplace_back("Retry-After", std::to_string(std::max(1, rate.reset_seconds)));
+            api.headers = std::move(headers);
+            return send_api(req, std::move(api));
+        }
+        const std::string_view t(req.target().data(), req.target().size());
+        if (stream) {
+            auto res = make(req, http::status::ok, "application/x-ndjson", "");
+            res->set(http::field::cache_control, "no-store");
+            for (const auto& [k, v] : headers) res->set(k, v);
+            res->keep_alive(false);
+            res->erase(http::field::content_length);
+            std::ostringstream head;
+            head << res->base();
+            std::string h = head.str();
+            while (h.size() >= 2 && h.compare(h.size() - 2, 2, "\r\n") == 0) h.resize(h.size() - 2);
+            h += "\r\n";  // the last field's end; the stream adds Transfer-Encoding and the blank
+                          // line
+            stream_.expires_never();
+            return start_play_stream(stream_.release_socket(), std::move(slot_), hub_, token,
+                                     client_.to_string(), t, std::move(h));
+        }
+        play_api(hub_, token, client_.to_string(), t, req.body(), stream_.get_executor(),
+                 [self = shared_from_this(), req, headers](ApiResponse api) {
+                     api.headers.insert(api.headers.begin(), headers.begin(), headers.end());
+                     self->send_api(req, std::move(api));
+                 });
+    }
     void answer_api(Request req, PuzzleReader reader) {
         const std::string_view t(req.target().data(), req.target().size());
         if (is_puzzle_target(t)) {
@@ -357,6 +425,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     void send_api(const Request& req, ApiResponse api) {
         auto res = make(req, http::status(api.status), api.content_type, std::move(api.body));
         res->set(http::field::cache_control, "no-store");
+        for (const auto& [k, v] : api.headers) res->set(k, v);
         if (!api.filename.empty())
             res->set(http::field::content_disposition,
                      "attachment; filename=\"" + api.filename + "\"");

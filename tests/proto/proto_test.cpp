@@ -412,6 +412,32 @@ TEST_CASE("proto: challenges and notifications") {
     CHECK(std::holds_alternative<Error>(n));  // no id
 }
 
+TEST_CASE("proto: resign, chat and the draw messages take a ref, and error codes read back") {
+    auto parsed = [](const std::string& text) {
+        auto p = parse_client(std::string_view(text));
+        REQUIRE(std::holds_alternative<ClientMsg>(p));
+        return std::get<ClientMsg>(p);
+    };
+    auto r = parsed(R"({"type":"resign","game":"abc234","ref":"r1"})");
+    CHECK(std::get<Resign>(r).ref == "r1");
+    CHECK(to_json(std::get<Resign>(r))["ref"] == "r1");
+    CHECK(!std::get<Resign>(parsed(R"({"type":"resign","game":"abc234"})")).ref);
+    CHECK(!to_json(Resign{"abc234"}).contains("ref"));
+    auto c = parsed(R"({"type":"chat","game":"abc234","text":"gl","ref":"c1"})");
+    CHECK(std::get<Chat>(c).ref == "c1");
+    CHECK(to_json(std::get<Chat>(c))["ref"] == "c1");
+    CHECK(std::get<DrawOffer>(parsed(R"({"type":"draw_offer","game":"a1","ref":"d"})")).ref == "d");
+    CHECK(std::get<DrawAccept>(parsed(R"({"type":"draw_accept","game":"a1","ref":"d"})")).ref ==
+          "d");
+    CHECK(to_json(DrawDecline{"a1", "d"})["ref"] == "d");
+    const std::string too_long =
+        R"({"type":"resign","game":"a1","ref":")" + std::string(65, 'x') + R"("})";
+    auto long_ref = parse_client(std::string_view(too_long));
+    CHECK(std::holds_alternative<Error>(long_ref));
+    for (std::size_t i = 0; i < kErrCount; ++i) CHECK(err_from_name(err_name(Err(i))) == Err(i));
+    CHECK(!err_from_name("no_such_code"));
+}
+
 TEST_CASE("proto: correspondence time controls") {
     auto parsed = [](const std::string& text) { return parse_client(std::string_view(text)); };
     auto create = [&](const std::string& tc) {

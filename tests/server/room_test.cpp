@@ -160,6 +160,59 @@ TEST_CASE("room: seats, turns and versions through fake participants") {
     CHECK(f.error_of(*f.a)["code"] == "game_over");
 }
 
+TEST_CASE(
+    "room: resign, chat and the draw messages with a ref are acked at their event's version") {
+    Fixture f;
+    f.room->join(f.bob, f.b);
+    f.run();
+    auto s = f.setup_msg(1);
+    REQUIRE(!f.mirror.apply_setup(Side::Silver, s.setup));
+    f.room->setup(f.ann, f.a, s);
+    f.run();
+    s = f.setup_msg(2);
+    REQUIRE(!f.mirror.apply_setup(Side::Bronze, s.setup));
+    f.room->setup(f.bob, f.b, s);
+    f.run();
+    auto acked = [&](Fake& p, const char* ref, const char* kind) {
+        json ack, ev;
+        for (const auto& m : p.got) {
+            if (m["type"] == "ack" && m["ref"] == ref) ack = m;
+            if (!ack.is_null() && m["type"] == "event" && m["kind"] == kind) ev = m;
+        }
+        REQUIRE(!ack.is_null());
+        REQUIRE(!ev.is_null());
+        CHECK(ack["version"] == ev["version"]);
+    };
+    f.a->got.clear();
+    f.room->chat(f.ann, f.a, "gl", false, std::string("c1"));
+    f.run();
+    acked(*f.a, "c1", "chat");
+    f.room->draw(f.ann, f.a, Room::DrawAct::Offer, std::string("d1"));
+    f.run();
+    acked(*f.a, "d1", "draw_offer");
+    f.b->got.clear();
+    f.room->draw(f.bob, f.b, Room::DrawAct::Decline, std::string("d2"));
+    f.run();
+    acked(*f.b, "d2", "draw_decline");
+    f.room->draw(f.bob, f.b, Room::DrawAct::Accept, std::string("d3"));
+    json e = f.error_of(*f.b);
+    CHECK(e["code"] == "no_draw_offer");
+    CHECK(e["ref"] == "d3");
+    // Without a ref, nothing but the event.
+    f.a->got.clear();
+    f.room->chat(f.ann, f.a, "again");
+    f.run();
+    for (const auto& m : f.a->got) CHECK(m["type"] != "ack");
+    f.b->got.clear();
+    f.room->resign(f.bob, f.b, std::string("r1"));
+    f.run();
+    acked(*f.b, "r1", "resign");
+    f.room->resign(f.bob, f.b, std::string("r2"));
+    e = f.error_of(*f.b);
+    CHECK(e["code"] == "game_over");
+    CHECK(e["ref"] == "r2");
+}
+
 TEST_CASE("room: in a crowd the players are served first, and everyone's order holds") {
     Fixture f;
     f.room->join(f.bob, f.b);
