@@ -112,6 +112,7 @@ const Table kTables[] = {
      "id, player_id, kind, game, body, created_at, send_after, state, attempts, lease_until, "
      "sent_at, error"},
     {"vacations", "player_id, year, used_ms, since_ms"},
+    {"api_tokens", "selector, player_id, secret_hash, label, scopes, created_at, used_at"},
     {"audit",
      "id, at, moderator_id, moderator, action, player_id, player, report_id, minutes, note"},
 };

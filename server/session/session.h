@@ -81,6 +81,9 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     // A connection of another node, through the cluster's bus (server/cluster/cluster.cpp): the
     // player is the origin's, requests come already paid for and parsed once there.
     void assume(const Player& p) { player_ = p; }
+    // A connection whose player was authenticated otherwise (an access token of the HTTP API):
+    // welcomed as a hello with a token would be, with no token to give back.
+    void hello_as(const Player& p) { welcome(p, std::string(), true); }
     void forwarded(std::string_view text) { dispatch(text); }
     // A request about a game this node does not hold: true when the connection handled it
     // (a forwarded request tells its origin), false to answer no_such_game.

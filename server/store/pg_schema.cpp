@@ -305,6 +305,19 @@ CREATE TABLE vacations (
 );
 CREATE INDEX vacations_on ON vacations(since_ms) WHERE since_ms > 0;
 )sql",
+    // 10: personal access tokens for the HTTP API.
+    R"sql(
+CREATE TABLE api_tokens (
+  selector    text PRIMARY KEY,
+  player_id   text NOT NULL,
+  secret_hash text NOT NULL,
+  label       text NOT NULL,
+  scopes      text NOT NULL,
+  created_at  bigint NOT NULL,
+  used_at     bigint NOT NULL DEFAULT 0
+);
+CREATE INDEX api_tokens_by_player ON api_tokens(player_id);
+)sql",
 };
 static_assert(std::size(kMigrations) == kPgSchemaVersion);
 

@@ -129,6 +129,17 @@ struct ActResult {
     std::string reporter_id;  // the handled report's reporter, or ""
 };
 
+// A personal access token as kept: `selector` names it (its id), `scopes` space-separated.
+struct StoredApiToken {
+    std::string player_id, selector, secret_hash, label, scopes;
+    std::int64_t created_ms = 0, used_ms = 0;
+};
+struct ApiTokenOwner {
+    StoredApiToken token;
+    std::string username;
+    bool bot = false, closed = false;
+};
+
 class SocialDb {
   public:
     explicit SocialDb(std::unique_ptr<SideDb> db) : db_(std::move(db)) {}
@@ -248,6 +259,20 @@ class SocialDb {
     // The players on vacation at `now_ms`, sorted, once those whose budget ran out are back (any
     // node may do it: the end is written once).
     std::vector<std::string> vacationers(std::int64_t now_ms, std::int64_t budget_ms);
+
+    // Personal access tokens (schema 10; PROTOCOL.md "Access tokens"): at most kMaxApiTokens
+    // an account. Only the secret's hash is kept.
+    static constexpr int kMaxApiTokens = 20;
+    // Keeps `t` (its player_id, selector, secret_hash, label, scopes, created_ms); false when
+    // the account holds kMaxApiTokens already.
+    bool add_api_token(const StoredApiToken& t);
+    // The account's tokens, newest first (secret_hash left empty).
+    std::vector<StoredApiToken> api_tokens(const std::string& player_id);
+    // Deletes the account's token `selector`; false when it has none of that name.
+    bool revoke_api_token(const std::string& player_id, const std::string& selector);
+    // The token `selector` with its account's username, bot flag and standing, its use noted
+    // (at most once a minute); nullopt when there is none.
+    std::optional<ApiTokenOwner> api_token(const std::string& selector, std::int64_t now_ms);
 
   private:
     // Queues a mail for a kept notification the account wants mailed; true when one was queued.

@@ -287,6 +287,20 @@ CREATE TABLE vacations (
 ) WITHOUT ROWID;
 CREATE INDEX vacations_on ON vacations(since_ms) WHERE since_ms > 0;
 )sql",
+    // 10: personal access tokens for the HTTP API (issue 36): the secret's SHA-256 only, the
+    // scopes space-separated, when it was made and last used (0: never).
+    R"sql(
+CREATE TABLE api_tokens (
+  selector    TEXT PRIMARY KEY,
+  player_id   TEXT NOT NULL,
+  secret_hash TEXT NOT NULL,
+  label       TEXT NOT NULL,
+  scopes      TEXT NOT NULL,
+  created_at  INTEGER NOT NULL,
+  used_at     INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE INDEX api_tokens_by_player ON api_tokens(player_id);
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 

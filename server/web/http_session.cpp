@@ -10,6 +10,7 @@
 // under that address.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
@@ -30,6 +31,7 @@
 #include "server/web/puzzle_api.h"
 #include "server/web/social_api.h"
 #include "server/web/static_files.h"
+#include "server/web/token_api.h"
 #include "server/web/transports.h"
 #include "server/web/ws_session.h"
 
@@ -339,6 +341,22 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
             return send_api(req,
                             api_error(401, "unauthorized", "send Authorization: Bearer TOKEN"));
         std::string token(a.substr(7));
+        // An access token: its account, if the request is within its scopes.
+        if (is_api_token(token))
+            return check_api_token(
+                hub_.social.get(), token, stream_.get_executor(),
+                [self = shared_from_this(), req = std::move(req), stream](TokenCheck c) mutable {
+                    if (c.refusal) return self->send_api(req, std::move(*c.refusal));
+                    const std::string_view t(req.target().data(), req.target().size());
+                    const char* scope = scope_of(t);
+                    std::optional<ApiResponse> refusal;
+                    if (std::find(c.scopes.begin(), c.scopes.end(), scope) == c.scopes.end())
+                        refusal =
+                            api_error(403, "missing_scope",
+                                      std::string("this token's scopes lack \"") + scope + "\"");
+                    const Player p = *c.player;
+                    self->play(std::move(req), p, ApiAuth{"", p}, stream, std::move(refusal));
+                });
         hub_.identity.restore(
             token, stream_.get_executor(),
             [self = shared_from_this(), req = std::move(req), token,
@@ -347,10 +365,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                     return self->send_api(req, api_error(503, "store_unavailable", r.error));
                 if (!*r.value)
                     return self->send_api(req, api_error(401, "unauthorized", "unknown token"));
-                self->play(std::move(req), **r.value, token, stream);
+                self->play(std::move(req), **r.value, ApiAuth{token, std::nullopt}, stream);
             });
     }
-    void play(Request req, const Player& p, const std::string& token, bool stream) {
+    // `refusal`: the request is answered so (after paying for it) rather than made.
+    void play(Request req, const Player& p, const ApiAuth& auth, bool stream,
+              std::optional<ApiResponse> refusal = std::nullopt) {
         const RateState rate = take_api_credit(hub_, p.id);
         std::vector<std::pair<std::string, std::string>> headers = {
             {"RateLimit-Limit", std::to_string(rate.limit)},
@@ -363,6 +383,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
             headers.emplace_back("Retry-After", std::to_string(std::max(1, rate.reset_seconds)));
             api.headers = std::move(headers);
             return send_api(req, std::move(api));
+        }
+        if (refusal) {
+            refusal->headers = std::move(headers);
+            return send_api(req, std::move(*refusal));
         }
         const std::string_view t(req.target().data(), req.target().size());
         if (stream) {
@@ -378,10 +402,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
             h += "\r\n";  // the last field's end; the stream adds Transfer-Encoding and the blank
                           // line
             stream_.expires_never();
-            return start_play_stream(stream_.release_socket(), std::move(slot_), hub_, token,
+            return start_play_stream(stream_.release_socket(), std::move(slot_), hub_, auth,
                                      client_.to_string(), t, std::move(h));
         }
-        play_api(hub_, token, client_.to_string(), t, req.body(), stream_.get_executor(),
+        play_api(hub_, auth, client_.to_string(), t, req.body(), stream_.get_executor(),
                  [self = shared_from_this(), req, headers](ApiResponse api) {
                      api.headers.insert(api.headers.begin(), headers.begin(), headers.end());
                      self->send_api(req, std::move(api));

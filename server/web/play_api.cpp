@@ -27,6 +27,10 @@ using proto::Err;
 
 // ---- the connection of one request or one stream ----
 
+std::string hello_text(const std::string& token) {
+    return json{{"type", "hello"}, {"version", proto::kProtocolVersion}, {"token", token}}.dump();
+}
+
 // A Session whose messages go to a function rather than a socket, on the HTTP connection's
 // executor. finish() ends it as a closed socket would (it leaves the rooms it watched).
 class ApiSession : public Session {
@@ -39,6 +43,13 @@ class ApiSession : public Session {
           ex_(std::move(ex)),
           on_message_(std::move(on_message)),
           on_close_(std::move(on_close)) {}
+    // The player `auth` names, as its hello: the token's, or the access token's player.
+    void sign_in(const ApiAuth& auth) {
+        if (!auth.player) return receive(hello_text(auth.token));
+        net::dispatch(ex_, [self = shared(), p = *auth.player] {
+            if (!self->done_) self->hello_as(p);
+        });
+    }
     void receive(std::string text) {
         net::dispatch(ex_, [self = shared(), text = std::move(text)] {
             if (!self->done_) self->on_text(text);
@@ -81,10 +92,6 @@ class ApiSession : public Session {
     OnClose on_close_;
     bool done_ = false;
 };
-
-std::string hello_text(const std::string& token) {
-    return json{{"type", "hello"}, {"version", proto::kProtocolVersion}, {"token", token}}.dump();
-}
 
 // ---- the bucket of each account ----
 
@@ -271,7 +278,7 @@ class PlayStream : public std::enable_shared_from_this<PlayStream> {
           game_(std::move(game)),
           head_(std::move(head)),
           timer_(sock_.get_executor()) {}
-    void start(const std::string& token, std::string address) {
+    void start(const ApiAuth& auth, std::string address) {
         auto w = weak_from_this();
         session_ = std::make_shared<ApiSession>(
             hub_, std::move(address), sock_.get_executor(),
@@ -281,7 +288,7 @@ class PlayStream : public std::enable_shared_from_this<PlayStream> {
             [w](const std::string& reason) {
                 if (auto self = w.lock()) self->end(reason);
             });
-        session_->receive(hello_text(token));
+        session_->sign_in(auth);
         if (!game_.empty()) session_->receive(json{{"type", "watch"}, {"code", game_}}.dump());
         read();
         keep_alive();
@@ -440,6 +447,11 @@ bool is_play_target(std::string_view target) {
     return target.substr(0, 10) == "/api/game/" || target.substr(0, 15) == "/api/challenge/";
 }
 
+const char* scope_of(std::string_view target) {
+    if (is_stream_target(target)) return "read";
+    return target.substr(0, 10) == "/api/game/" ? "play" : "challenge";
+}
+
 bool is_stream_target(std::string_view target) {
     if (auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
     return target == "/api/stream/event" || target.substr(0, 17) == "/api/game/stream/";
@@ -466,7 +478,7 @@ RateState take_api_credit(const Hub& hub, const std::string& player_id) {
     return s;
 }
 
-void play_api(Hub& hub, const std::string& token, std::string address, std::string_view target,
+void play_api(Hub& hub, const ApiAuth& auth, std::string address, std::string_view target,
               const std::string& body, Store::Executor ex, std::function<void(ApiResponse)> done) {
     auto r = route(target);
     if (!r) return net::post(ex, [done] { done(api_error(404, "not_found", "not found")); });
@@ -510,19 +522,19 @@ void play_api(Hub& hub, const std::string& token, std::string address, std::stri
     call->timer->async_wait([call](boost::system::error_code ec) {
         if (!ec) call->answer(api_error(504, "timeout", "the game did not answer in time"));
     });
-    call->session->receive(hello_text(token));
+    call->session->sign_in(auth);
     call->session->receive(text);
 }
 
 void start_play_stream(net::ip::tcp::socket socket, ConnLimiter::Slot slot, Hub& hub,
-                       const std::string& token, std::string address, std::string_view target,
+                       const ApiAuth& auth, std::string address, std::string_view target,
                        std::string head) {
     if (auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
     std::string game;
     if (target.substr(0, 17) == "/api/game/stream/") game = std::string(target.substr(17));
     auto s = std::make_shared<PlayStream>(std::move(socket), std::move(slot), hub, std::move(game),
                                           std::move(head));
-    s->start(token, std::move(address));
+    s->start(auth, std::move(address));
 }
 
 }  // namespace tf::server

@@ -15,6 +15,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,16 @@
 namespace tf::server {
 
 struct Hub;
+
+// Who makes a request: a session token (said in a hello, as a socket's client says it), or the
+// player an access token stood for (server/web/token_api.h).
+struct ApiAuth {
+    std::string token;
+    std::optional<Player> player;
+};
+// The access-token scope a request needs: "read" for the streams, "play" for a game's acts,
+// "challenge" for challenges.
+const char* scope_of(std::string_view target);
 
 // True for the action targets (POST) and for the streams (GET).
 bool is_play_target(std::string_view target);
@@ -38,16 +49,16 @@ struct RateState {
 // Takes one credit of `player_id`'s bucket.
 RateState take_api_credit(const Hub& hub, const std::string& player_id);
 
-// A POST of `target` with `body` with a player's `token` (already checked), from `address`: `done`
-// runs on `ex` with the answer.
-void play_api(Hub& hub, const std::string& token, std::string address, std::string_view target,
+// A POST of `target` with `body` by `auth` (already checked), from `address`: `done` runs on
+// `ex` with the answer.
+void play_api(Hub& hub, const ApiAuth& auth, std::string address, std::string_view target,
               const std::string& body, Store::Executor ex, std::function<void(ApiResponse)> done);
 
 // A stream: the socket is handed over; `head` is the answer's status line and headers up to
 // (without) the final CRLF, written before the first line. A game the stream cannot watch
 // (no_such_game) is answered 404 instead.
 void start_play_stream(boost::asio::ip::tcp::socket socket, ConnLimiter::Slot slot, Hub& hub,
-                       const std::string& token, std::string address, std::string_view target,
+                       const ApiAuth& auth, std::string address, std::string_view target,
                        std::string head);
 
 }  // namespace tf::server

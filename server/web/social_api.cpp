@@ -11,6 +11,7 @@
 #include "server/base/time.h"
 #include "server/social/social_service.h"
 #include "server/web/mail_api.h"
+#include "server/web/token_api.h"
 #include "server/web/vacation_api.h"
 
 namespace tf::server {
@@ -439,7 +440,7 @@ bool is_social_target(std::string_view target) {
     return path == "/api/notifications" || path.rfind("/api/notifications/", 0) == 0 ||
            path == "/api/relations" || path.rfind("/api/relations/", 0) == 0 ||
            path == "/api/reports" || path.rfind("/api/mod/", 0) == 0 || path == "/api/playing" ||
-           path == "/api/vacation" || path == "/api/account/bot" ||
+           path == "/api/vacation" || path == "/api/account/bot" || is_token_target(path) ||
            is_mail_target(std::string(path));
 }
 
@@ -477,6 +478,11 @@ void social_api(SocialService* svc, bool post, std::string_view target, std::str
         if (path == "/api/reports")
             return report_api(*svc, reader.player_id, body, ex, done, reply);
         return mod_api(*svc, path, post, *query, body, reader.player_id, ex, done, reply);
+    }
+    if (is_token_target(path)) {
+        if (!query->empty()) return reply(api_error(400, "bad_request", "no parameters here"));
+        if (auto no = refusal("access tokens")) return reply(*no);
+        return token_api(*svc, post, path, body, reader.player_id, ex, std::move(done));
     }
     if (path == "/api/account/bot") {
         if (!post)

@@ -5,6 +5,10 @@ answer is checked against the OpenAPI file, every stream line against the socket
 schema, and every request's RateLimit-* headers.
 
 One node (SQLite, or PostgreSQL with --pg):
+  - access tokens (`/api/account/tokens`): malformed requests, a guest, made with scopes and
+    listed without their secrets; a token lists no tokens and opens no other page; a `read`
+    token streams but plays and challenges nothing (403 missing_scope); a forged secret, a
+    revoked token: 401. The bot plays everything below with its access token;
   - no token, a forged token: 401; a GET of an action: 405; an unknown action: 404;
   - the bot's event stream (`GET /api/stream/event`) gets ann's challenge (made with
     `POST /api/challenge/NAME`) and, idle, its keep-alive empty lines;
@@ -18,8 +22,9 @@ One node (SQLite, or PostgreSQL with --pg):
   - the bot's event stream lists the unfinished game (`game_start`) when opened mid-game;
   - a third game resigned over HTTP; the history has both games, the first rated;
   - 60 requests at once from one account: the bucket's 40 pass, then 429 with Retry-After.
-With --pg, and redis-server installed, also two nodes: ann on node 1, the bot on node 2, every
-request of the bot forwarded to the game's node; the game is played to its end.
+With --pg, and redis-server installed, also two nodes: ann on node 1, the bot on node 2 with an
+access token made on node 1, every request of the bot forwarded to the game's node; the game
+is played to its end.
 
 usage: http_api_test.py SERVER_BIN CLI_BIN [--pg]
 """
@@ -87,8 +92,9 @@ def conforms(method, path, status, body):
           f"{[e.message[:200] for e in errs[:3]]}")
 
 
-def curl(port, method, path, token=None, body=None, raw=None):
-    """(status, JSON body, headers) of one request made by curl."""
+def curl(port, method, path, token=None, body=None, raw=None, limited=True):
+    """(status, JSON body, headers) of one request made by curl; `limited`: an address of the
+    HTTP API for programs, whose answers say the bucket's state."""
     cmd = ["curl", "-sS", "-i", "-X", method, f"http://127.0.0.1:{port}{path}"]
     if token:
         cmd += ["-H", f"Authorization: Bearer {token}"]
@@ -109,7 +115,7 @@ def curl(port, method, path, token=None, body=None, raw=None):
         obj = None
     check(obj is not None, f"{method} {path}: {status} without a JSON body: {text[:200]}")
     conforms(method, path, status, obj)
-    if status not in (401, 405) and not (status == 404 and obj.get("error") == "not_found"):
+    if limited and status not in (401, 405) and not (status == 404 and obj.get("error") == "not_found"):
         check(all(h in headers for h in ("ratelimit-limit", "ratelimit-remaining",
                                          "ratelimit-reset")),
               f"{method} {path}: RateLimit-* headers: {headers}")
@@ -296,14 +302,79 @@ def play(ann_port, bot_port, ann, bot, bot_name, seed, checks=True):
     return code
 
 
+def make_token(port, session, label, scopes, want=200):
+    st, r, _ = curl(port, "POST", "/api/account/tokens", session,
+                    {"label": label, "scopes": scopes}, limited=False)
+    check(st == want, f"a token {label} {scopes}: {st} {r}")
+    return r.get("token") if st == 200 else None
+
+
+def access_tokens(srv, tag, session):
+    """The account's access tokens: made, listed, scoped, revoked. Returns one with every scope."""
+    port = srv.http
+    for bad in ({"label": "", "scopes": ["play"]}, {"label": "x", "scopes": []},
+                {"label": "x", "scopes": ["admin"]}, {"label": "x" * 61, "scopes": ["read"]},
+                {"label": "x", "scopes": ["read"], "more": 1}):
+        st, r, _ = curl(port, "POST", "/api/account/tokens", session, bad, limited=False)
+        check(st == 400 and r["error"] == "bad_request", f"a malformed token request {bad}: {st}")
+    st, r, _ = curl(port, "POST", "/api/account/tokens", None, {"label": "x", "scopes": ["read"]},
+                    limited=False)
+    check(st == 401, f"tokens without a session token: {st} {r}")
+    guest = ct.Player(srv.tcp)
+    st, r, _ = curl(port, "GET", "/api/account/tokens", guest.token, limited=False)
+    check(st == 403 and r["error"] == "account_required", f"a guest's tokens: {st} {r}")
+    guest.close()
+    full = make_token(port, session, "my bot", ["read", "play", "challenge"])
+    reader = make_token(port, session, "the watcher", ["read"])
+    check(full and full.startswith("tfp_") and full != reader, f"tokens made: {full} {reader}")
+    st, r, _ = curl(port, "GET", "/api/account/tokens", session, limited=False)
+    listed = [t["label"] for t in r.get("tokens", [])] if st == 200 else []
+    check(st == 200 and listed == ["the watcher", "my bot"] and
+          not any("token" in t for t in r["tokens"]),
+          f"the account lists its tokens, newest first, without their secrets: {st} {r}")
+    # A token manages no tokens and opens no other page.
+    st, r, _ = curl(port, "GET", "/api/account/tokens", full, limited=False)
+    check(st == 401, f"an access token cannot list tokens: {st} {r}")
+    st, r = ct.api(port, "GET", "/api/notifications", token=full, schema=ALWAYS)[:2]
+    check(st == 401, f"an access token opens no notification list: {st} {r}")
+    # Scopes.
+    st, r, _ = curl(port, "POST", "/api/game/zzzzzz/resign", reader)
+    check(st == 403 and r["error"] == "missing_scope", f"a read token plays nothing: {st} {r}")
+    st, r, _ = curl(port, "POST", "/api/challenge/nobody_here", reader, {})
+    check(st == 403 and r["error"] == "missing_scope", f"a read token challenges nobody: {st} {r}")
+    s = Stream(port, "/api/stream/event", reader)
+    check(s.wait(lambda m: False, 1.5) is None and s.proc.poll() is None,
+          "a read token opens the event stream")
+    s.close()
+    st, r, _ = curl(port, "POST", "/api/game/zzzzzz/resign", full)
+    check(st == 404 and r["error"] == "no_such_game", f"a play token is let through: {st} {r}")
+    forged = full[:-1] + ("0" if full[-1] != "0" else "1")
+    st, r, _ = curl(port, "POST", "/api/game/zzzzzz/resign", forged)
+    check(st == 401, f"a token with a wrong secret: {st} {r}")
+    # Revoked: refused at once.
+    st, r, _ = curl(port, "GET", "/api/account/tokens", session, limited=False)
+    rid = next(t["id"] for t in r["tokens"] if t["label"] == "the watcher")
+    st, r, _ = curl(port, "POST", "/api/account/tokens/revoke", session, {"id": rid},
+                    limited=False)
+    check(st == 200 and r == {"revoked": rid}, f"revoke: {st} {r}")
+    st, r, _ = curl(port, "POST", "/api/account/tokens/revoke", session, {"id": rid},
+                    limited=False)
+    check(st == 404, f"revoke again: {st} {r}")
+    st, r, _ = curl(port, "GET", "/api/stream/event", reader)
+    check(st == 401, f"a revoked token: {st} {r}")
+    return full
+
+
 def one_node(srv, tag):
     port = srv.http
     ann = register(srv, f"ann_{tag}")
     bot_name = f"robo_{tag}"
-    bot = register(srv, bot_name)
-    st, r = ct.api(port, "POST", "/api/account/bot", token=bot, schema=ALWAYS)[:2]
+    session = register(srv, bot_name)
+    st, r = ct.api(port, "POST", "/api/account/bot", token=session, schema=ALWAYS)[:2]
     check(st == 200, f"robo becomes a bot account: {st} {r}")
     refusals(port, ann)
+    # The bot plays with an access token from here on.
+    bot = access_tokens(srv, tag, session)
 
     events = Stream(port, "/api/stream/event", bot)
     time.sleep(8.5)  # idle: a keep-alive line
@@ -395,7 +466,8 @@ ALWAYS = _Always()
 def across_nodes(one, two, tag):
     ann = register(one, f"ann2_{tag}")
     bot_name = f"robo2_{tag}"
-    bot = register(two, bot_name)
+    bot = make_token(one.http, register(two, bot_name), "on node 1, used on node 2",
+                     ["read", "play", "challenge"])
     code = play(one.http, two.http, ann, bot, bot_name, seed=11, checks=False)
     check(code is not None, "a game between node 1 and node 2 played over HTTP to its end")
 

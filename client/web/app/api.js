@@ -15,7 +15,8 @@
 // /api/relations; reports (report.js): POST /api/reports; and the moderators' API (moderation.js):
 // GET /api/mod/reports, POST /api/mod/actions, GET /api/mod/audit; the account's e-mail address
 // and the mails it wants (mail.js): GET and POST /api/account/mail; its vacation for
-// correspondence games (vacation.js): GET and POST /api/vacation.
+// correspondence games (vacation.js): GET and POST /api/vacation; its access tokens for programs
+// (tokens.js): GET and POST /api/account/tokens, POST /api/account/tokens/revoke.
 // Failures are thrown as ApiError with a message fit to show (HTTP status and the server's words)
 // and the server's error code (`code`: "busy", "no_puzzle", …; null when it gave none).
 import { t } from "./i18n.js";
@@ -158,6 +159,11 @@ function mailSettings(d) {
   if (typeof d.available !== "boolean") throw new ApiError(t("api.notJson"), 200);
   return d;
 }
+// The account's access tokens (tokens.js): {tokens: [{id, label, scopes, created, last_used}]};
+// a new one's answer holds `token`, this once.
+export const getTokens = () => getJson("/api/account/tokens");
+export const makeToken = (label, scopes) => postJson("/api/account/tokens", { label, scopes });
+export const revokeToken = (id) => postJson("/api/account/tokens/revoke", { id });
 export const getMail = () => getJson("/api/account/mail").then(mailSettings);
 export const postMail = (body) => postJson("/api/account/mail", body).then(mailSettings);
 

@@ -50,6 +50,7 @@ import { setupNotes, notesWelcome, onNotification, renderNotes } from "./notices
 import { setupRelations, relationsWelcome, renderFollowing, loadRelations } from "./relations.js";
 import { setupReport } from "./report.js";
 import { setupMail, mailWelcome } from "./mail.js";
+import { setupTokens } from "./tokens.js";
 import { setupVacation } from "./vacation.js";
 import { setupMod, renderMod, openMod, modWelcome } from "./moderation.js";
 import { setupPlaying, playingWelcome, renderPlayingBadge, reloadPlayingSoon, showPlayingCard, CARD_HASH } from "./playing.js";
@@ -484,6 +485,7 @@ function main() {
   setupPlaying();
   setupRelations();
   setupMail();
+  setupTokens();
   setupVacation();
   setupReport();
   setupMod();

@@ -14,6 +14,7 @@ import { renderChallengeButton } from "./challenge.js";
 import { loadRelations, renderProfileRelations, renderBlockedList } from "./relations.js";
 import { renderReportButton } from "./report.js";
 import { loadMail, renderMail } from "./mail.js";
+import { renderTokens } from "./tokens.js";
 import { loadVacation, renderVacation } from "./vacation.js";
 
 // S.profile: {name, data, error, loading, cat}
@@ -71,6 +72,7 @@ export function renderProfile() {
   renderBlockedList(d);
   renderMail();
   renderVacation();
+  renderTokens();
 }
 
 function renderRatingCards(d, cats) {
