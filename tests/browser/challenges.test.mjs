@@ -11,10 +11,17 @@
 // is not told of a public game; on again, told. On this device: the bell's "Notify me on this
 // device" asks the browser; a challenge arriving while the page is hidden is a system
 // notification from the service worker; a game_over notification in words ("you lost").
+// A program (tests/engine/random_engine.py, written from docs/ENGINE.md alone) plays as a bot
+// account through `trunkfield bridge` (issue 36): Ann challenges it from its page (rated), the
+// bridge takes it, Ann sets up and plays a turn by clicking, the engine answers, Ann resigns; the
+// bot is marked BOT on the game page and the game is rated on Ann's page.
 // Screenshots (TF_ARTIFACTS): challenge-*.png, bell-*.png (Ann on a desktop, Bob on a phone).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DESKTOP, PHONE, serverAndBrowser, PageProblems, TcpPlayer, tcpAccount, accountPage as newAccountPage, shot, sleep } from "./lib.mjs";
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { DESKTOP, PHONE, serverAndBrowser, PageProblems, TcpPlayer, tcpAccount, accountPage as newAccountPage, shot, sleep,
+  cell, cellName, clickTurn, waitMyTurn, EXAMPLE } from "./lib.mjs";
 
 let server, browser;
 const problems = new PageProblems();
@@ -370,4 +377,59 @@ test("on this device: asked from the bell's panel; a challenge while the page is
   assert.ok(await bob.locator("#bell-push-btn").isHidden());
   assert.match(await text(bob, "#bell-push-note"), /blocks notifications/);
   await ctx.close();
+});
+
+test("a program plays as a bot account through the bridge: challenged from its page, a rated game", async () => {
+  const cli = process.env.TF_CLI_BIN;
+  assert.ok(cli, "TF_CLI_BIN names the trunkfield client");
+  const rando = await tcpAccount(server, "Rando_c");
+  rando.close();
+  const made = await fetch(`${server.base}/api/account/bot`, { method: "POST", headers: { Authorization: `Bearer ${rando.token}` } });
+  assert.equal(made.status, 200);
+  const engine = path.resolve("../engine/random_engine.py");
+  const bridge = spawn(cli, ["bridge", "--server", `127.0.0.1:${server.tcpPort}`, "--engine", `/usr/bin/python3 ${engine} 7`,
+    "--token", rando.token, "--games", "1"], { stdio: ["ignore", "pipe", "pipe"] });
+  let said = "";
+  bridge.stdout.on("data", (d) => (said += d));
+  bridge.stderr.on("data", (d) => (said += d));
+  const ended = new Promise((resolve) => bridge.on("exit", resolve));
+  try {
+    const ann = await accountPage("Ann_b", DESKTOP);
+    await ann.goto(`${server.base}/@/Rando_c`);
+    await ann.waitForSelector("#pf-body:not([hidden])");
+    assert.equal(await ann.locator("#pf-name .bot-badge").innerText(), "BOT");
+    await ann.click("#pf-challenge");
+    await ann.waitForSelector("#challenge-dialog[open]");
+    await ann.selectOption("#ch-color", "silver");
+    await ann.selectOption("#ch-time", "300000/5000");
+    await ann.check("#ch-rated");
+    await ann.click("#ch-send");
+    await ann.waitForURL(/\/g\/[a-z0-9]+$/);
+    const code = new URL(ann.url()).pathname.split("/")[2];
+    // The bridge takes it: Ann sets up first.
+    await ann.waitForSelector("#send-btn:not([hidden])", { timeout: 20000 });
+    await ann.waitForSelector("#game .pcard .bot-badge"); // the bot's seat is marked BOT
+    assert.equal(await ann.locator("#game .pcard .bot-badge").count(), 1);
+    for (const c of [...EXAMPLE.silver.elephants, ...EXAMPLE.silver.guardians]) await cell(ann, cellName(c, 9)).click();
+    await ann.click("#send-btn");
+    await waitMyTurn(ann, 30000);
+    await clickTurn(ann, EXAMPLE.turns[0], 9);
+    await ann.click("#send-btn");
+    // The engine answers with a turn of its own.
+    await waitMyTurn(ann, 30000);
+    const turns = await ann.evaluate((c) => window.trunkfield.S.games.get(c).turns.length, code);
+    assert.equal(turns, 2);
+    await shot(ann, "challenge-bot-game-desktop");
+    await ann.click("#resign-btn");
+    await ann.click("#resign-btn");
+    await ann.waitForSelector('#result-ratings[data-state="done"]', { timeout: 15000 });
+    assert.equal(await ann.locator("#result-ratings .rating-line").count(), 2, "rated: both ratings changed");
+    assert.equal(await Promise.race([ended, sleep(15000).then(() => "still running")]), 0, `the bridge ends after its game: ${said}`);
+    const g = await (await fetch(`${server.base}/api/games/${code}`)).json();
+    assert.equal(g.rated, true);
+    assert.equal(g.players.bronze.bot, true);
+    await ann.context().close();
+  } finally {
+    bridge.kill();
+  }
 });

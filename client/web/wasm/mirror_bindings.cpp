@@ -69,6 +69,7 @@ json view(const GameMirror& m) {
                  {"name", seat->player.name},
                  {"away", nullptr},
                  {"rating", seat->rating ? rating_json(*seat->rating) : json(nullptr)}};
+            if (seat->player.bot) v["bot"] = true;  // PROTOCOL.md "Bot accounts"
             if (seat->away)
                 v["away"] = {{"claim_at", seat->away->claim_at},
                              {"award_at", seat->away->award_at}};
