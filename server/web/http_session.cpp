@@ -392,6 +392,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         if (stream) {
             auto res = make(req, http::status::ok, "application/x-ndjson", "");
             res->set(http::field::cache_control, "no-store");
+            res->set("X-Accel-Buffering", "no");  // nginx passes each line on at once
             for (const auto& [k, v] : headers) res->set(k, v);
             res->keep_alive(false);
             res->erase(http::field::content_length);

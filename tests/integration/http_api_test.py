@@ -376,6 +376,12 @@ def one_node(srv, tag):
     # The bot plays with an access token from here on.
     bot = access_tokens(srv, tag, session)
 
+    # A stream's head: NDJSON, not to be buffered by a proxy (nginx: X-Accel-Buffering).
+    head = subprocess.run(["curl", "-sS", "-i", "-N", "--max-time", "2", "-H",
+                           f"Authorization: Bearer {bot}", f"http://127.0.0.1:{port}/api/stream/event"],
+                          capture_output=True).stdout.decode().lower()
+    check("content-type: application/x-ndjson" in head and "x-accel-buffering: no" in head and
+          "transfer-encoding: chunked" in head, f"the stream's head: {head[:400]}")
     events = Stream(port, "/api/stream/event", bot)
     time.sleep(8.5)  # idle: a keep-alive line
     check(events.blank_at, "the event stream sends an empty line when idle")
