@@ -26,8 +26,7 @@ Session::Session(Hub& hub, std::string address)
       conn_id_(next_conn_id++),
       address_(std::move(address)),
       address_key_(client_key(address_)),
-      credits_(hub.cfg.rate_burst),
-      refilled_(std::chrono::steady_clock::now()) {}
+      credits_(hub.cfg.rate_burst, std::chrono::steady_clock::now()) {}
 
 std::string Session::tag() const {
     return fmt::format("{}#{} [{}]", transport(), conn_id_, address_);
@@ -57,16 +56,11 @@ void Session::send_error(Err code, std::string message, std::optional<std::strin
 // Token bucket, checked before parsing. A client that keeps sending while out of credits
 // is disconnected.
 bool Session::take_credit() {
-    auto now = std::chrono::steady_clock::now();
-    double dt = std::chrono::duration<double>(now - refilled_).count();
-    refilled_ = now;
-    credits_ = std::min(hub_.cfg.rate_burst, credits_ + dt * hub_.cfg.rate_per_second);
-    if (credits_ >= 1) {
-        credits_ -= 1;
-        floods_ = 0;
-        return true;
-    }
-    return false;
+    if (!credits_.take(hub_.cfg.rate_per_second, hub_.cfg.rate_burst,
+                       std::chrono::steady_clock::now()))
+        return false;
+    floods_ = 0;
+    return true;
 }
 
 // A message (or ping) that found no credit: rate_limited, and a connection that goes on

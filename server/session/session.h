@@ -18,6 +18,7 @@
 #include "proto/messages.h"
 #include "server/base/participant.h"
 #include "server/lobby/matchmaker.h"
+#include "server/net/credit_bucket.h"
 #include "server/session/hub.h"
 
 namespace tf::server {
@@ -204,8 +205,7 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     std::string address_key_;  // what the per-address limits count it under (conn_limit.h)
     std::optional<boost::asio::steady_timer> match_timer_;
     std::optional<proto::QuickMatch> match_req_;  // a rated request waiting
-    double credits_;
-    std::chrono::steady_clock::time_point refilled_;
+    CreditBucket credits_;
     int floods_ = 0;
     bool lobby_sub_ = false;
     bool hello_pending_ = false;     // a token or an account is being looked up

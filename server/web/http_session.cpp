@@ -318,12 +318,17 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     // executor.
     // A request with `Authorization: Bearer TOKEN` (a player's token, as in `hello`) sees that
     // player's private games too; a token that is not valid sees what anyone sees.
-    void serve_api(Request req) {
+    // The token of `Authorization: Bearer TOKEN` (at most 128 characters), or nullopt.
+    static std::optional<std::string> bearer(const Request& req) {
         auto auth = req[http::field::authorization];
         std::string_view a(auth.data(), auth.size());
-        if (a.substr(0, 7) != "Bearer " || a.size() > 7 + 128)
-            return answer_api(std::move(req), {});
-        hub_.identity.restore(std::string(a.substr(7)), stream_.get_executor(),
+        if (a.substr(0, 7) != "Bearer " || a.size() > 7 + 128) return std::nullopt;
+        return std::string(a.substr(7));
+    }
+    void serve_api(Request req) {
+        auto token = bearer(req);
+        if (!token) return answer_api(std::move(req), {});
+        hub_.identity.restore(*token, stream_.get_executor(),
                               [self = shared_from_this(), req = std::move(req)](
                                   const Read<std::shared_ptr<const Player>>& r) mutable {
                                   PuzzleReader reader;
@@ -335,12 +340,11 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     // The HTTP API for programs (server/web/play_api.h): a valid token first, then a credit of
     // its account's bucket; the answer says the bucket's state in RateLimit-* headers.
     void serve_play(Request req, bool stream) {
-        auto auth = req[http::field::authorization];
-        std::string_view a(auth.data(), auth.size());
-        if (a.substr(0, 7) != "Bearer " || a.size() > 7 + 128)
+        auto bearer_token = bearer(req);
+        if (!bearer_token)
             return send_api(req,
                             api_error(401, "unauthorized", "send Authorization: Bearer TOKEN"));
-        std::string token(a.substr(7));
+        const std::string token = std::move(*bearer_token);
         // An access token: its account, if the request is within its scopes.
         if (is_api_token(token))
             return check_api_token(

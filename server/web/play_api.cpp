@@ -15,6 +15,7 @@
 
 #include "proto/messages.h"
 #include "server/base/metrics.h"
+#include "server/net/credit_bucket.h"
 #include "server/session/session.h"
 
 namespace tf::server {
@@ -95,12 +96,13 @@ class ApiSession : public Session {
 
 // ---- the bucket of each account ----
 
-struct Bucket {
-    double credits = 0;
-    std::chrono::steady_clock::time_point at;
-};
 std::mutex g_buckets_m;
-std::unordered_map<std::string, Bucket> g_buckets;
+std::unordered_map<std::string, CreditBucket> g_buckets;
+
+// The target without its query.
+std::string_view path_of(std::string_view target) {
+    return target.substr(0, target.find('?'));
+}
 
 // ---- routes ----
 
@@ -109,7 +111,7 @@ struct Route {
     std::string base, subject, action;
 };
 std::optional<Route> route(std::string_view target) {
-    if (auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
+    target = path_of(target);
     for (std::string_view base : {"/api/game/", "/api/challenge/"}) {
         if (target.substr(0, base.size()) != base) continue;
         auto rest = target.substr(base.size());
@@ -165,6 +167,16 @@ unsigned status_of(Err code) {
         default:
             return 409;  // the game's state refuses it: not your turn, stale, over, full...
     }
+}
+
+// A refusal as the API answers it, from the socket protocol's error message `m`: its code,
+// message (and rule, version and game when it has them), under the code's status.
+ApiResponse refusal_of(const json& m) {
+    json e = {{"error", m.value("code", "internal")}, {"message", m.value("message", "")}};
+    for (const char* k : {"rule", "version", "game"})
+        if (m.contains(k) && !m[k].is_null()) e[k] = m[k];
+    auto code = proto::err_from_name(e["error"].get<std::string>());
+    return ApiResponse{code ? status_of(*code) : 409, "application/json", e.dump(), ""};
 }
 
 ApiResponse bad_request(std::string message) {
@@ -244,13 +256,7 @@ std::optional<ApiResponse> answer_of(const std::string& text, const std::string&
     auto m = json::parse(text, nullptr, false);
     if (!m.is_object()) return std::nullopt;
     const std::string type = m.value("type", "");
-    if (type == "error") {
-        json e = {{"error", m.value("code", "internal")}, {"message", m.value("message", "")}};
-        for (const char* k : {"rule", "version", "game"})
-            if (m.contains(k) && !m[k].is_null()) e[k] = m[k];
-        auto code = proto::err_from_name(e["error"].get<std::string>());
-        return ApiResponse{code ? status_of(*code) : 409, "application/json", e.dump(), ""};
-    }
+    if (type == "error") return refusal_of(m);
     auto ok = [](json j) { return ApiResponse{200, "application/json", j.dump(), ""}; };
     if (type == "ack" && m.value("ref", "") == ref)
         return ok({{"ok", true}, {"version", m.value("version", std::int64_t(0))}});
@@ -311,11 +317,8 @@ class PlayStream : public std::enable_shared_from_this<PlayStream> {
             return;
         }
         if (type == "notification" || type == "pong") return;
-        if (!opened_ && type == "error") {  // the game cannot be watched: no stream
-            auto code = proto::err_from_name(m.value("code", "internal"));
-            json e = {{"error", m.value("code", "internal")}, {"message", m.value("message", "")}};
-            return refuse(code ? status_of(*code) : 409, e.dump());
-        }
+        if (!opened_ && type == "error")  // the game cannot be watched: no stream
+            return refuse(refusal_of(m));
         open();
         line(text);
         // A game that is over ends its stream (a rated game's `ratings` event follows its end).
@@ -350,15 +353,18 @@ class PlayStream : public std::enable_shared_from_this<PlayStream> {
         queue(size + l + "\r\n");
         wrote_ = true;
     }
-    void refuse(unsigned status, const std::string& body) {
-        const char* reason = status == 404 ? "Not Found" : status == 403 ? "Forbidden" : "Error";
+    // The stream's head with the refusal's status and type in place of 200 and NDJSON.
+    void refuse(const ApiResponse& a) {
+        const char* reason = a.status == 404   ? "Not Found"
+                             : a.status == 403 ? "Forbidden"
+                                               : "Error";
+        constexpr std::string_view kNdjson = "application/x-ndjson";
         std::string h = head_;
-        h.replace(0, h.find("\r\n"), "HTTP/1.1 " + std::to_string(status) + " " + reason);
-        for (const char* from : {"application/x-ndjson"})
-            if (auto at = h.find(from); at != std::string::npos)
-                h.replace(at, std::string_view(from).size(), "application/json");
+        h.replace(0, h.find("\r\n"), "HTTP/1.1 " + std::to_string(a.status) + " " + reason);
+        if (auto at = h.find(kNdjson); at != std::string::npos)
+            h.replace(at, kNdjson.size(), a.content_type);
         opened_ = true;
-        queue(h + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+        queue(h + "Content-Length: " + std::to_string(a.body.size()) + "\r\n\r\n" + a.body);
         ending_ = true;
         stop();
     }
@@ -453,7 +459,7 @@ const char* scope_of(std::string_view target) {
 }
 
 bool is_stream_target(std::string_view target) {
-    if (auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
+    target = path_of(target);
     return target == "/api/stream/event" || target.substr(0, 17) == "/api/game/stream/";
 }
 
@@ -462,16 +468,9 @@ RateState take_api_credit(const Hub& hub, const std::string& player_id) {
     const auto now = std::chrono::steady_clock::now();
     std::lock_guard lock(g_buckets_m);
     if (g_buckets.size() > 100'000) g_buckets.clear();  // forgets full buckets' owners at worst
-    auto [it, fresh] = g_buckets.try_emplace(player_id, Bucket{burst, now});
-    auto& b = it->second;
-    if (!fresh) {
-        b.credits =
-            std::min(burst, b.credits + std::chrono::duration<double>(now - b.at).count() * rate);
-        b.at = now;
-    }
+    auto& b = g_buckets.try_emplace(player_id, burst, now).first->second;
     RateState s;
-    s.allowed = b.credits >= 1;
-    if (s.allowed) b.credits -= 1;
+    s.allowed = b.take(rate, burst, now);
     s.limit = int(burst);
     s.remaining = int(std::floor(b.credits));
     s.reset_seconds = int(std::ceil((burst - b.credits) / rate));
@@ -529,7 +528,7 @@ void play_api(Hub& hub, const ApiAuth& auth, std::string address, std::string_vi
 void start_play_stream(net::ip::tcp::socket socket, ConnLimiter::Slot slot, Hub& hub,
                        const ApiAuth& auth, std::string address, std::string_view target,
                        std::string head) {
-    if (auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
+    target = path_of(target);
     std::string game;
     if (target.substr(0, 17) == "/api/game/stream/") game = std::string(target.substr(17));
     auto s = std::make_shared<PlayStream>(std::move(socket), std::move(slot), hub, std::move(game),

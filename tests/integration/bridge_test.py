@@ -310,18 +310,8 @@ ANY = _Any()  # the history API's answers are checked by its own tests
 
 
 def main(work, store):
-    srv = ct.one_server(work, store.server_args() if store else [])
-    try:
-        print(f"one node on {'PostgreSQL' if store else 'SQLite'}", flush=True)
-        one_node(srv, work, "pg" if store else "lite")
-    finally:
-        srv.stop()
-        ct.complain(srv.log_path, "the server")
-    if store:
-        print("two nodes", flush=True)
-        with ct.nodes_on_bus(work, store) as nodes:
-            if nodes:
-                across_nodes(*nodes, work)
+    ct.one_then_two(work, store, lambda srv, tag: one_node(srv, work, tag),
+                    lambda one, two, tag: across_nodes(one, two, work))
 
 
 if __name__ == "__main__":

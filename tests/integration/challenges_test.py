@@ -510,6 +510,25 @@ def nodes_on_bus(work, store, extra=()):
             complain(n.log_path, f"node {i}")
 
 
+def one_then_two(work, store, on_one, on_two):
+    """The usual run of a social test: `on_one(srv, tag)` on one node (SQLite, or PostgreSQL
+    with --pg), the server's log checked; then, with --pg, `on_two(node1, node2, tag)` on two
+    nodes on one database and one Redis bus. `tag` ("lite" or "pg") keeps names apart."""
+    srv = one_server(work, store.server_args() if store else [])
+    tag = "pg" if store else "lite"
+    try:
+        print(f"one node on {'PostgreSQL' if store else 'SQLite'}", flush=True)
+        on_one(srv, tag)
+    finally:
+        srv.stop()
+        complain(srv.log_path, "the server")
+    if store:
+        print("two nodes", flush=True)
+        with nodes_on_bus(work, store) as nodes:
+            if nodes:
+                on_two(*nodes, tag)
+
+
 def two_nodes(work, store):
     """Node 1 and node 2 on one database and one Redis bus."""
     with nodes_on_bus(work, store) as nodes:

@@ -40,7 +40,7 @@ import warnings
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import challenges_test as ct  # noqa: E402  (Player, check, note, run, one_server, nodes_on_bus)
+import challenges_test as ct  # noqa: E402  (Player, check, note, run, one_then_two)
 import jsonschema  # noqa: E402
 
 check, note = ct.check, ct.note
@@ -479,19 +479,7 @@ def across_nodes(one, two, tag):
 
 
 def main(work, store):
-    srv = ct.one_server(work, store.server_args() if store else [])
-    tag = "pg" if store else "lite"
-    try:
-        print(f"one node on {'PostgreSQL' if store else 'SQLite'}", flush=True)
-        one_node(srv, tag)
-    finally:
-        srv.stop()
-        ct.complain(srv.log_path, "the server")
-    if store:
-        print("two nodes", flush=True)
-        with ct.nodes_on_bus(work, store) as nodes:
-            if nodes:
-                across_nodes(*nodes, tag)
+    ct.one_then_two(work, store, one_node, across_nodes)
 
 
 if __name__ == "__main__":
