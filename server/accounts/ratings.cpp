@@ -58,11 +58,12 @@ proto::RatingView rating_view(const StoredRating& r, std::int64_t now_ms) {
 
 bool reserved_username(std::string_view username) {
     const std::string k = username_key(username);
-    static const char* const exact[] = {
-        "admin",     "administrator", "root",      "system",  "server", "trunkfield",
-        "staff",     "mod",           "moderator", "support", "help",   "api",
-        "anonymous", "null",          "undefined", "me",      "you",    "bot",
-        "guest",     "computer",      "official"};
+    static const char* const exact[] = {"admin", "administrator", "root", "system", "server",
+                                        "trunkfield", "staff", "mod", "moderator", "support",
+                                        "help", "api", "anonymous", "null", "undefined", "me",
+                                        "you", "bot", "guest", "computer", "official",
+                                        // the house bots (server/accounts/house_bots.h)
+                                        "level1", "level2", "level3", "level4", "level5"};
     for (const char* e : exact)
         if (k == e) return true;
     // guest-1a2b is how guests are named; bot-3 how the computer opponent is.

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "proto/messages.h"
+#include "server/app/house_bots_setup.h"
 #include "server/app/startup_wait.h"
 #include "server/app/systemd.h"
 #include "server/base/io_thread.h"
@@ -305,6 +306,7 @@ class Node {
         http_->run();
         tcp_->run();
         if (hub_->social) hub_->social->vacations()->start();  // the rooms are back: they are told
+        if (hub_->cfg.house_bots) make_house_bots(*hub_);
         return true;
     }
 

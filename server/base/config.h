@@ -34,6 +34,7 @@ struct Config {
     double award_seconds = -1;    // after the grace: win awarded unclaimed; <0: = grace
     bool mine_puzzles = false;    // find puzzles in finished public games (a low-priority thread)
     int mine_puzzles_every = 60;  // seconds between looks for games to mine when none was found
+    bool house_bots = true;       // the built-in levels as bot accounts Level1..5 (made at start)
     double bot_pace = 1;          // x the bot's human-like moment before its move; 0: at once
     double stall_seconds = 0;     // the stalling limit for every game; 0: from the time control
     double start_timeout_seconds = 120;  // both seats filled -> silver's first turn, or abort

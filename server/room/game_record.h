@@ -38,6 +38,9 @@ struct RoomParams {
     // A challenge (proto/PROTOCOL.md "Challenges"): the only account that may take the free
     // seat (it may also decline); empty for any other game.
     std::string invitee_id = {}, invitee_name = {};
+    // With bot_level: the computer holds its seat as this house bot's account
+    // (server/accounts/house_bots.h), else as "Computer (level N)".
+    std::optional<Player> bot_account = {};
 };
 
 // A finished game kept as a summary (room_summary.cpp): what the record answers without the

@@ -94,9 +94,10 @@ void Room::tell_spectators(int count, TimePoint now) {
 void Room::open(Who who, Msg created) {
     on_strand([this, who = std::move(who), created = std::move(created)] {
         if (auto s = bot_side()) {  // the computer sits down at once: the game starts
-            rec_.seats[idx(*s)] =
+            rec_.seats[idx(*s)] = params_.bot_account.value_or(
                 Player{"bot" + std::to_string(*params_.bot_level),
-                       "Computer (level " + std::to_string(*params_.bot_level) + ")"};
+                       "Computer (level " + std::to_string(*params_.bot_level) + ")"});
+            if (params_.bot_account) read_seat_rating(*s);
             watchers_.recount();
             rec_.status = Status::Playing;
             due_.start = SteadyClock::now() + limits_.start_timeout;

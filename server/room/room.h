@@ -273,6 +273,7 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // the changes once the store applied them with the game's end.
     void note_rating(Side s);  // ratings_.seat from the book
     void read_seat_ratings();  // after a restore
+    void read_seat_rating(Side s);
 
     // What the room shows of itself (room_view.h): snapshots, lobby and live entries, clocks.
     RoomView view() const {

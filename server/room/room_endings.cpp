@@ -97,7 +97,11 @@ void Room::start_rematch() {
     next.quick_match = true;  // both seats are taken at once: never in the open list
     const Side cs = params_.creator_side;
     Player creator = *rec_.seats[idx(params_.bot_level ? cs : ~cs)];
-    if (params_.bot_level) next.creator_side = ~cs;
+    if (params_.bot_level) {
+        next.creator_side = ~cs;
+        // A house bot plays the rematch as itself (a restored room's params do not say so).
+        if (rec_.seats[idx(~cs)]->bot) next.bot_account = *rec_.seats[idx(~cs)];
+    }
     std::optional<Player> joiner;
     if (!params_.bot_level) joiner = *rec_.seats[idx(cs)];
     env_.directory.create(next, creator, ex_,
@@ -142,15 +146,18 @@ void Room::note_rating(Side s) {
 
 // A game restored at start: the book is empty, the store knows the ratings.
 void Room::read_seat_ratings() {
-    for (Side s : {Side::Silver, Side::Bronze}) {
-        if (!rec_.seats[idx(s)]) continue;
-        store_.read_ratings(rec_.seats[idx(s)]->id, ex_,
-                            [self = shared_from_this(), s](Read<std::vector<StoredRating>> r) {
-                                if (!r.ok() || !self->rec_.seats[idx(s)]) return;
-                                self->env_.ratings.set(self->rec_.seats[idx(s)]->id, *r.value);
-                                if (!self->ratings_.changes) self->note_rating(s);
-                            });
-    }
+    for (Side s : {Side::Silver, Side::Bronze})
+        if (rec_.seats[idx(s)]) read_seat_rating(s);
+}
+
+// A seat whose player's ratings this node may not have seen (a house bot never logs in).
+void Room::read_seat_rating(Side s) {
+    store_.read_ratings(rec_.seats[idx(s)]->id, ex_,
+                        [self = shared_from_this(), s](Read<std::vector<StoredRating>> r) {
+                            if (!r.ok() || !self->rec_.seats[idx(s)]) return;
+                            self->env_.ratings.set(self->rec_.seats[idx(s)]->id, *r.value);
+                            if (!self->ratings_.changes) self->note_rating(s);
+                        });
 }
 
 // The store applied a rated game's result with its end: everyone watching hears the changes

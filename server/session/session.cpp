@@ -7,6 +7,7 @@
 #include <random>
 
 #include "server/accounts/display_name.h"
+#include "server/accounts/house_bots.h"
 #include "server/base/metrics.h"
 #include "server/base/time.h"
 #include "server/room/room.h"
@@ -489,6 +490,13 @@ void Session::challenge(RoomParams params, const std::string& to, std::optional<
                                             "again in a moment",
                                             ref);
                 return self->send_error(Err::UnknownPlayer, "no account is called " + to, ref);
+            }
+            if (auto level = house_bot_level(**r.value)) {
+                // A house bot takes every challenge at once: the room's computer plays it.
+                params.bot_level = level;
+                params.bot_account =
+                    Player{(*r.value)->player_id, (*r.value)->username, true, true};
+                return self->create_game(std::move(params), std::move(ref));
             }
             params.invitee_id = (*r.value)->player_id;
             params.invitee_name = (*r.value)->username;

@@ -117,8 +117,8 @@ test("register, sign out, sign in again; errors in words next to their field", a
   await page.selectOption("#cv-time", "300000/5000");
   assert.match(await text(page, "#cv-rated-hint"), /Rapid rating/);
   await page.selectOption("#cv-opponent", "2");
-  assert.ok(await page.locator("#cv-rated").isDisabled());
-  assert.match(await text(page, "#cv-rated-hint"), /computer are not rated/);
+  assert.ok(await page.locator("#cv-rated").isEnabled(), "rated against the computer: its house bot");
+  assert.match(await text(page, "#cv-rated-hint"), /Rated against the bot account Level2: counts for your Rapid rating/);
   await page.selectOption("#cv-opponent", "");
   assert.ok(await page.locator("#qm-rated").isEnabled());
   await page.selectOption("#qm-variant", "tiny");

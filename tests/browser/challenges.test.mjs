@@ -433,3 +433,45 @@ test("a program plays as a bot account through the bridge: challenged from its p
     bridge.kill();
   }
 });
+
+test("a rated game against the computer is a challenge to its house bot, played at once; its rematch too", async () => {
+  const ann = await accountPage("Ann_h", DESKTOP);
+  await ann.goto(`${server.base}/`);
+  await ann.waitForSelector("#create-form");
+  await ann.selectOption("#cv-opponent", "1");
+  await ann.selectOption("#cv-color", "silver");
+  await ann.selectOption("#cv-time", "300000/5000");
+  await ann.check("#cv-rated");
+  assert.match(await text(ann, "#cv-rated-hint"), /Rated against the bot account Level1/);
+  await shot(ann, "house-bot-lobby-desktop");
+  await ann.click("#create-btn");
+  await ann.waitForURL(/\/g\/[a-z0-9]+$/);
+  const code = new URL(ann.url()).pathname.split("/")[2];
+  // No acceptance to wait for: the server seats Level1, marked BOT, and Ann sets up.
+  await ann.waitForSelector("#send-btn:not([hidden])", { timeout: 20000 });
+  await ann.waitForSelector("#game .pcard .bot-badge");
+  assert.deepEqual(await shownGame(ann), { code, status: "playing", silver: "Ann_h", bronze: "Level1" });
+  for (const c of [...EXAMPLE.silver.elephants, ...EXAMPLE.silver.guardians]) await cell(ann, cellName(c, 9)).click();
+  await ann.click("#send-btn");
+  await waitMyTurn(ann, 30000);
+  await clickTurn(ann, EXAMPLE.turns[0], 9);
+  await ann.click("#send-btn");
+  await waitMyTurn(ann, 30000); // the house bot answered
+  await shot(ann, "house-bot-game-desktop");
+  await ann.click("#resign-btn");
+  await ann.click("#resign-btn");
+  await ann.waitForSelector('#result-ratings[data-state="done"]', { timeout: 15000 });
+  assert.equal(await ann.locator("#result-ratings .rating-line").count(), 2, "rated: both ratings changed");
+  const g = await (await fetch(`${server.base}/api/games/${code}`)).json();
+  assert.equal(g.rated, true);
+  assert.equal(g.players.bronze.name, "Level1");
+  assert.equal(g.players.bronze.bot, true);
+  // The rematch is taken at once: Level1 again, on the other side.
+  await ann.click("#rematch-btn");
+  await ann.waitForURL((u) => /\/g\/[a-z0-9]+$/.test(u.pathname) && !u.pathname.endsWith(code), { timeout: 15000 });
+  await ann.waitForSelector("#game .pcard .bot-badge");
+  const next = await shownGame(ann);
+  assert.equal(next.silver, "Level1");
+  assert.equal(next.bronze, "Ann_h");
+  await ann.context().close();
+});

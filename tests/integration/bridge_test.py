@@ -17,7 +17,9 @@ One node (SQLite, or PostgreSQL with --pg):
     built-in level 1 runs as a bot account (`trunkfield bot --challenges --from bots`), declines
     ann's challenge `only_bot` and takes the rated challenge of robo's bridge
     (`--challenge`): two bots play a rated game to the end, marked bots in the snapshot, the
-    challenge notification, the history, the player pages; the leaderboard's `bots` board.
+    challenge notification, the history, the player pages; the leaderboard's `bots` board;
+    robo's bridge challenges the house bot Level1 (the server's own level 1), rated, and plays
+    it to the end.
 With --pg, and redis-server installed, also two nodes on one database and one Redis bus: the
 bridge and ann's bot are given both nodes; node 1, which runs their game, stops mid-game; both
 reconnect to node 2 (ann's bot starts after), which takes the game over, and the game ends.
@@ -257,6 +259,17 @@ def bot_accounts(srv, work, tag, played):
         if br:
             br.stop()
         lvl.stop()
+    # The built-in level 1 as the house bot Level1 (PROTOCOL.md "House bots"): robo's engine
+    # challenges it, rated, through the bridge, and plays it to the end.
+    house = bridge(work, "house", [srv], robo.token, "--challenge", "Level1", "--rated",
+                   "--clock", "2+1", "--size", "7", "--games", "1")
+    check(house.finish(300) == 0, f"robo's bridge plays Level1 to the end:\n{house.text()[-3000:]}")
+    out = house.text()
+    hcode = out.split("(game ", 1)[1].split(")", 1)[0] if "(game " in out else ""
+    st, g, text = ct.api(srv.http, "GET", f"/api/games/{hcode}", schema=history_validator("game"))
+    check(st == 200 and g["status"] == "over" and g["rated"] and
+          {g["players"][s]["name"] for s in ("silver", "bronze")} == {"Level1", robo.username},
+          f"the history: robo's rated game against the house bot Level1, finished: {text[:400]}")
     st, g, text = ct.api(srv.http, "GET", f"/api/games/{code}", schema=history_validator("game"))
     check(st == 200 and g["status"] == "over" and g["rated"] and
           all(g["players"][s].get("bot") is True for s in ("silver", "bronze")),

@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "server/accounts/display_name.h"
+#include "server/accounts/house_bots.h"
 #include "server/accounts/login_limit.h"
 #include "server/accounts/password_policy.h"
+#include "server/base/secrets.h"
 #include "server/lobby/listings.h"
 #include "server/lobby/player_index.h"
 #include "server/net/client_address.h"
@@ -217,6 +219,25 @@ TEST_CASE("guest names") {
     CHECK(!reserved_guest_name("bot-3"));
     CHECK(reserved_guest_name("bot"));
     CHECK(!reserved_guest_name("ann"));
+    CHECK(reserved_guest_name("LEVEL3"));  // a house bot's name
+    CHECK(!reserved_guest_name("level6"));
+}
+
+TEST_CASE("house bots: the marked bot accounts named for a level") {
+    StoredAccount a{"p1", "Level3", kHouseBotMark, 0, true};
+    CHECK(house_bot_name(3) == "Level3");
+    CHECK(house_bot_level(a) == 3);
+    a.username = "level5";
+    CHECK(house_bot_level(a) == 5);
+    a.bot = false;  // marked, not (yet) a bot: no
+    CHECK(!house_bot_level(a));
+    a.bot = true;
+    a.pw_hash = "$argon2id$v=19$m=65536,t=2,p=1$...";  // a person's account with the name
+    CHECK(!house_bot_level(a));
+    a.pw_hash = kHouseBotMark;
+    a.username = "Level6";
+    CHECK(!house_bot_level(a));
+    CHECK(!check_password("!house-bot", kHouseBotMark));  // nobody logs in as one
 }
 
 TEST_CASE("player index: open-game places per player and per address") {

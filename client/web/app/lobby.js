@@ -105,13 +105,14 @@ function renderRatedToggles() {
   const acct = !!S.me?.account;
   const createVariant = { size: Number($("cv-size").value), elephants: Number($("cv-elephants").value),
     burnt: Number($("cv-burnt").value), quiet: Number($("cv-quiet").value) };
-  const bot = !!$("cv-opponent").value;
-  const cvOk = acct && !bot && ratedVariant(createVariant);
+  // Against the computer a rated game is a challenge to its house bot (PROTOCOL.md "House bots").
+  const bot = Number($("cv-opponent").value) || null;
+  const cvOk = acct && ratedVariant(createVariant);
   const cv = $("cv-rated");
   cv.disabled = !cvOk;
   if (!cvOk) cv.checked = false;
-  const cvHint = !acct ? "guest" : bot ? "bot" : !ratedVariant(createVariant) ? "variant" : null;
-  ratedHint($("cv-rated-hint"), cvHint, createVariant, timeControl($("cv-time").value));
+  const cvHint = !acct ? "guest" : !ratedVariant(createVariant) ? "variant" : null;
+  ratedHint($("cv-rated-hint"), cvHint, createVariant, timeControl($("cv-time").value), bot);
   const qmVariant = QUICK_VARIANTS[$("qm-variant").value] ?? QUICK_VARIANTS.standard;
   const qmOk = acct && ratedVariant(qmVariant);
   const qm = $("qm-rated");
@@ -120,16 +121,17 @@ function renderRatedToggles() {
   ratedHint($("qm-rated-hint"), !acct ? "guest" : !ratedVariant(qmVariant) ? "variant" : null, qmVariant, timeControl($("qm-time").value));
 }
 
-// The words next to a Rated switch (`why`: guest, bot, variant, or null: the category it counts
-// for); the challenge form (challenge.js) has one too.
-export function ratedHint(el, why, variant, tc) {
+// The words next to a Rated switch (`why`: guest, variant, or null: the category it counts for,
+// against the house bot of level `house` when given); the challenge form (challenge.js) has one
+// too.
+export function ratedHint(el, why, variant, tc, house = null) {
   el.replaceChildren();
   el.dataset.why = why ?? "";
   if (why === "guest") {
     el.append(h("button", { type: "button", class: "linkish", text: t("rated.signIn"), onclick: () => openSignIn("login") }),
       ` ${t("rated.toPlayRated")}`);
-  } else if (why === "bot") el.textContent = t("rated.noBot");
-  else if (why === "variant") el.textContent = t("rated.noVariant");
+  } else if (why === "variant") el.textContent = t("rated.noVariant");
+  else if (house) el.textContent = t("rated.house", { cat: categoryName(categoryOf(variant, tc)), name: `Level${house}` });
   else el.textContent = t("rated.category", { cat: categoryName(categoryOf(variant, tc)) });
 }
 
@@ -276,7 +278,11 @@ export function setupLobby() {
     };
     const bot = Number($("cv-opponent").value);
     if ($("cv-rated").checked && !$("cv-rated").disabled) msg.rated = true;
-    if (bot >= 1 && bot <= 5) {
+    if (bot >= 1 && bot <= 5 && msg.rated) {
+      // rated: a challenge to the house bot of that level, seated at once by the server
+      Object.assign(msg, { to: `Level${bot}`, public: false });
+      S.bot = null;
+    } else if (bot >= 1 && bot <= 5) {
       msg.bot = bot;
       S.bot = { level: bot, at: Date.now() };
     } else S.bot = null;

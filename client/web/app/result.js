@@ -5,7 +5,7 @@
 // replay, the lobby. Spectators get a link to the rematch when the players start one.
 import { $, h, other, SideName, sideName, playerName } from "./dom.js";
 import { t } from "./i18n.js";
-import { S, send, mySide, botLevel } from "./state.js";
+import { S, send, mySide, botLevel, houseBot } from "./state.js";
 import { ratingChange, ratingText, diffSpan, categoryName } from "./ratings.js";
 import { isLocalCode } from "./device.js";
 
@@ -151,8 +151,10 @@ export function sameSettings(G) {
   const msg = { type: "create_game", variant: G.state.variant, time_control: G.timeControl ?? null,
     color: c?.color ?? side ?? "random", public: c?.public ?? true };
   const bot = botLevel(G.players[other(side)]);
+  const house = houseBot(G.players[other(side)]);
   if (bot) msg.bot = bot;
   else if (G.rated && S.me?.account) msg.rated = true;
+  if (house) Object.assign(msg, { to: G.players[other(side)].name, public: false }); // the same house bot
   return msg;
 }
 

@@ -70,6 +70,13 @@ function setCreateButtons(busy) {
 export const mySide = (G) =>
   G?.localSide ?? (["silver", "bronze"].find((s) => G?.players?.[s] && S.me && G.players[s].id === S.me.player_id) ?? null);
 
+// A house bot (PROTOCOL.md "House bots": the bot account "Level3", played by the server's own
+// computer): its level, else null.
+export const houseBot = (player) => {
+  const m = player?.bot ? /^Level([1-5])$/.exec(player.name ?? "") : null;
+  return m ? Number(m[1]) : null;
+};
+
 // A server-seated computer player ({id: "bot3", name: "Computer (level 3)"}): its level, else null.
 export const botLevel = (player) => {
   const m = /^bot([1-5])$/.exec(player?.id ?? "");

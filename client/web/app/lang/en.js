@@ -727,7 +727,7 @@ export const en = {
   "rated.label": "Rated",
   "rated.signIn": "Sign in",
   "rated.toPlayRated": "to play rated.",
-  "rated.noBot": "Games against the computer are not rated.",
+  "rated.house": "Rated against the bot account {name}: counts for your {cat} rating.",
   "rated.noVariant": "Only the standard 9×9 and small 7×7 games are rated.",
   "rated.category": "Counts for your {cat} rating.",
   "qm.lookingRated": "Looking for a rated opponent ({variant}, {tc})…",

@@ -727,7 +727,7 @@ export const fr = {
   "rated.label": "Classée",
   "rated.signIn": "Connectez-vous",
   "rated.toPlayRated": "pour jouer des parties classées.",
-  "rated.noBot": "Les parties contre l'ordinateur ne sont pas classées.",
+  "rated.house": "Classée contre le compte bot {name} : compte pour votre classement {cat}.",
   "rated.noVariant": "Seules les parties standard 9×9 et petit 7×7 sont classées.",
   "rated.category": "Compte pour votre classement {cat}.",
   "qm.lookingRated": "Recherche d'un adversaire pour une partie classée ({variant}, {tc})…",
