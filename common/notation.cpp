@@ -1,6 +1,8 @@
 #include "notation.h"
 
+#include <algorithm>
 #include <charconv>
+#include <optional>
 #include <vector>
 
 namespace tf {
@@ -106,6 +108,51 @@ Expected<Turn> turn_from_notation(std::string_view s, int n) {
         t.guardians.push_back(GuardianMove{*c, g[k] == '+' ? Rot::Cw : Rot::Ccw, steps});
     }
     return t;
+}
+
+std::vector<std::string> split_words(std::string_view s) {
+    std::vector<std::string> out;
+    std::size_t i = 0;
+    while (i < s.size()) {
+        while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+        std::size_t j = i;
+        while (j < s.size() && s[j] != ' ' && s[j] != '\t') ++j;
+        if (j > i) out.emplace_back(s.substr(i, j - i));
+        i = j;
+    }
+    return out;
+}
+
+std::optional<Setup> parse_setup_words(const std::vector<std::string>& words, int size,
+                                       std::string& err) {
+    Setup s;
+    for (std::string w : words) {
+        std::replace(w.begin(), w.end(), ',', ' ');
+        for (const std::string& part : split_words(w)) {
+            if (part == "|") continue;
+            std::string_view p = part;
+            // "a1|Sa" written without spaces
+            std::size_t bar = p.find('|');
+            std::vector<std::string_view> pieces;
+            if (bar != std::string_view::npos) {
+                if (bar > 0) pieces.push_back(p.substr(0, bar));
+                if (bar + 1 < p.size()) pieces.push_back(p.substr(bar + 1));
+            } else {
+                pieces.push_back(p);
+            }
+            for (std::string_view piece : pieces) {
+                auto c = parse_cell_name(piece, size);
+                if (!c) {
+                    err = "'" + std::string(piece) + "' is not a cell of this board";
+                    return std::nullopt;
+                }
+                Variant v;
+                v.size = size;
+                (v.in_field(*c) ? s.elephants : s.guardians).push_back(*c);
+            }
+        }
+    }
+    return s;
 }
 
 }  // namespace tf

@@ -18,7 +18,7 @@
 #include "common/bot.h"
 #include "common/notation.h"
 #include "engine_cmd.h"
-#include "engine_text.h"
+#include "common/engine_text.h"
 #include "play_input.h"
 
 namespace tf::cli {

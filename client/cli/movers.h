@@ -9,7 +9,7 @@
 #include <string>
 
 #include "client/lib/game_mirror.h"
-#include "engine_text.h"
+#include "common/engine_driver.h"
 
 namespace tf::cli {
 
@@ -19,11 +19,8 @@ struct MoverError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-struct Move {
-    bool is_setup = false;
-    Setup setup;
-    Turn turn;
-};
+// A setup or a turn, as the engine protocol answers it.
+using Move = engine::EngineMove;
 
 class Mover {
   public:

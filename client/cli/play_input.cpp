@@ -36,19 +36,6 @@ bool parse_decimal(std::string_view s, double& out) {
 
 }  // namespace
 
-std::vector<std::string> split_words(std::string_view s) {
-    std::vector<std::string> out;
-    std::size_t i = 0;
-    while (i < s.size()) {
-        while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-        std::size_t j = i;
-        while (j < s.size() && s[j] != ' ' && s[j] != '\t') ++j;
-        if (j > i) out.emplace_back(s.substr(i, j - i));
-        i = j;
-    }
-    return out;
-}
-
 namespace {
 
 // The days of a correspondence time control as written: "3d", "3 days", "1day", "corr:3" give
@@ -188,38 +175,6 @@ std::optional<GameOptions> parse_game_options(const std::vector<std::string>& wo
         return std::nullopt;
     }
     return o;
-}
-
-std::optional<Setup> parse_setup_words(const std::vector<std::string>& words, int size,
-                                       std::string& err) {
-    Setup s;
-    for (std::string w : words) {
-        std::replace(w.begin(), w.end(), ',', ' ');
-        for (const std::string& part : split_words(w)) {
-            if (part == "|") continue;
-            std::string_view p = part;
-            // "a1|Sa" written without spaces
-            std::size_t bar = p.find('|');
-            std::vector<std::string_view> pieces;
-            if (bar != std::string_view::npos) {
-                if (bar > 0) pieces.push_back(p.substr(0, bar));
-                if (bar + 1 < p.size()) pieces.push_back(p.substr(bar + 1));
-            } else {
-                pieces.push_back(p);
-            }
-            for (std::string_view piece : pieces) {
-                auto c = parse_cell_name(piece, size);
-                if (!c) {
-                    err = "'" + std::string(piece) + "' is not a cell of this board";
-                    return std::nullopt;
-                }
-                Variant v;
-                v.size = size;
-                (v.in_field(*c) ? s.elephants : s.guardians).push_back(*c);
-            }
-        }
-    }
-    return s;
 }
 
 std::string setup_to_text(const Setup& s, int size) {

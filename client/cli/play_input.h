@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "common/game.h"
+#include "common/notation.h"
 #include "proto/messages.h"
 
 namespace tf::play {
 
-std::vector<std::string> split_words(std::string_view s);
+using ::tf::split_words;  // common/notation.h
 
 // `create`/`quick` arguments: size=N elephants=E burnt=B quiet=Q time=MIN+INC|DAYSd side=S
 // private.
@@ -35,10 +36,8 @@ bool parse_time_control(std::string_view s, std::optional<proto::TimeControl>& o
 // "5+3", "0.5+1.5", "3 days per move", "untimed".
 std::string describe_time_control(const std::optional<proto::TimeControl>& tc);
 
-// `setup a1 c1 e1 g1 i1 | Sa Nd`: field cells are elephants, ring cells guardians; `|` and
-// commas are optional separators. Returns nullopt and sets `err` on a word that is not a cell.
-std::optional<Setup> parse_setup_words(const std::vector<std::string>& words, int size,
-                                       std::string& err);
+// `setup a1 c1 e1 g1 i1 | Sa Nd` (common/notation.h).
+using ::tf::parse_setup_words;
 std::string setup_to_text(const Setup& s, int size);
 
 // Server-supplied text made safe for a terminal: control characters (escape sequences

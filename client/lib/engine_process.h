@@ -12,23 +12,25 @@
 #include <string>
 #include <string_view>
 
+#include "common/engine_driver.h"
+
 namespace tf::engine {
 
-class EngineProcess {
+class EngineProcess : public EngineLink {
   public:
     // Starts `command`; null with `err` set when it cannot be started.
     static std::unique_ptr<EngineProcess> start(const std::string& command, std::string& err);
-    ~EngineProcess();  // `quit`, a second to exit, then killed
+    ~EngineProcess() override;  // `quit`, a second to exit, then killed
     EngineProcess(const EngineProcess&) = delete;
     EngineProcess& operator=(const EngineProcess&) = delete;
 
     // Writes `line` and a newline; false once the engine stopped reading (it exited).
-    bool send(const std::string& line);
+    bool send(const std::string& line) override;
     // The next line (without its newline or a carriage return before it) within `timeout`;
     // nullopt when none came in time or the engine closed its output (then closed() is true).
     // A line longer than kMaxLine is cut there and the rest of it dropped.
-    std::optional<std::string> read_line(std::chrono::milliseconds timeout);
-    bool closed() const { return closed_; }
+    std::optional<std::string> read_line(std::chrono::milliseconds timeout) override;
+    bool closed() const override { return closed_; }
     static constexpr std::size_t kMaxLine = 4096;
 
   private:

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/bot.h"
+#include "common/engine_driver.h"
 #include "common/game.h"
 #include "common/types.h"
 #include "proto/messages.h"
@@ -230,8 +231,12 @@ class RoomBot {
     // runs), times `pace` (0: at once).
     SteadyClock::duration moment(const Game& g, std::optional<SteadyClock::duration> left,
                                  double pace) const;
-    // The bot's move in `g` (common/bot.h): slow, never on a network thread or the strand.
-    static Move search(const Game& g, const BotOptions& opt);
+    // The bot's move in `g`, whose history is `lines`: the built-in engine at `level` asked over
+    // the engine protocol in this process (common/engine_builtin.h), as `trunkfield bot` asks
+    // it; `limits` are the clocks as `go` states them. Slow: never on a network thread or the
+    // strand.
+    static Move search(const engine::GameLines& lines, const Game& g, int level, std::uint64_t seed,
+                       const engine::GoLimits& limits);
 
     bool busy = false;  // a search runs, or its move waits for its moment
     boost::asio::steady_timer timer;

@@ -204,18 +204,33 @@ TEST_CASE("room parts: the computer takes a person's moment over a move, less wh
     Game g{Variant{}};
     CHECK(bot.moment(g, std::nullopt, 1.0) == milliseconds(800));  // a setup
     CHECK(bot.moment(g, std::nullopt, 0.0) == SteadyClock::duration::zero());
-    auto setup = RoomBot::search(g, BotOptions{1, 1});
+    // The search: the built-in engine over the engine protocol, told the game's history.
+    engine::GameLines lines{Variant{}, {}, {}};
+    const engine::GoLimits untimed;
+    auto setup = RoomBot::search(lines, g, 1, 1, untimed);
     REQUIRE(std::holds_alternative<Setup>(setup));
     REQUIRE_FALSE(g.apply_setup(Side::Silver, std::get<Setup>(setup)));
-    REQUIRE_FALSE(
-        g.apply_setup(Side::Bronze, std::get<Setup>(RoomBot::search(g, BotOptions{1, 2}))));
+    lines.setups[0] = std::get<Setup>(setup);
+    auto bronze = RoomBot::search(lines, g, 1, 2, untimed);
+    REQUIRE(std::holds_alternative<Setup>(bronze));
+    REQUIRE_FALSE(g.apply_setup(Side::Bronze, std::get<Setup>(bronze)));
+    lines.setups[1] = std::get<Setup>(bronze);
     CHECK(bot.moment(g, std::nullopt, 1.0) == milliseconds(650));             // a turn at level 3
     CHECK(bot.moment(g, std::chrono::seconds(6), 1.0) == milliseconds(100));  // a sixtieth
-    auto turn = RoomBot::search(g, BotOptions{1, 3});
+    auto turn = RoomBot::search(lines, g, 1, 3, untimed);
     REQUIRE(std::holds_alternative<Turn>(turn));
     CHECK_FALSE(g.apply_turn(std::get<Turn>(turn)));
+    lines.turns.push_back(std::get<Turn>(turn));
+    engine::GoLimits clocks;  // with clocks: the same path, the answer checked by the rules
+    clocks.time[0] = clocks.time[1] = 60000;
+    clocks.inc[0] = clocks.inc[1] = 1000;
+    auto second = RoomBot::search(lines, g, 2, 4, clocks);
+    REQUIRE(std::holds_alternative<Turn>(second));
+    CHECK_FALSE(Game(g).apply_turn(std::get<Turn>(second)));
+    // A resigned game: the engine is not told (no line says so) and answers, but its answer is
+    // checked against the game and refused.
     g.resign(Side::Silver);
-    CHECK(std::holds_alternative<std::string>(RoomBot::search(g, BotOptions{1, 4})));
+    CHECK(std::holds_alternative<std::string>(RoomBot::search(lines, g, 1, 5, untimed)));
 }
 
 }  // namespace tf::server

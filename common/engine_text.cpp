@@ -1,11 +1,10 @@
-#include "engine_text.h"
+#include "common/engine_text.h"
 
 #include <algorithm>
 #include <charconv>
 
 #include "common/bot.h"
 #include "common/notation.h"
-#include "play_input.h"
 
 namespace tf::engine {
 
@@ -105,7 +104,7 @@ bool play(Game& g, bool setup, const std::string& text, std::string& err) {
             err = "illegal: the setups are made";
             return false;
         }
-        auto s = play::parse_setup_words(play::split_words(text), size, err);
+        auto s = parse_setup_words(split_words(text), size, err);
         if (!s) {
             err = "malformed setup: " + err;
             return false;
