@@ -82,7 +82,9 @@ class Maker : public std::enable_shared_from_this<Maker> {
 
     void mark(const std::string& player_id) {
         hub_.social->run<SocialDb::BotMark>(
-            [player_id](SocialDb& db) { return db.make_bot(player_id, epoch_ms()); },
+            [player_id](SocialDb& db) {
+                return db.make_bot(player_id, epoch_ms(), "(the server)");
+            },
             hub_.ioc.get_executor(),
             [self = shared_from_this()](Read<SocialDb::BotMark> r) {
                 if (!r.ok()) return self->again(r.error);

@@ -198,8 +198,11 @@ std::vector<PlayingGame> SocialDb::playing(const std::string& player_id, int lim
     std::vector<PlayingGame> out;
     for (const auto& r : db_->exec(
              "SELECT code, variant, time_control, CASE WHEN rated THEN 1 ELSE 0 END, silver_id, "
-             "silver_name, bronze_id, bronze_name, to_move, move_by FROM games WHERE status = "
-             "'playing' AND (silver_id = $1 OR bronze_id = $1) ORDER BY id DESC LIMIT $2",
+             "silver_name, bronze_id, bronze_name, to_move, move_by, "
+             "(SELECT COUNT(*) FROM roles WHERE roles.player_id = silver_id AND role = 'bot'), "
+             "(SELECT COUNT(*) FROM roles WHERE roles.player_id = bronze_id AND role = 'bot') "
+             "FROM games WHERE status = 'playing' AND (silver_id = $1 OR bronze_id = $1) "
+             "ORDER BY id DESC LIMIT $2",
              {player_id, std::int64_t(limit)})) {
         PlayingGame g;
         g.code = str(r[0]);
@@ -212,6 +215,8 @@ std::vector<PlayingGame> SocialDb::playing(const std::string& player_id, int lim
         }
         g.to_move = str(r[8]);
         g.move_by = num(r[9]);
+        g.seat_bot[0] = num(r[10]) != 0;
+        g.seat_bot[1] = num(r[11]) != 0;
         out.push_back(std::move(g));
     }
     return out;
@@ -315,7 +320,8 @@ bool SocialDb::set_role(const std::string& player_id, const std::string& usernam
     });
 }
 
-SocialDb::BotMark SocialDb::make_bot(const std::string& player_id, std::int64_t at_ms) {
+SocialDb::BotMark SocialDb::make_bot(const std::string& player_id, std::int64_t at_ms,
+                                     const std::string& by) {
     return db_->transaction([&] {
         if (!db_->exec("SELECT 1 FROM roles WHERE player_id = $1 AND role = 'bot'", {player_id})
                  .empty())
@@ -330,7 +336,7 @@ SocialDb::BotMark SocialDb::make_bot(const std::string& player_id, std::int64_t 
         e.at_ms = at_ms;
         e.player_id = player_id;
         e.player = username_of(player_id);
-        e.moderator = "(the account)";  // its own act, as "(operator)" marks the operator's
+        e.moderator = by;  // "(the account)": its own act, as "(operator)" marks the operator's
         e.action = "bot account";
         add_audit(*db_, e);
         return BotMark::Marked;

@@ -90,7 +90,8 @@ struct PlayingGame {
     std::string code, variant, time_control;  // variant and time control: JSON
     bool rated = false;
     std::string seat_id[2], seat_name[2];
-    std::string to_move;  // correspondence: "silver" | "bronze"; else ""
+    bool seat_bot[2] = {false, false};  // the seat's account is a bot
+    std::string to_move;                // correspondence: "silver" | "bronze"; else ""
     std::int64_t move_by = 0;
 };
 // An account's e-mail (PROTOCOL.md "E-mail"): its address (unverified until the link mailed to
@@ -198,9 +199,11 @@ class SocialDb {
     bool set_role(const std::string& player_id, const std::string& username,
                   const std::string& role, bool on, std::int64_t at_ms);
     // Marks the account a bot for good (PROTOCOL.md "Bot accounts"), logged in the audit as the
-    // account's own act. Refused (HasGames) once the account has held a seat in any game.
+    // act of `by` (the account's own; "(the server)" for a house bot). Refused (HasGames) once
+    // the account has held a seat in any game.
     enum class BotMark { Marked, Already, HasGames };
-    BotMark make_bot(const std::string& player_id, std::int64_t at_ms);
+    BotMark make_bot(const std::string& player_id, std::int64_t at_ms,
+                     const std::string& by = "(the account)");
     // A report kept (its id), or the open one the reporter made already about the same account
     // and game.
     std::int64_t add_report(const StoredReport& r);

@@ -289,17 +289,20 @@ json playing_json(SocialDb& db, const std::string& me) {
         const int s = mine(g);
         const auto& other_id = g.seat_id[1 - s];
         your_move += yours(g);
-        list.push_back(
-            {{"code", g.code},
-             {"variant", json::parse(g.variant, nullptr, false)},
-             {"time_control", json::parse(g.time_control, nullptr, false)},
-             {"rated", g.rated},
-             {"side", s == 0 ? "silver" : "bronze"},
-             {"opponent", other_id.empty() ? json(nullptr)
-                                           : json{{"id", other_id}, {"name", g.seat_name[1 - s]}}},
-             {"to_move", g.to_move.empty() ? json(nullptr) : json(g.to_move)},
-             {"your_move", yours(g)},
-             {"move_by", g.move_by}});
+        json opponent = nullptr;
+        if (!other_id.empty()) {
+            opponent = {{"id", other_id}, {"name", g.seat_name[1 - s]}};
+            if (g.seat_bot[1 - s]) opponent["bot"] = true;
+        }
+        list.push_back({{"code", g.code},
+                        {"variant", json::parse(g.variant, nullptr, false)},
+                        {"time_control", json::parse(g.time_control, nullptr, false)},
+                        {"rated", g.rated},
+                        {"side", s == 0 ? "silver" : "bronze"},
+                        {"opponent", opponent},
+                        {"to_move", g.to_move.empty() ? json(nullptr) : json(g.to_move)},
+                        {"your_move", yours(g)},
+                        {"move_by", g.move_by}});
     }
     return {{"your_move", your_move}, {"games", list}};
 }

@@ -19,7 +19,8 @@ import { DESKTOP, PHONE, SERVER, serverAndBrowser, PageProblems, tcpAccount, acc
 
 let server, browser;
 const problems = new PageProblems();
-serverAndBrowser(problems, (s, b) => ([server, browser] = [s, b]), ["--store", "sqlite"]);
+// No house bots: the audit log checked whole below has only what this test did.
+serverAndBrowser(problems, (s, b) => ([server, browser] = [s, b]), ["--store", "sqlite", "--no-house-bots"]);
 
 const text = (page, sel) => page.locator(sel).innerText();
 const accountPage = (username, viewport) => newAccountPage(browser, server, problems, username, viewport);

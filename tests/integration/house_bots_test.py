@@ -8,7 +8,7 @@ One node (SQLite, or PostgreSQL with --pg):
     (`bot: true`); nobody logs in as one (`bad_credentials` whatever the password) or registers
     the name in any letter case (`bad_username`: reserved);
   - ann challenges Level1, rated, 9×9 with a clock: `game_created`, then a snapshot of a game
-    already being played, Level1 in its seat marked bot; her side is played to the end by
+    already being played, Level1 in its seat marked bot (in /api/playing too); her side is played to the end by
     `trunkfield bot --level 1 --token` (her account); the `ratings` event moves both ratings;
     the history has the game rated with Level1 marked bot; both player pages count the game;
   - her rematch is taken at once: Level1 again, on the other side, marked bot, rated; she
@@ -96,6 +96,12 @@ def challenge_level1(srv, ann):
     check(snap and snap["status"] == "playing" and snap["rated"] and bronze and
           bronze["name"] == "Level1" and bronze.get("bot") is True,
           f"the game starts at once, Level1 seated and marked bot: {snap}")
+    st, j, text = ct.api(srv.http, "GET", "/api/playing", token=ann.token,
+                         schema=ct.api_validator("playing"))
+    mine = [g for g in (j or {}).get("games", []) if g["code"] == code]
+    check(st == 200 and mine and mine[0]["opponent"] == {"id": bronze["id"], "name": "Level1",
+                                                          "bot": True},
+          f"/api/playing names Level1 a bot: {st} {text[:300]}")
     # Her side, played to the end by the built-in level 1 with her token.
     out = os.path.join(os.path.dirname(srv.log_path), "ann-bot.log")
     with open(out, "w") as f:
