@@ -162,7 +162,7 @@ Command parse_command_line(int argc, char** argv, Config& cfg) {
     app.add_flag("--house-bots,!--no-house-bots", cfg.house_bots,
                  "make the built-in levels' bot accounts Level1 to Level5 at start when missing "
                  "(people challenge them, rated or not; PROTOCOL.md \"House bots\")")
-        ->capture_default_str();
+        ->default_str("true");
     app.add_option("--stall-seconds", cfg.stall_seconds,
                    "a player sitting on a move this long in a position the bot judges lost is "
                    "stalling: the opponent may claim the win or a draw (0: from the time "

@@ -175,7 +175,8 @@ for n in nodes:
 
 # --- migrate-from-sqlite ---------------------------------------------------------------------
 folder = tempfile.mkdtemp(prefix="tf-pgst-sqlite-")
-lite = Server("--data", folder)
+# No house bots: the copy below counts the accounts (Ann's alone).
+lite = Server("--data", folder, "--no-house-bots")
 check(lite.wait_listening(), "a SQLite server starts")
 load = subprocess.run([LOADGEN, "--port", str(lite.http), "--games", "6", "--rate", "300",
                        "--duration", "3", "--warmup", "0.5"], capture_output=True, text=True)
@@ -203,7 +204,7 @@ db.execute("INSERT INTO rating_history VALUES (?, ?, 'blitz', 1600.5, 90.25, 0.0
 db.commit()
 db.close()
 
-lite = Server("--data", folder)
+lite = Server("--data", folder, "--no-house-bots")
 check(lite.wait_listening(), "the SQLite server starts again")
 paths = ["/api/games?limit=100", "/api/players/Ann"]
 codes = [g["code"] for g in __import__("json").loads(lite.get("/api/games?limit=100"))["games"]]
