@@ -16,6 +16,9 @@ if(NOT TARGET tf_wasm)
   return()
 endif()
 
+# Packing installs what server_bundle built (scripts/package.sh builds it first), not the whole
+# tree: without this, cpack's install step would first build every test and benchmark.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY TRUE)
 set(_tf_pkg "${CMAKE_SOURCE_DIR}/packaging")
 install(TARGETS trunkfield-server RUNTIME DESTINATION lib/trunkfield/bin)
 install(DIRECTORY "${CMAKE_BINARY_DIR}/web/" DESTINATION share/trunkfield/web

@@ -44,7 +44,8 @@ namespace tf::proto {
     X(NoTakebackOffer, "no_takeback_offer")      /* accept/decline without a request */            \
     X(TakebackPending, "takeback_pending")       /* a second request before your next turn */      \
     X(MoreTimeOff, "more_time_off") /* give_time in an untimed game or to a player who refuses */  \
-    X(Flooding, "flooding")         /* kept sending without credits; the connection closes */      \
+    X(BerserkOff, "berserk_off") /* berserk where the game allows none, or too late, or again */   \
+    X(Flooding, "flooding")      /* kept sending without credits; the connection closes */         \
     X(Internal, "internal")                                                                        \
     X(StoreFailed, "store_failed")    /* the game could not be saved; suspended meanwhile */       \
     X(TooManyGames, "too_many_games") /* create_game over the per-player limit of open games */    \

@@ -117,7 +117,7 @@ bool changes_game(const EventBody& b) {
            !std::holds_alternative<TakebackDeclineEv>(b) &&
            !std::holds_alternative<TimeGivenEv>(b) && !std::holds_alternative<PreferencesEv>(b) &&
            !std::holds_alternative<StallingEv>(b) && !std::holds_alternative<HiddenEv>(b) &&
-           !std::holds_alternative<VacationEv>(b);
+           !std::holds_alternative<VacationEv>(b) && !std::holds_alternative<BerserkEv>(b);
 }
 
 bool versioned(const EventBody& b) {

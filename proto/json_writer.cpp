@@ -184,6 +184,7 @@ void write(JsonWriter& w, const TimeControl& t) {
         w.end_object();
         return;
     }
+    if (t.berserk) w.key("berserk").value(true);
     w.key("increment_ms").value(t.increment_ms);
     w.key("initial_ms").value(t.initial_ms);
     w.end_object();

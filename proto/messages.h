@@ -46,6 +46,9 @@ struct TimeControl {
     std::int64_t initial_ms = 0;
     std::int64_t increment_ms = 0;
     int days_per_move = 0;  // one of kCorrespondenceDays; 0: Fischer
+    // An arena's game that allows berserk (PROTOCOL.md "Tournaments" (Berserk)): set by the
+    // tournament director only; a create_game's time_control cannot ask for it.
+    bool berserk = false;
     bool correspondence() const { return days_per_move > 0; }
     friend bool operator==(const TimeControl&, const TimeControl&) = default;
 };
@@ -164,6 +167,11 @@ int takeback_turns(std::int64_t played, Side side);
 struct GiveTime {
     std::string game;
 };
+// Before one's first turn of play in an arena game that allows it: halves one's own clock (less
+// half the initial time) and drops one's increment, for a point more in a win.
+struct Berserk {
+    std::string game;
+};
 // A seated player's preferences for this game: whether they accept takebacks, and whether they
 // accept time given by the opponent. Absent fields stay as they are.
 struct Preferences {
@@ -215,7 +223,7 @@ using ClientMsg =
                  Resign, Chat, Ping, QuickMatch, QuickMatchCancel, ListLive, DrawOffer, DrawAccept,
                  DrawDecline, ClaimWin, Abort, Rematch, RematchDecline, Register, Login, Logout,
                  ChangePassword, TakebackOffer, TakebackAccept, TakebackDecline, GiveTime,
-                 Preferences, ClaimDraw, DeclineChallenge>;
+                 Preferences, ClaimDraw, DeclineChallenge, Berserk>;
 // The game a request is about (join, cancel, watch, play, chat, draw, claim, rematch), or
 // nullopt for the lobby's and the connection's own requests.
 std::optional<std::string> game_of(const ClientMsg& m);
@@ -400,6 +408,10 @@ struct TakebackEv {
     int turns = 1;
     friend bool operator==(const TakebackEv&, const TakebackEv&) = default;
 };
+struct BerserkEv {  // `side` went berserk: half its initial time gone, no increment
+    Side side = Side::Silver;
+    friend bool operator==(const BerserkEv&, const BerserkEv&) = default;
+};
 struct TimeGivenEv {  // `side` gave its opponent `ms` more time
     Side side = Side::Silver;
     std::int64_t ms = 0;
@@ -521,6 +533,7 @@ struct UnknownEv {
     X(StallingEv, "stalling")                \
     X(StallClaimEv, "stall_claim")           \
     X(VacationEv, "vacation")                \
+    X(BerserkEv, "berserk")                  \
     X(HiddenEv, "hidden")
 
 using EventBody = std::variant<
@@ -594,6 +607,8 @@ struct SnapshotMsg {
     std::optional<PlayerRef> invitee = std::nullopt;
     // Correspondence games: the sides whose players are on vacation (silver, bronze).
     bool vacation[2] = {false, false};
+    // Arena games: the sides that went berserk (silver, bronze).
+    bool berserk[2] = {false, false};
 };
 struct Ack {
     std::optional<std::string> ref;
@@ -725,6 +740,7 @@ Json to_json(const TakebackOffer& m);
 Json to_json(const TakebackAccept& m);
 Json to_json(const TakebackDecline& m);
 Json to_json(const GiveTime& m);
+Json to_json(const Berserk& m);
 Json to_json(const Preferences& m);
 Json to_json(const ClaimDraw& m);
 Json to_json(const Rematch& m);

@@ -191,6 +191,7 @@ const std::unordered_map<std::string, Parser>& parsers() {
         {"takeback_decline",
          [](const Json& j) -> ClientMsg { return TakebackDecline{code(j, "game")}; }},
         {"give_time", [](const Json& j) -> ClientMsg { return GiveTime{code(j, "game")}; }},
+        {"berserk", [](const Json& j) -> ClientMsg { return Berserk{code(j, "game")}; }},
         {"preferences",
          [](const Json& j) -> ClientMsg {
              return Preferences{code(j, "game"), opt_bool_field(j, "takeback"),

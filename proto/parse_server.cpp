@@ -48,8 +48,10 @@ std::optional<TimeControl> time_control(const Json& j) {
             bad("time_control.days_per_move is not a correspondence time");
         return TimeControl{0, 0, int(days)};
     }
-    return TimeControl{non_negative(field(tc, "initial_ms"), "initial_ms"),
-                       non_negative(field(tc, "increment_ms"), "increment_ms")};
+    TimeControl t{non_negative(field(tc, "initial_ms"), "initial_ms"),
+                  non_negative(field(tc, "increment_ms"), "increment_ms")};
+    if (const Json* b = opt_field(tc, "berserk")) t.berserk = boolean(*b, "berserk");
+    return t;
 }
 Setup setup(const Json& v) {
     auto s = setup_from_json(v);
@@ -198,6 +200,7 @@ EventBody payload(const std::string& kind, const Json& p) {
     if (kind == "stall_claim")
         return StallClaimEv{side_field(p), boolean(field(p, "draw"), "draw")};
     if (kind == "vacation") return VacationEv{side_field(p), boolean(field(p, "on"), "on")};
+    if (kind == "berserk") return BerserkEv{side_field(p)};
     return UnknownEv{kind};
 }
 
@@ -256,6 +259,9 @@ ServerMsg snapshot(const Json& j) {
     if (auto* v = opt_field(j, "vacation"))
         for (const Json& v_side : array(*v, "vacation"))
             m.vacation[idx(side(v_side, "vacation"))] = true;
+    if (auto* b = opt_field(j, "berserk"))
+        for (const Json& b_side : array(*b, "berserk"))
+            m.berserk[idx(side(b_side, "berserk"))] = true;
     if (auto* lines = opt_field(j, "chat"))
         for (const Json& c : array(*lines, "chat")) m.chat.push_back(chat(object(c, "chat")));
     return m;

@@ -18,7 +18,9 @@ std::string_view color_name(ColorChoice c) {
 
 Json to_json(const TimeControl& t) {
     if (t.correspondence()) return {{"days_per_move", t.days_per_move}};
-    return {{"initial_ms", t.initial_ms}, {"increment_ms", t.increment_ms}};
+    Json j = {{"initial_ms", t.initial_ms}, {"increment_ms", t.increment_ms}};
+    if (t.berserk) j["berserk"] = true;
+    return j;
 }
 
 Json to_json(const Hello& m) {
@@ -123,6 +125,9 @@ Json to_json(const TakebackDecline& m) {
 }
 Json to_json(const GiveTime& m) {
     return {{"type", "give_time"}, {"game", m.game}};
+}
+Json to_json(const Berserk& m) {
+    return {{"type", "berserk"}, {"game", m.game}};
 }
 Json to_json(const Preferences& m) {
     Json j{{"type", "preferences"}, {"game", m.game}};

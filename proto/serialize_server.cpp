@@ -115,6 +115,7 @@ struct PayloadWriter {
         proto::write(w, e.side);
         w.end_object();
     }
+    void operator()(const BerserkEv& e) { side_only(w, e.side); }
     void operator()(const VacationEv& e) {
         w.begin_object().key("on").value(e.on).key("side");
         proto::write(w, e.side);
@@ -273,6 +274,12 @@ std::string to_text(const GameCreated& m) {
 
 std::string to_text(const SnapshotMsg& m) {
     return message([&](JsonWriter& w) {
+        if (m.berserk[0] || m.berserk[1]) {
+            w.key("berserk").begin_array();
+            for (Side s : {Side::Silver, Side::Bronze})
+                if (m.berserk[idx(s)]) proto::write(w, s);
+            w.end_array();
+        }
         w.key("chat").begin_array();
         for (const ChatEv& c : m.chat) PayloadWriter{w}(c);
         w.end_array();

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start, command 2: install what is missing, build, and run every test.
-#   release tree (build/): the tests that need it (browser, WebAssembly, timing, chaos, containers,
-#     package, proxies: every test not labelled `sanitize`);
+#   release tree (build/): the tests that need it (browser, WebAssembly, timing, chaos,
+#     containers, package, proxies: every test not labelled `sanitize`), and only what they use
+#     (target release_tests);
 #   sanitizer tree (build-asan/): the unit and integration tests (label `sanitize`), run once,
 #     there only: ASan+UBSan sees more than a second run of the same cases on the release binaries
 #     would, and the suite had grown to 87 of CI's 90 minutes running them twice;
@@ -9,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-bash scripts/build.sh
+bash scripts/build.sh release_tests
 (cd build && ctest --output-on-failure --no-tests=error -j"$(nproc)" -LE sanitize)
 
 echo "== ASan+UBSan build"

@@ -20,7 +20,8 @@ constexpr const char* kFooter =
 or the game CODE (joined as its second player; then K must be 1), or with --challenges and
 the --token of an account (a bot account: the built-in levels people can challenge, docs/
 OPERATING.md "Bot accounts") the challenges sent to it, until stopped: board sizes 7 and 9,
-any clock up to 3 hours (initial + 40 x increment), untimed or not, rated or casual.
+any clock up to 3 hours (initial + 40 x increment), untimed or not, rated or casual; and the
+games of the tournaments the account entered (docs/TOURNAMENTS.md), one game at a time.
 exit codes: 0 every game was played to its end, 1 a connection or protocol failure,
             2 a usage error)";
 
@@ -69,7 +70,8 @@ void add_bot_command(CLI::App& app, Run& run) {
         ->type_name("TOKEN");
     auto challenges = std::make_shared<bool>(false);
     bot->add_flag("--challenges", *challenges,
-                  "take the challenges sent to the --token's account, until stopped");
+                  "take the challenges sent to the --token's account, and play the games its "
+                  "tournaments pair, until stopped");
     add_from_option(*bot, o->accept.from);
     bot->add_flag("--verbose", o->verbose, "print every turn");
     bot->footer(kFooter);

@@ -390,8 +390,9 @@ class Bridge {
     // A challenge to the account: taken when the bridge waits for one and the rules accept it,
     // else declined (`later` while it plays).
     void on_notification(Seat& s, const Json& item, const std::string& label) {
-        if (o_.source != BridgeOptions::Source::Challenges || item.value("kind", "") != "challenge")
-            return;
+        if (o_.source != BridgeOptions::Source::Challenges) return;
+        if (item.value("kind", "") == "tournament_game") return tournament_game(s, item, label);
+        if (item.value("kind", "") != "challenge") return;
         const std::string code = item.value("game", "");
         if (code.empty() || code == s.code) return;
         const std::string from =
@@ -424,6 +425,25 @@ class Bridge {
         s.seek_answered = false;
         send(proto::JoinGame{code});
         expect_answer(s);
+    }
+
+    // A game a tournament the account entered paired for it (PROTOCOL.md "Tournaments"): both
+    // seats are taken already, so the bridge watches it and plays; one game at a time, as with
+    // challenges (a tournament game that comes during another game is left to its clock).
+    void tournament_game(Seat& s, const Json& item, const std::string& label) {
+        const std::string code = item.value("game", "");
+        const std::string name = item.contains("tournament") && item["tournament"].is_object()
+                                     ? item["tournament"].value("name", "a tournament")
+                                     : std::string("a tournament");
+        if (code.empty() || code == s.code) return;
+        if (!s.code.empty()) {
+            say("a game of " + name + " (" + code + ") came while " + s.code + " is played");
+            return;
+        }
+        say(label + ": " + name + " paired us in " + code);
+        s.code = code;
+        s.seek_answered = true;
+        resync(s);
     }
 
     void on_snapshot(Seat& s, const proto::SnapshotMsg& m, const std::string& label) {

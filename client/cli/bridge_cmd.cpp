@@ -18,7 +18,8 @@ namespace {
 
 constexpr const char* kFooter =
     R"(Plays as the account of TOKEN (or of $TRUNKFIELD_TOKEN): takes the challenges sent to it
-that the rules below accept and declines the others with the reason (busy: `later`), or with
+that the rules below accept and declines the others with the reason (busy: `later`), and
+plays the games of the tournaments the account entered (docs/TOURNAMENTS.md), or with
 --seek plays quick matches, or with --challenge NAME challenges that account (a person or a bot)
 to each game, taken back if not accepted within 60 s; one game at a time. Games the account holds when the bridge starts
 are played first. It reconnects after a drop (a restart, a failover) and goes on with its game;

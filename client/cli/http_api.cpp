@@ -1,7 +1,9 @@
 #include "http_api.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <ctime>
+#include <iostream>
 
 #include "client/lib/http_client.h"
 #include "play_cmd.h"
@@ -40,20 +42,20 @@ Json HttpApi::call(const std::string& method, const std::string& target, const J
     throw ApiError(r.status, c, words);
 }
 
-std::string HttpApi::game_link(const std::string& code) const {
+std::string HttpApi::link(const std::string& path) const {
     const bool v6 = host.find(':') != std::string::npos;
-    return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port) + "/g/" + code;
+    return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port) + path;
 }
 
 std::optional<HttpApi> http_api(const std::string& server, const std::string& token,
-                                std::string& err) {
+                                std::string& err, bool need_token) {
     HttpApi api;
     if (!play::parse_http_server(server, api.host, api.port)) {
         err = "--server: HOST:PORT (the HTTP port)";
         return std::nullopt;
     }
     api.token = !token.empty() ? token : saved_token_for_host(api.host);
-    if (api.token.empty()) {
+    if (api.token.empty() && need_token) {
         err = "no token for " + api.host +
               ": sign in first (trunkfield play, then  login NAME), or give --token";
         return std::nullopt;
@@ -70,6 +72,37 @@ std::string local_time(const Json& at) {
     if (!localtime_r(&t, &tm) || !std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm))
         return unknown;
     return buf;
+}
+
+std::string text_of(const Json& item, const char* key, const std::string& none, std::size_t max) {
+    const Json v = item.value(key, Json());
+    return v.is_string() ? play::clean_text(v.get<std::string>(), max) : none;
+}
+
+std::optional<std::vector<Json>> list_of(const Json& answer, const char* key) {
+    auto it = answer.find(key);
+    if (it == answer.end() || !it->is_array()) return std::nullopt;
+    std::vector<Json> items;
+    for (const Json& item : *it)
+        if (item.is_object()) items.push_back(item);
+    return items;
+}
+
+void print_table(const std::vector<std::vector<std::string>>& rows) {
+    std::vector<std::size_t> width;
+    for (const auto& row : rows) {
+        width.resize(std::max(width.size(), row.size()));
+        for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    }
+    for (const auto& row : rows) {
+        std::string line = " ";
+        for (std::size_t c = 0; c < row.size(); ++c) {
+            line += " " + row[c];
+            if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 1, ' ');
+        }
+        line.erase(line.find_last_not_of(' ') + 1);  // an empty last cell
+        std::cout << line << "\n";
+    }
 }
 
 }  // namespace tf::cli

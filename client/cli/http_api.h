@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -38,14 +39,27 @@ struct HttpApi {
     nlohmann::json call(const std::string& method, const std::string& target,
                         const nlohmann::json& body = nullptr) const;
     // "http://HOST:PORT/g/CODE": where a browser watches (or replays) a game.
-    std::string game_link(const std::string& code) const;
+    std::string game_link(const std::string& code) const { return link("/g/" + code); }
+    // "http://HOST:PORT" + path: a page of the web client.
+    std::string link(const std::string& path) const;
 };
 
 // The API at `server` (HOST:PORT as --server takes it) with `token`, or when it is empty the
 // token saved for that host (saved_token_for_host). nullopt, with `err` saying why, when the
-// address is malformed or there is no token.
+// address is malformed or there is no token (and `need_token`: reading public pages needs none).
 std::optional<HttpApi> http_api(const std::string& server, const std::string& token,
-                                std::string& err);
+                                std::string& err, bool need_token = true);
+
+// A string field of the server's answer, safe to print (play::clean_text, at most `max`
+// characters); `none` when missing or not a string.
+std::string text_of(const nlohmann::json& item, const char* key, const std::string& none = "?",
+                    std::size_t max = 60);
+// The objects of the list `key` in the answer; nullopt when the server sent no such list (a
+// server older than the list).
+std::optional<std::vector<nlohmann::json>> list_of(const nlohmann::json& answer, const char* key);
+// Rows (the first one a header) printed as a table, each column as wide as its widest cell,
+// indented by two spaces.
+void print_table(const std::vector<std::vector<std::string>>& rows);
 
 // "2025-05-01 14:03" in local time, from epoch ms; "(unknown time)" padded to the same width
 // when `at` is not a whole number.

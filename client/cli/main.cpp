@@ -4,7 +4,9 @@
 // going on (correspondence games), `vacation` shows, starts and ends one's vacation from them (its
 // clocks stand on its move), `follow`, `unfollow`, `block`, `unblock`, `mute`, `unmute` and
 // `following` with the accounts one follows, blocks and mutes, `report` reports an account to the
-// moderators. One CLI11 parser with a subcommand for each (each *_cmd.cpp adds its own).
+// moderators, `tournaments`, `tournament`, `join-tournament` and `withdraw-tournament` list,
+// show, enter and leave tournaments. One CLI11 parser with a subcommand for each (each *_cmd.cpp
+// adds its own).
 #include "analyse_cmd.h"
 #include "bot_cmd.h"
 #include "challenge_cmd.h"
@@ -17,6 +19,7 @@
 #include "relations_cmd.h"
 #include "report_cmd.h"
 #include "rules_cmd.h"
+#include "tournament_cmd.h"
 
 int main(int argc, char** argv) {
     CLI::App app{"The Trunkfield command-line client.", "trunkfield"};
@@ -37,6 +40,7 @@ int main(int argc, char** argv) {
     tf::cli::add_vacation_command(app, run);
     tf::cli::add_relations_commands(app, run);
     tf::cli::add_report_command(app, run);
+    tf::cli::add_tournament_commands(app, run);
     if (auto code = tf::cli::parse_args(app, argc, argv)) return *code;
     return run();
 }

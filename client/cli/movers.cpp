@@ -141,7 +141,7 @@ engine::GoLimits go_limits(const client::GameMirror& m, std::int64_t now_ms) {
         std::int64_t left = s == Side::Silver ? clocks->silver_ms : clocks->bronze_ms;
         if (clocks->running == s) left -= std::max<std::int64_t>(0, now_ms - clocks->at);
         out.time[idx(s)] = std::max<std::int64_t>(0, left);
-        out.inc[idx(s)] = tc->correspondence() ? 0 : tc->increment_ms;
+        out.inc[idx(s)] = tc->correspondence() || m.berserk(s) ? 0 : tc->increment_ms;
     }
     return out;
 }

@@ -118,24 +118,19 @@ std::string pad(std::string s, std::size_t w) {
     return s;
 }
 
-std::string text_of(const Json& j, const char* key, std::size_t max) {
-    auto it = j.find(key);
-    return it != j.end() && it->is_string() ? play::clean_text(it->get<std::string>(), max) : "";
-}
-
 bool opponent_named(const Json& g) {
     auto opp = g.find("opponent");
-    return opp != g.end() && opp->is_object() && !text_of(*opp, "name", 40).empty();
+    return opp != g.end() && opp->is_object() && !text_of(*opp, "name", "", 40).empty();
 }
 
 // One game of GET /api/playing as a row: CODE, OPPONENT, TIME CONTROL, STATE, TIME LEFT (and
 // TURNS when the server says how many turns were played).
 std::vector<std::string> playing_row(const Json& g, std::int64_t now_ms, bool with_turns) {
-    const std::string code = text_of(g, "code", 16);
+    const std::string code = text_of(g, "code", "", 16);
     auto opp = g.find("opponent");
-    std::string opponent = opp != g.end() && opp->is_object() ? text_of(*opp, "name", 40) : "";
+    std::string opponent = opp != g.end() && opp->is_object() ? text_of(*opp, "name", "", 40) : "";
     if (opponent.empty()) opponent = "(nobody yet)";
-    const std::string side = text_of(g, "side", 8);
+    const std::string side = text_of(g, "side", "", 8);
     std::string tc = play::time_control_text(g.value("time_control", Json()));
     if (tc.empty()) tc = "?";
     auto rated = g.find("rated");

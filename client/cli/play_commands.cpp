@@ -32,7 +32,7 @@ const std::map<std::string, Session::Handler>& Session::commands() {
         {"register", &Session::cmd_register}, {"login", &Session::cmd_login},
         {"logout", &Session::cmd_logout},     {"password", &Session::cmd_password},
         {"takeback", &Session::cmd_takeback}, {"moretime", &Session::cmd_moretime},
-        {"decline", &Session::cmd_decline},
+        {"berserk", &Session::cmd_berserk},   {"decline", &Session::cmd_decline},
     };
     return table;
 }
@@ -125,6 +125,8 @@ In a game
   draw             offer a draw, or accept the offer standing;  draw decline  refuses it
   takeback         ask to take back your last turn, or accept the request;  takeback decline
   moretime         give your opponent 15 more seconds
+  berserk          arena games, before your first turn: half your time and no increment,
+                   for a point more if you win
   resign           give up (asks to confirm)            claim   win when the opponent has gone
                    or is stalling;  claim draw  a draw from a stalling opponent
   quit             leave (your seat stays: you can come back with the same token))";
@@ -422,6 +424,11 @@ void Session::cmd_takeback(const std::vector<std::string>& w, std::string_view) 
 void Session::cmd_moretime(const std::vector<std::string>&, std::string_view) {
     if (!need_game(true)) return;
     send(proto::to_json(proto::GiveTime{view_.code}));
+}
+
+void Session::cmd_berserk(const std::vector<std::string>&, std::string_view) {
+    if (!need_game(true)) return;
+    send(proto::to_json(proto::Berserk{view_.code}));
 }
 
 void Session::cmd_claim(const std::vector<std::string>& w, std::string_view) {

@@ -112,6 +112,13 @@ std::string notification_text(const Json& item, NoticeFor where) {
         return name_of(item, "by") + " declined your challenge " + game +
                (reason.empty() ? "" : ": " + reason);
     }
+    if (kind == "tournament_game") {
+        const std::string line = "Your game against " + name_of(item, "opponent") + " in " +
+                                 name_of(item, "tournament") + " is ready: " + game;
+        if (game.empty()) return line;
+        if (where == NoticeFor::Shell) return line + " (trunkfield play, then  watch " + game + ")";
+        return line + ": type  watch " + game + "  to play it";
+    }
     if (kind == "followed_game") {
         const std::string line = name_of(item, "player") + " started a public game " + game;
         if (game.empty()) return line;

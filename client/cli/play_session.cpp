@@ -395,6 +395,7 @@ void Session::refresh_view() {
     const auto& c = g.clocks();
     view_.clock.timed = c.has_value() || g.time_control().has_value();
     view_.clock.correspondence = g.time_control() && g.time_control()->correspondence();
+    for (Side s : {Side::Silver, Side::Bronze}) view_.clock.berserk[idx(s)] = g.berserk(s);
     if (c) {
         view_.clock.ms[0] = c->silver_ms;
         view_.clock.ms[1] = c->bronze_ms;
@@ -551,6 +552,10 @@ void Session::tell(const proto::TakebackEv& e) {
 void Session::tell(const proto::TimeGivenEv& e) {
     say(side_label(e.side) + " gave " + side_label(~e.side) + " " + std::to_string(e.ms / 1000) +
         " seconds.");
+}
+void Session::tell(const proto::BerserkEv& e) {
+    say(paint(opts_.style, "1", side_label(e.side) + " went berserk:") +
+        " half their time gone, no increment; a win is worth a point more.");
 }
 void Session::tell(const proto::VacationEv& e) {
     say(side_label(e.side) +

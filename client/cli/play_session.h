@@ -126,6 +126,7 @@ class Session {
     void tell(const proto::TakebackEv& e);
     void tell(const proto::TimeGivenEv& e);
     void tell(const proto::VacationEv& e);
+    void tell(const proto::BerserkEv& e);
     void tell(const proto::PreferencesEv& e);
     void tell(const proto::PlayerBackEv& e);
     void tell(const proto::PlayerLeftEv& e);
@@ -165,6 +166,7 @@ class Session {
     void cmd_draw(const std::vector<std::string>& w, std::string_view rest);
     void cmd_takeback(const std::vector<std::string>& w, std::string_view rest);
     void cmd_moretime(const std::vector<std::string>& w, std::string_view rest);
+    void cmd_berserk(const std::vector<std::string>& w, std::string_view rest);
     void cmd_claim(const std::vector<std::string>& w, std::string_view rest);
     void cmd_rematch(const std::vector<std::string>& w, std::string_view rest);
     void cmd_turn(const std::vector<std::string>& w, std::string_view rest);

@@ -221,6 +221,7 @@ std::string render_status(const GameView& v, const Style& st, SteadyClock::time_
             const bool runs = going && v.clock.running == s;
             line += "  clock " + paint(st, runs ? "1;7" : "0", c);
             if (runs) line += st.unicode ? " \u25C2" : " <";
+            if (v.clock.berserk[idx(s)]) line += paint(st, "1;31", " berserk");
         }
         out += line + "\n";
     }

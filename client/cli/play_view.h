@@ -28,6 +28,7 @@ struct ClockView {
     bool correspondence = false;       // days per move: shown as "2d 23h" (format_days_clock)
     std::int64_t ms[2] = {0, 0};       // time left at `received`
     std::optional<Side> running;       // whose time runs
+    bool berserk[2] = {false, false};  // arena games: the side went berserk
     SteadyClock::time_point received;  // when this reading arrived (local time)
     // Milliseconds left for `s` at `now`, counting down locally for the running side.
     std::int64_t left(Side s, SteadyClock::time_point now) const;

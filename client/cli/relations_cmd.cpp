@@ -84,40 +84,6 @@ int run_change(std::string_view verb, const Args& a) {
 
 // ---- following ---------------------------------------------------------------------------------
 
-// A string field of the server's answer, safe to print; `none` when missing or not a string.
-std::string text_of(const Json& item, const char* key, const std::string& none = "?") {
-    const Json v = item.value(key, Json());
-    return v.is_string() ? play::clean_text(v.get<std::string>(), 60) : none;
-}
-
-// Rows under a header, each column as wide as its widest cell, indented by two spaces.
-void print_table(const std::vector<std::vector<std::string>>& rows) {
-    std::vector<std::size_t> width;
-    for (const auto& row : rows) {
-        width.resize(std::max(width.size(), row.size()));
-        for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-    }
-    for (const auto& row : rows) {
-        std::string line = " ";
-        for (std::size_t c = 0; c < row.size(); ++c) {
-            line += " " + row[c];
-            if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 1, ' ');
-        }
-        std::cout << line << "\n";
-    }
-}
-
-// The list of `key` in the answer: its objects; nullopt when the server sent none (a server
-// older than the list).
-std::optional<std::vector<Json>> list_of(const Json& answer, const char* key) {
-    auto it = answer.find(key);
-    if (it == answer.end() || !it->is_array()) return std::nullopt;
-    std::vector<Json> items;
-    for (const Json& item : *it)
-        if (item.is_object()) items.push_back(item);
-    return items;
-}
-
 void print_following(const HttpApi& api, const std::vector<Json>& following) {
     if (following.empty()) {
         std::cout << "Following nobody (trunkfield follow NAME).\n";

@@ -38,6 +38,8 @@ Update GameMirror::apply(const proto::SnapshotMsg& s) {
     stalling_ = s.stalling;
     vacation_[0] = s.vacation[0];
     vacation_[1] = s.vacation[1];
+    berserk_[0] = s.berserk[0];
+    berserk_[1] = s.berserk[1];
     prefs_[0] = s.preferences[0];
     prefs_[1] = s.preferences[1];
     spectators_ = s.spectators;
@@ -128,6 +130,10 @@ struct GameMirror::Applier {
         return m.rebuild();
     }
     bool operator()(const proto::TimeGivenEv&) { return true; }  // the event's clocks say it
+    bool operator()(const proto::BerserkEv& e) {                 // the event's clocks say the time
+        m.berserk_[idx(e.side)] = true;
+        return true;
+    }
     bool operator()(const proto::VacationEv& e) {
         m.vacation_[idx(e.side)] = e.on;
         return true;

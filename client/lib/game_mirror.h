@@ -68,6 +68,8 @@ class GameMirror {
     std::optional<Side> stalling() const { return stalling_; }
     // Correspondence games: whether the side's player is on vacation.
     bool on_vacation(Side s) const { return vacation_[idx(s)]; }
+    // Arena games: whether the side's player went berserk (PROTOCOL.md "Tournaments" (Berserk)).
+    bool berserk(Side s) const { return berserk_[idx(s)]; }
     bool takebacks_on() const { return prefs_[0].takeback && prefs_[1].takeback; }
     int takeback_turns(Side s) const;
     int spectators() const { return spectators_; }
@@ -116,6 +118,7 @@ class GameMirror {
     std::optional<Side> takeback_offer_;
     std::optional<Side> stalling_;
     bool vacation_[2] = {false, false};
+    bool berserk_[2] = {false, false};
     proto::SeatPrefs prefs_[2];
     // Replays the setups and turns_ into game_ (after a takeback).
     bool rebuild();

@@ -11,10 +11,13 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <csignal>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -33,6 +36,7 @@
 #include "server/store/pg_schema.h"
 #include "server/store/pg_store.h"
 #include "server/store/sqlite_store.h"
+#include "server/store/tournament_db.h"
 #include "server/web/listener.h"
 #include "server/web/transports.h"
 
@@ -174,9 +178,65 @@ MailConfig mail_config(const Config& cfg) {
     return m;
 }
 
+// The notifications of the games tournaments paired, sent once a game has both seats stored
+// (RoomServices::started): a player told earlier could watch it before its seat is taken.
+class TournamentNotices {
+  public:
+    void expect(const std::string& code, std::vector<std::pair<std::string, nlohmann::json>> n) {
+        std::lock_guard lock(m_);
+        pending_[code] = std::move(n);
+    }
+    std::vector<std::pair<std::string, nlohmann::json>> take(const std::string& code) {
+        std::lock_guard lock(m_);
+        auto it = pending_.find(code);
+        if (it == pending_.end()) return {};
+        auto out = std::move(it->second);
+        pending_.erase(it);
+        return out;
+    }
+
+  private:
+    std::mutex m_;
+    std::map<std::string, std::vector<std::pair<std::string, nlohmann::json>>> pending_;
+};
+
+// A game a tournament paired: made under the pairing's code with both seats taken; both
+// players are told once it is stored so (a notification tournament_game: PROTOCOL.md
+// "Tournaments").
+void make_tournament_game(Hub& hub, TournamentNotices& notices, TournamentService::MakeGame g) {
+    std::vector<std::pair<std::string, nlohmann::json>> tell;
+    for (const Side side : {Side::Silver, Side::Bronze}) {
+        const Player& me = side == Side::Silver ? g.silver : g.bronze;
+        const Player& them = side == Side::Silver ? g.bronze : g.silver;
+        nlohmann::json opponent{{"id", them.id}, {"name", them.name}};
+        if (them.bot) opponent["bot"] = true;
+        nlohmann::json fields{{"game", g.code},
+                              {"side", side_name(side)},
+                              {"opponent", std::move(opponent)},
+                              {"tournament", {{"id", g.tournament}, {"name", g.name}}}};
+        if (g.round) fields["round"] = g.round;
+        tell.emplace_back(me.id, std::move(fields));
+    }
+    notices.expect(g.code, std::move(tell));
+    auto ex = boost::asio::make_strand(hub.ioc);
+    hub.directory.create_as(
+        g.code, g.params, g.silver, ex,
+        [&notices, code = g.code, tournament = g.tournament,
+         bronze = g.bronze](std::shared_ptr<Room> room) {
+            if (!room) {
+                notices.take(code);
+                spdlog::info("tournament {}: game {} is there already (or the store cannot say)",
+                             tournament, code);
+                return;
+            }
+            room->open();
+            room->join(bronze, {}, nullptr);
+        });
+}
+
 // The notifications beside the store (none for --store memory, which keeps no accounts), on a
 // connection of their own; delivered to the player's connections here and on the other nodes.
-void open_social(Hub& hub) {
+void open_social(Hub& hub, const std::shared_ptr<TournamentNotices>& notices) {
     if (hub.cfg.store == "memory") return;
     SocialService::Open plain;
     if (hub.cfg.store == "postgres")
@@ -210,8 +270,10 @@ void open_social(Hub& hub) {
             hub.peers->end_player(player, reason, true);
         });
     if (rules.on) hub.social->start_mail(mail_config(hub.cfg), plain);
-    hub.services.started = [&hub](const Player& p, const std::string& code) {
+    hub.services.started = [&hub, notices](const Player& p, const std::string& code) {
         if (hub.social && p.account) hub.social->tell_followers(p.id, p.name, code);
+        for (auto& [player, fields] : notices->take(code))
+            if (hub.social) hub.social->notify(player, "tournament_game", std::move(fields));
     };
     hub.services.blocked = [&hub](const std::string& a, const std::string& b, Store::Executor ex,
                                   std::function<void(bool)> then) {
@@ -242,6 +304,32 @@ void open_social(Hub& hub) {
     };
 }
 
+// Tournaments (none for --store memory, which keeps no accounts), directed by this node
+// under its id (a single node: "local").
+void open_tournaments(Hub& hub, const std::shared_ptr<TournamentNotices>& notices) {
+    if (hub.cfg.store == "memory") return;
+    TournamentService::Open open;
+    if (hub.cfg.store == "postgres")
+        open = [url = hub.cfg.database_url] { return open_pg_tournaments(url); };
+    else
+        open = [dir = hub.cfg.data_dir] { return open_sqlite_tournaments(dir); };
+    hub.tournaments = std::make_shared<TournamentService>(
+        std::move(open), boost::asio::make_strand(hub.ioc),
+        hub.cfg.node_id.empty() ? std::string("local") : hub.cfg.node_id,
+        std::chrono::milliseconds(hub.cfg.tournament_pass_ms),
+        [&hub, notices](TournamentService::MakeGame g) {
+            make_tournament_game(hub, *notices, std::move(g));
+        });
+    // The operator's schedule (checked with the flags: server/app/options.cpp).
+    if (hub.cfg.tournament_schedule_text.empty()) return;
+    auto parsed = parse_schedule(hub.cfg.tournament_schedule_text);
+    if (auto* entries = std::get_if<std::vector<ScheduledTournament>>(&parsed)) {
+        spdlog::info("tournament schedule: {} entries from {}", entries->size(),
+                     hub.cfg.tournament_schedule);
+        hub.tournaments->schedule(std::move(*entries));
+    }
+}
+
 // --bus: needs PostgreSQL and a redis:// address.
 bool bus_settings_valid(const Config& cfg) {
     if (cfg.bus.empty()) return true;
@@ -264,7 +352,7 @@ class Node {
     Node(const Config& cfg, std::unique_ptr<Store> store)
         : cfg_(cfg), ioc_(cfg.threads), hub_(std::make_unique<Hub>(ioc_, cfg, std::move(store))) {
         hub_->puzzles = open_puzzles(cfg, *hub_->store);
-        open_social(*hub_);
+        open_social(*hub_, notices_);
     }
 
     ~Node() {
@@ -307,6 +395,8 @@ class Node {
         tcp_->run();
         if (hub_->social) hub_->social->vacations()->start();  // the rooms are back: they are told
         if (hub_->cfg.house_bots) make_house_bots(*hub_);
+        open_tournaments(*hub_, notices_);
+        if (hub_->tournaments) hub_->tournaments->start();
         return true;
     }
 
@@ -373,6 +463,7 @@ class Node {
         notify_service_manager("STOPPING=1");
         hub_->ready = false;
         if (hub_->social) hub_->social->vacations()->stop();
+        if (hub_->tournaments) hub_->tournaments->stop();
         http_->stop();
         tcp_->stop();
         hub_->players.notify_all(std::make_shared<const std::string>(
@@ -416,6 +507,8 @@ class Node {
     const Config& cfg_;
     net::io_context ioc_;
     std::unique_ptr<Hub> hub_;
+    // Initialised before the constructor's body opens the services that share it.
+    std::shared_ptr<TournamentNotices> notices_ = std::make_shared<TournamentNotices>();
     std::shared_ptr<Listener> http_, tcp_;
     std::unique_ptr<Cluster> cluster_;
     bool ran_ = false;

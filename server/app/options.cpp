@@ -2,9 +2,12 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
+#include "server/director/schedule.h"
 #include "server/net/client_address.h"
 #include "server/web/static_files.h"
 
@@ -163,6 +166,10 @@ Command parse_command_line(int argc, char** argv, Config& cfg) {
                  "make the built-in levels' bot accounts Level1 to Level5 at start when missing "
                  "(people challenge them, rated or not; PROTOCOL.md \"House bots\")")
         ->default_str("true");
+    app.add_option("--tournament-schedule", cfg.tournament_schedule,
+                   "a JSON file of the tournaments the server makes itself, e.g. an hourly "
+                   "arena and a weekly Swiss (docs/TOURNAMENTS.md \"The operator's schedule\"); "
+                   "none when empty");
     app.add_option("--stall-seconds", cfg.stall_seconds,
                    "a player sitting on a move this long in a position the bot judges lost is "
                    "stalling: the opponent may claim the win or a draw (0: from the time "
@@ -443,6 +450,22 @@ Command parse_command_line(int argc, char** argv, Config& cfg) {
         std::string error;
         if (!TrustedProxies::parse(cfg.trusted_proxies, error)) {
             std::cerr << "trunkfield-server: --trusted-proxies: " << error << "\n";
+            return exit(2);
+        }
+    }
+    if (!cfg.tournament_schedule.empty()) {
+        std::ifstream in(cfg.tournament_schedule);
+        if (!in) {
+            std::cerr << "trunkfield-server: --tournament-schedule: cannot read "
+                      << cfg.tournament_schedule << "\n";
+            return exit(2);
+        }
+        std::ostringstream text;
+        text << in.rdbuf();
+        cfg.tournament_schedule_text = text.str();
+        const auto parsed = parse_schedule(cfg.tournament_schedule_text);
+        if (auto* error = std::get_if<std::string>(&parsed)) {
+            std::cerr << "trunkfield-server: " << *error << "\n";
             return exit(2);
         }
     }

@@ -113,6 +113,14 @@ const Table kTables[] = {
      "sent_at, error"},
     {"vacations", "player_id, year, used_ms, since_ms"},
     {"api_tokens", "selector, player_id, secret_hash, label, scopes, created_at, used_at"},
+    {"tournaments",
+     "id, kind, name, created_by, creator_name, settings, is_public, password_hash, starts_at, "
+     "phase, round, director, epoch, lease_until, created_at, finished_at, schedule_key"},
+    {"tournament_players", "tournament, player_id, name, rating, active, bot, seq"},
+    {"tournament_games",
+     "tournament, seq, round, code, silver, bronze, ended, result, turns, silver_berserk, "
+     "bronze_berserk, paired_at, ended_at"},
+    {"tournament_byes", "tournament, round, player_id"},
     {"audit",
      "id, at, moderator_id, moderator, action, player_id, player, report_id, minutes, note"},
 };

@@ -30,13 +30,16 @@ struct Config {
     double handshake_seconds = 10;  // a new connection's first message (TCP) or request (HTTP)
     double slow_seconds = 30;       // longest time a TCP message may stay incomplete
     int threads = 2;
-    double grace_seconds = 60;    // a disconnected player's grace period, then claim
-    double award_seconds = -1;    // after the grace: win awarded unclaimed; <0: = grace
-    bool mine_puzzles = false;    // find puzzles in finished public games (a low-priority thread)
-    int mine_puzzles_every = 60;  // seconds between looks for games to mine when none was found
-    bool house_bots = true;       // the built-in levels as bot accounts Level1..5 (made at start)
-    double bot_pace = 1;          // x the bot's human-like moment before its move; 0: at once
-    double stall_seconds = 0;     // the stalling limit for every game; 0: from the time control
+    double grace_seconds = 60;      // a disconnected player's grace period, then claim
+    double award_seconds = -1;      // after the grace: win awarded unclaimed; <0: = grace
+    bool mine_puzzles = false;      // find puzzles in finished public games (a low-priority thread)
+    int mine_puzzles_every = 60;    // seconds between looks for games to mine when none was found
+    bool house_bots = true;         // the built-in levels as bot accounts Level1..5 (made at start)
+    int tournament_pass_ms = 1000;  // how often a node directs its tournaments
+    std::string tournament_schedule;       // the operator's schedule's file ("": none)
+    std::string tournament_schedule_text;  // its text, read once the flags are parsed
+    double bot_pace = 1;       // x the bot's human-like moment before its move; 0: at once
+    double stall_seconds = 0;  // the stalling limit for every game; 0: from the time control
     double start_timeout_seconds = 120;  // both seats filled -> silver's first turn, or abort
     double retention_seconds = 600;      // finished games stay in memory this long
     int chat_lines = 5;                  // chat lines per player per room ...

@@ -16,6 +16,7 @@ std::int64_t epoch_ms(TimePoint t, TimePoint now) {
 
 Clock::Clock(const proto::TimeControl& tc, SteadyClock::duration day)
     : left_{milliseconds(tc.initial_ms), milliseconds(tc.initial_ms)},
+      initial_(milliseconds(tc.initial_ms)),
       increment_(milliseconds(tc.increment_ms)),
       per_move_(tc.days_per_move * day) {
     if (per_move_ > SteadyClock::duration::zero()) left_[0] = left_[1] = per_move_;
@@ -32,7 +33,7 @@ void Clock::press(TimePoint now, SteadyClock::duration credit) {
     Side s = *running_;
     since_ += std::clamp(credit, SteadyClock::duration::zero(), now - since_);
     stop(now);
-    left_[idx(s)] += increment_;
+    if (!no_increment_[idx(s)]) left_[idx(s)] += increment_;
     if (per_move_ > SteadyClock::duration::zero()) left_[0] = left_[1] = per_move_;
     start(~s, now);
 }
@@ -56,6 +57,11 @@ void Clock::flag(Side s) {
 
 void Clock::charge(Side s, SteadyClock::duration d) {
     left_[idx(s)] = std::max(SteadyClock::duration::zero(), left_[idx(s)] - d);
+}
+
+void Clock::berserk(Side s) {
+    charge(s, initial_ / 2);
+    no_increment(s);
 }
 
 void Clock::give(Side s, SteadyClock::duration d) {

@@ -46,6 +46,11 @@ class Clock {
     void charge(Side s, SteadyClock::duration d);
     // Adds `d` to `s`'s time (time given by the opponent).
     void give(Side s, SteadyClock::duration d);
+    // `s` went berserk (PROTOCOL.md "Tournaments" (Berserk)): half the initial time is deducted
+    // from its time (not below zero) and it gets no increment from now on.
+    void berserk(Side s);
+    // `s` gets no increment from now on (a berserk player's clock, restored from its reading).
+    void no_increment(Side s) { no_increment_[idx(s)] = true; }
     // Puts back a reading taken earlier (reading()'s silver_ms, bronze_ms, running), with the
     // running side's time starting again at `now`: the time in between is not charged.
     void restore(std::int64_t silver_ms, std::int64_t bronze_ms, std::optional<Side> running,
@@ -63,8 +68,10 @@ class Clock {
 
   private:
     SteadyClock::duration left_[2];
+    SteadyClock::duration initial_;
     SteadyClock::duration increment_;
-    SteadyClock::duration per_move_;  // correspondence: the time for each move; else zero
+    bool no_increment_[2] = {false, false};  // berserk
+    SteadyClock::duration per_move_;         // correspondence: the time for each move; else zero
     std::optional<Side> running_;
     TimePoint since_;  // when the running side's time started
 };

@@ -58,18 +58,32 @@ std::shared_ptr<Room> LocalDirectory::find(const std::string& code) {
     return it == rooms_.end() ? nullptr : it->second;
 }
 
-namespace {
-
-// Six characters without 0/o, 1/l/i: 31^6 codes.
-std::string random_code() {
-    static const char* alphabet = "23456789abcdefghjkmnpqrstuvwxyz";
-    std::string hex = random_hex(6), code(6, ' ');
-    for (std::size_t i = 0; i < 6; ++i)
-        code[i] = alphabet[(std::stoi(hex.substr(2 * i, 2), nullptr, 16)) % 31];
+std::string random_code(std::size_t n) {
+    const std::string hex = random_hex(n);
+    std::string code(n, ' ');
+    for (std::size_t i = 0; i < n; ++i)
+        code[i] =
+            kCodeAlphabet[std::stoi(hex.substr(2 * i, 2), nullptr, 16) % kCodeAlphabet.size()];
     return code;
 }
 
-}  // namespace
+void LocalDirectory::create_as(const std::string& code, RoomParams params, Player creator,
+                               Store::Executor ex, Created done) {
+    if (find(code)) return boost::asio::post(ex, [done] { done(nullptr); });
+    services_.store.read_code_taken(code, ex,
+                                    [this, code, params = std::move(params),
+                                     creator = std::move(creator), done](Read<bool> taken) mutable {
+                                        if (!taken.ok() || *taken.value) return done(nullptr);
+                                        std::shared_ptr<Room> room;
+                                        {
+                                            std::lock_guard lock(m_);
+                                            if (!rooms_.count(code))
+                                                room = rooms_[code] =
+                                                    factory_.make(code, params, creator);
+                                        }
+                                        done(std::move(room));
+                                    });
+}
 
 void LocalDirectory::create(RoomParams params, Player creator, Store::Executor ex, Created done) {
     try_code(std::move(params), std::move(creator), std::move(ex), std::move(done), 0);

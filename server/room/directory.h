@@ -49,6 +49,11 @@ class RoomFactory {
     RoomServices& services_;
 };
 
+// The characters of game codes and tournament ids: no 0/o, 1/l/i.
+inline constexpr std::string_view kCodeAlphabet = "23456789abcdefghjkmnpqrstuvwxyz";
+// A fresh code of `n` characters of kCodeAlphabet (a game's: six, 31^6 codes).
+std::string random_code(std::size_t n = 6);
+
 class RoomDirectory {
   public:
     using Created = std::function<void(std::shared_ptr<Room>)>;
@@ -76,6 +81,10 @@ class LocalDirectory : public RoomDirectory {
         : factory_(factory), services_(services) {}
     std::shared_ptr<Room> find(const std::string& code) override;
     void create(RoomParams params, Player creator, Store::Executor ex, Created done) override;
+    // A new room under `code`, chosen by its maker (a tournament's pairing): `done` gets null
+    // when a room or a game of that code exists already, or the store cannot say.
+    void create_as(const std::string& code, RoomParams params, Player creator, Store::Executor ex,
+                   Created done);
     void remove(const std::string& code) override;
     bool recover() override;
     void set_suspended(const std::string& code, bool suspended) override;

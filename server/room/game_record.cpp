@@ -166,6 +166,16 @@ Decision GameRecord::give_time(Side side) const {
     return {proto::TimeGivenEv{side, proto::kGiveTimeMs}};
 }
 
+Decision GameRecord::go_berserk(Side side, bool allows) const {
+    using proto::Err;
+    if (!allows) return Decision::refuse(Err::BerserkOff, "only an arena's games allow berserk");
+    if (berserk[idx(side)]) return Decision::refuse(Err::BerserkOff, "you went berserk already");
+    // Silver plays the first turn of play, bronze the second.
+    if (std::ssize(turns) > (side == Side::Silver ? 0 : 1))
+        return Decision::refuse(Err::BerserkOff, "berserk only before your first turn of play");
+    return {proto::BerserkEv{side}};
+}
+
 void GameRecord::count(const proto::EventBody& body) {
     ++version;
     if (proto::changes_game(body)) state_version = version;
@@ -224,6 +234,11 @@ struct GameRecord::Replayer {
         return {};
     }
     std::string operator()(const proto::TimeGivenEv&) { return {}; }  // the clocks' readings
+    std::string operator()(const proto::BerserkEv& e) {
+        if (r.berserk[idx(e.side)]) return "berserk twice";
+        r.berserk[idx(e.side)] = true;
+        return {};
+    }
     std::string operator()(const proto::VacationEv& e) {
         r.vacation[idx(e.side)] = e.on;
         return {};

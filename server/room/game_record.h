@@ -91,6 +91,7 @@ class GameRecord {
     RoomOffers offers;
     std::optional<Side> stalling;       // judged stalling: the opponent may claim
     bool vacation[2] = {false, false};  // correspondence: the seat's player is on vacation
+    bool berserk[2] = {false, false};   // arena games: the seat's player went berserk
     std::int64_t created_ms = 0, finished_ms = 0;  // epoch ms
     RoomSummary summary;
 
@@ -115,6 +116,9 @@ class GameRecord {
     Decision preferences(Side side, const proto::Preferences& m) const;
     // More time for the opponent of `side` (the room checks that the game is timed).
     Decision give_time(Side side) const;
+    // `side` goes berserk (PROTOCOL.md "Tournaments" (Berserk)), where the game `allows` it: once,
+    // before its own first turn of play (the room checks that the game is being played).
+    Decision go_berserk(Side side, bool allows) const;
 
     // The change an event makes, checked against the rules and the record: "" once applied,
     // else why it cannot be (nothing changed). The setup and turn are validated by the rules

@@ -101,6 +101,9 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     void takeback(Player p, Who who, DrawAct act);
     // Gives the opponent proto::kGiveTimeMs more time.
     void give_time(Player p, Who who);
+    // Halves the player's clock for a point more (arena games, PROTOCOL.md "Tournaments"
+    // (Berserk)).
+    void berserk(Player p, Who who);
     void preferences(Player p, Who who, proto::Preferences m);
     // After the game: a rematch offer (or the acceptance of the opponent's), or a decline.
     void rematch(Player p, Who who, bool decline);

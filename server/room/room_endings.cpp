@@ -95,6 +95,8 @@ void Room::start_rematch() {
     // again, on the other side.
     RoomParams next = params_;
     next.quick_match = true;  // both seats are taken at once: never in the open list
+    // A rematch is a game of the players', not the arena's: no berserk in it.
+    if (next.time_control) next.time_control->berserk = false;
     const Side cs = params_.creator_side;
     Player creator = *rec_.seats[idx(params_.bot_level ? cs : ~cs)];
     if (params_.bot_level) {

@@ -87,10 +87,14 @@ bool Room::load(const StoredGame& row, const std::vector<JournalRow>& journal, s
     };
     if (!rec_.replay(row, journal, each, error)) return false;
     auto now = SteadyClock::now();
-    if (clock_ && rec_.started() && last_clocks) {
+    // A berserk before the first turn of play took time off a clock that was not running yet.
+    const bool berserked = rec_.berserk[0] || rec_.berserk[1];
+    if (clock_ && (rec_.started() || berserked) && last_clocks) {
         clock_->restore(last_clocks->silver_ms, last_clocks->bronze_ms,
                         rec_.status == Status::Playing ? last_clocks->running : std::nullopt, now);
         fault_.last_clock_at_ms = last_clocks->at;
+        for (Side s : {Side::Silver, Side::Bronze})
+            if (rec_.berserk[idx(s)]) clock_->no_increment(s);
     } else if (clock_ && rec_.started()) {
         error = "a timed game without a clock reading";
         return false;

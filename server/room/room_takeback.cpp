@@ -51,6 +51,18 @@ void Room::give_time(Player p, Who who) {
     });
 }
 
+void Room::berserk(Player p, Who who) {
+    on_strand([this, p = std::move(p), who = std::move(who)] {
+        auto side = check_seated(p, who);
+        if (!side) return;
+        auto d = rec_.go_berserk(*side, clock_ && params_.time_control->berserk);
+        if (refused(who, d)) return;
+        clock_->berserk(*side);
+        record(std::move(*d.event));
+        schedule();
+    });
+}
+
 void Room::preferences(Player p, Who who, proto::Preferences m) {
     on_strand([this, p = std::move(p), who = std::move(who), m = std::move(m)] {
         auto side = rec_.seat_of(p.id);

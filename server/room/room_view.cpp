@@ -61,6 +61,7 @@ proto::SnapshotMsg RoomView::snapshot(bool for_spectator, TimePoint now) const {
     m.stalling = rec.stalling;
     if (rec.status == proto::GameStatus::Playing)
         for (int i : {0, 1}) m.vacation[i] = rec.vacation[i];
+    for (int i : {0, 1}) m.berserk[i] = rec.berserk[i];
     m.preferences[0] = rec.prefs[0];
     m.preferences[1] = rec.prefs[1];
     m.is_public = params.is_public;

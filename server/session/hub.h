@@ -17,6 +17,7 @@
 #include "server/accounts/password_pool.h"
 #include "server/accounts/ratings.h"
 #include "server/base/config.h"
+#include "server/director/tournaments.h"
 #include "server/lobby/listings.h"
 #include "server/lobby/matchmaker.h"
 #include "server/lobby/player_index.h"
@@ -51,7 +52,9 @@ struct Hub {
                            std::chrono::milliseconds(cfg.lobby_interval_ms), ioc.get_executor());
     }
     ~Hub() {
-        social.reset();  // its thread delivers to the player index: joined while that lives
+        if (tournaments) tournaments->stop();
+        tournaments.reset();  // its games are made through the directory and told through social
+        social.reset();       // its thread delivers to the player index: joined while that lives
         passwords.join();
         workers.join();
     }
@@ -68,6 +71,9 @@ struct Hub {
     // The players' notifications (proto/PROTOCOL.md "Notifications"), set by main() for a store
     // that keeps accounts; null for --store memory.
     std::unique_ptr<SocialService> social;
+    // Tournaments (docs/TOURNAMENTS.md), started by main() once the games are back, for a store
+    // that keeps accounts; null for --store memory.
+    std::shared_ptr<TournamentService> tournaments;
     boost::asio::thread_pool workers;
     // Password hashing (Argon2id: 64 MiB and ~40 ms each) off the network threads, one thread
     // per core behind a bounded queue (server/accounts/password_pool.h).

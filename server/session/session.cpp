@@ -685,6 +685,10 @@ void Session::handle(proto::TakebackDecline& m) {
         room->takeback(*player_, weak_from_this(), Room::DrawAct::Decline);
 }
 
+void Session::handle(proto::Berserk& m) {
+    if (auto room = find_room(m.game)) room->berserk(*player_, weak_from_this());
+}
+
 void Session::handle(proto::GiveTime& m) {
     if (auto room = find_room(m.game)) room->give_time(*player_, weak_from_this());
 }

@@ -163,6 +163,7 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     void handle(proto::TakebackAccept& m);
     void handle(proto::TakebackDecline& m);
     void handle(proto::GiveTime& m);
+    void handle(proto::Berserk& m);
     void handle(proto::Preferences& m);
     void handle(proto::Rematch& m);
     void handle(proto::RematchDecline& m);

@@ -318,6 +318,62 @@ CREATE TABLE api_tokens (
 );
 CREATE INDEX api_tokens_by_player ON api_tokens(player_id);
 )sql",
+    // 11: tournaments (as SQLite's 11).
+    R"sql(
+CREATE TABLE tournaments (
+  id            text PRIMARY KEY,
+  kind          text NOT NULL,
+  name          text NOT NULL,
+  created_by    text NOT NULL,
+  creator_name  text NOT NULL,
+  settings      text NOT NULL,
+  is_public     bigint NOT NULL,
+  password_hash text NOT NULL DEFAULT '',
+  starts_at     bigint NOT NULL,
+  phase         text NOT NULL,
+  round         bigint NOT NULL DEFAULT 0,
+  director      text NOT NULL DEFAULT '',
+  epoch         bigint NOT NULL DEFAULT 0,
+  lease_until   bigint NOT NULL DEFAULT 0,
+  created_at    bigint NOT NULL,
+  finished_at   bigint NOT NULL DEFAULT 0,
+  schedule_key  text UNIQUE
+);
+CREATE INDEX tournaments_by_phase ON tournaments(phase, starts_at);
+CREATE TABLE tournament_players (
+  tournament text NOT NULL,
+  player_id  text NOT NULL,
+  name       text NOT NULL,
+  rating     bigint NOT NULL,
+  active     bigint NOT NULL,
+  bot        bigint NOT NULL DEFAULT 0,
+  seq        bigint NOT NULL,
+  PRIMARY KEY (tournament, player_id)
+);
+CREATE INDEX tournament_players_by_player ON tournament_players(player_id);
+CREATE TABLE tournament_games (
+  tournament     text NOT NULL,
+  seq            bigint NOT NULL,
+  round          bigint NOT NULL,
+  code           text NOT NULL UNIQUE,
+  silver         text NOT NULL,
+  bronze         text NOT NULL,
+  ended          bigint NOT NULL DEFAULT 0,
+  result         text NOT NULL DEFAULT '',
+  turns          bigint NOT NULL DEFAULT 0,
+  silver_berserk bigint NOT NULL DEFAULT 0,
+  bronze_berserk bigint NOT NULL DEFAULT 0,
+  paired_at      bigint NOT NULL,
+  ended_at       bigint NOT NULL DEFAULT 0,
+  PRIMARY KEY (tournament, seq)
+);
+CREATE TABLE tournament_byes (
+  tournament text NOT NULL,
+  round      bigint NOT NULL,
+  player_id  text NOT NULL,
+  PRIMARY KEY (tournament, round)
+);
+)sql",
 };
 static_assert(std::size(kMigrations) == kPgSchemaVersion);
 

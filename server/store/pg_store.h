@@ -13,7 +13,7 @@
 namespace tf::server {
 
 // The schema version this build creates and understands (PostgreSQL's own numbering).
-inline constexpr int kPgSchemaVersion = 10;
+inline constexpr int kPgSchemaVersion = 11;
 
 struct PgOptions {
     // A libpq connection string: postgresql://user@host:port/db or "host=... dbname=...".

@@ -86,8 +86,10 @@ std::optional<std::optional<proto::TimeControl>> time_control_of(const std::stri
         error = "stored time control: " + text;
         return std::nullopt;
     }
-    return std::optional<proto::TimeControl>(proto::TimeControl{
-        j["initial_ms"].get<std::int64_t>(), j["increment_ms"].get<std::int64_t>()});
+    proto::TimeControl tc{j["initial_ms"].get<std::int64_t>(),
+                          j["increment_ms"].get<std::int64_t>()};
+    tc.berserk = j.value("berserk", false);
+    return std::optional<proto::TimeControl>(tc);
 }
 
 std::string result_text(const std::optional<proto::Result>& r) {

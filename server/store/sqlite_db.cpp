@@ -301,6 +301,63 @@ CREATE TABLE api_tokens (
 ) WITHOUT ROWID;
 CREATE INDEX api_tokens_by_player ON api_tokens(player_id);
 )sql",
+    // 11: tournaments (issue 38; server/store/tournament_db.h): each with its settings, phase
+    // and director's lease; its entrants; the games it paired, with their results; its byes.
+    R"sql(
+CREATE TABLE tournaments (
+  id            TEXT PRIMARY KEY,
+  kind          TEXT NOT NULL,
+  name          TEXT NOT NULL,
+  created_by    TEXT NOT NULL,
+  creator_name  TEXT NOT NULL,
+  settings      TEXT NOT NULL,
+  is_public     INTEGER NOT NULL,
+  password_hash TEXT NOT NULL DEFAULT '',
+  starts_at     INTEGER NOT NULL,
+  phase         TEXT NOT NULL,
+  round         INTEGER NOT NULL DEFAULT 0,
+  director      TEXT NOT NULL DEFAULT '',
+  epoch         INTEGER NOT NULL DEFAULT 0,
+  lease_until   INTEGER NOT NULL DEFAULT 0,
+  created_at    INTEGER NOT NULL,
+  finished_at   INTEGER NOT NULL DEFAULT 0,
+  schedule_key  TEXT UNIQUE
+) WITHOUT ROWID;
+CREATE INDEX tournaments_by_phase ON tournaments(phase, starts_at);
+CREATE TABLE tournament_players (
+  tournament TEXT NOT NULL,
+  player_id  TEXT NOT NULL,
+  name       TEXT NOT NULL,
+  rating     INTEGER NOT NULL,
+  active     INTEGER NOT NULL,
+  bot        INTEGER NOT NULL DEFAULT 0,
+  seq        INTEGER NOT NULL,
+  PRIMARY KEY (tournament, player_id)
+) WITHOUT ROWID;
+CREATE INDEX tournament_players_by_player ON tournament_players(player_id);
+CREATE TABLE tournament_games (
+  tournament     TEXT NOT NULL,
+  seq            INTEGER NOT NULL,
+  round          INTEGER NOT NULL,
+  code           TEXT NOT NULL UNIQUE,
+  silver         TEXT NOT NULL,
+  bronze         TEXT NOT NULL,
+  ended          INTEGER NOT NULL DEFAULT 0,
+  result         TEXT NOT NULL DEFAULT '',
+  turns          INTEGER NOT NULL DEFAULT 0,
+  silver_berserk INTEGER NOT NULL DEFAULT 0,
+  bronze_berserk INTEGER NOT NULL DEFAULT 0,
+  paired_at      INTEGER NOT NULL,
+  ended_at       INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (tournament, seq)
+) WITHOUT ROWID;
+CREATE TABLE tournament_byes (
+  tournament TEXT NOT NULL,
+  round      INTEGER NOT NULL,
+  player_id  TEXT NOT NULL,
+  PRIMARY KEY (tournament, round)
+) WITHOUT ROWID;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 

@@ -13,7 +13,7 @@ namespace tf::server {
 enum class SyncLevel { Full, Normal, Off };
 
 // The schema version this build creates and understands.
-inline constexpr int kSchemaVersion = 10;
+inline constexpr int kSchemaVersion = 11;
 
 // The data folder's lock: an exclusive flock on `dir`/LOCK, held by a running server for its
 // lifetime and by `trunkfield-server restore` while it replaces the store. Throws StoreError

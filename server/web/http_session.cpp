@@ -32,6 +32,7 @@
 #include "server/web/social_api.h"
 #include "server/web/static_files.h"
 #include "server/web/token_api.h"
+#include "server/web/tournament_api.h"
 #include "server/web/transports.h"
 #include "server/web/ws_session.h"
 
@@ -173,6 +174,19 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         }
         const std::string_view target(req.target().data(), req.target().size());
         if (get && is_stream_target(target)) return serve_play(std::move(req), true);
+        if (get && is_tournament_stream(target)) {
+            const std::string h = stream_head(req, {});
+            stream_.expires_never();
+            return start_tournament_stream(stream_.release_socket(), std::move(slot_), hub_, target,
+                                           h);
+        }
+        if (is_tournament_target(target)) {
+            if (req.method() == http::verb::post) return serve_play(std::move(req), false);
+            if (get) return serve_api(std::move(req));
+            auto api = api_error(405, "method_not_allowed", "this address takes a GET or a POST");
+            api.headers = {{"Allow", "GET, POST"}};
+            return send_api(req, std::move(api));
+        }
         if (is_play_target(target)) {
             if (req.method() != http::verb::post) {
                 auto api = api_error(405, "method_not_allowed", "this address takes a POST");
@@ -373,6 +387,22 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
             });
     }
     // `refusal`: the request is answered so (after paying for it) rather than made.
+    // An NDJSON stream's head, up to (without) the blank line: the stream adds
+    // Transfer-Encoding and the blank line (server/web/ndjson_stream.h).
+    std::string stream_head(const Request& req,
+                            const std::vector<std::pair<std::string, std::string>>& headers) {
+        auto res = make(req, http::status::ok, "application/x-ndjson", "");
+        res->set(http::field::cache_control, "no-store");
+        res->set("X-Accel-Buffering", "no");  // nginx passes each line on at once
+        for (const auto& [k, v] : headers) res->set(k, v);
+        res->keep_alive(false);
+        res->erase(http::field::content_length);
+        std::ostringstream head;
+        head << res->base();
+        std::string h = head.str();
+        while (h.size() >= 2 && h.compare(h.size() - 2, 2, "\r\n") == 0) h.resize(h.size() - 2);
+        return h + "\r\n";  // the last field's end
+    }
     void play(Request req, const Player& p, const ApiAuth& auth, bool stream,
               std::optional<ApiResponse> refusal = std::nullopt) {
         const RateState rate = take_api_credit(hub_, p.id);
@@ -394,22 +424,18 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         }
         const std::string_view t(req.target().data(), req.target().size());
         if (stream) {
-            auto res = make(req, http::status::ok, "application/x-ndjson", "");
-            res->set(http::field::cache_control, "no-store");
-            res->set("X-Accel-Buffering", "no");  // nginx passes each line on at once
-            for (const auto& [k, v] : headers) res->set(k, v);
-            res->keep_alive(false);
-            res->erase(http::field::content_length);
-            std::ostringstream head;
-            head << res->base();
-            std::string h = head.str();
-            while (h.size() >= 2 && h.compare(h.size() - 2, 2, "\r\n") == 0) h.resize(h.size() - 2);
-            h += "\r\n";  // the last field's end; the stream adds Transfer-Encoding and the blank
-                          // line
+            std::string h = stream_head(req, headers);
             stream_.expires_never();
             return start_play_stream(stream_.release_socket(), std::move(slot_), hub_, auth,
                                      client_.to_string(), t, std::move(h));
         }
+        if (is_tournament_target(t))
+            return tournament_post(hub_, p, t, req.body(), stream_.get_executor(),
+                                   [self = shared_from_this(), req, headers](ApiResponse api) {
+                                       api.headers.insert(api.headers.begin(), headers.begin(),
+                                                          headers.end());
+                                       self->send_api(req, std::move(api));
+                                   });
         play_api(hub_, auth, client_.to_string(), t, req.body(), stream_.get_executor(),
                  [self = shared_from_this(), req, headers](ApiResponse api) {
                      api.headers.insert(api.headers.begin(), headers.begin(), headers.end());
@@ -418,6 +444,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     }
     void answer_api(Request req, PuzzleReader reader) {
         const std::string_view t(req.target().data(), req.target().size());
+        if (is_tournament_target(t))
+            return tournament_read(hub_, t, reader.player_id, stream_.get_executor(),
+                                   [self = shared_from_this(), req = std::move(req)](
+                                       ApiResponse api) { self->send_api(req, std::move(api)); });
         if (is_puzzle_target(t)) {
             const bool post = req.method() == http::verb::post;
             std::string body = post ? std::move(req.body()) : std::string();

@@ -2,13 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
-#include <array>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/write.hpp>
 #include <cmath>
-#include <deque>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
@@ -17,6 +14,7 @@
 #include "server/base/metrics.h"
 #include "server/net/credit_bucket.h"
 #include "server/session/session.h"
+#include "server/web/ndjson_stream.h"
 
 namespace tf::server {
 
@@ -271,33 +269,28 @@ std::optional<ApiResponse> answer_of(const std::string& text, const std::string&
 
 // ---- the streams ----
 
-constexpr auto kKeepAlive = std::chrono::seconds(7);
-constexpr std::size_t kMaxQueued = 4 << 20;  // bytes a reader that does not read may fall behind
-
+// The account's stream or a game's: an ApiSession's messages, as NdjsonStream lines.
 class PlayStream : public std::enable_shared_from_this<PlayStream> {
   public:
     PlayStream(net::ip::tcp::socket s, ConnLimiter::Slot slot, Hub& hub, std::string game,
                std::string head)
-        : sock_(std::move(s)),
-          slot_(std::move(slot)),
+        : out_(std::make_shared<NdjsonStream>(std::move(s), std::move(slot), std::move(head))),
           hub_(hub),
-          game_(std::move(game)),
-          head_(std::move(head)),
-          timer_(sock_.get_executor()) {}
+          game_(std::move(game)) {}
     void start(const ApiAuth& auth, std::string address) {
         auto w = weak_from_this();
         session_ = std::make_shared<ApiSession>(
-            hub_, std::move(address), sock_.get_executor(),
+            hub_, std::move(address), out_->executor(),
             [w](const std::string& text) {
                 if (auto self = w.lock()) self->on_message(text);
             },
             [w](const std::string& reason) {
                 if (auto self = w.lock()) self->end(reason);
             });
+        // The stream keeps this alive until its socket closes.
+        out_->start([self = shared_from_this()] { self->stop(); });
         session_->sign_in(auth);
         if (!game_.empty()) session_->receive(json{{"type", "watch"}, {"code", game_}}.dump());
-        read();
-        keep_alive();
     }
 
   private:
@@ -306,21 +299,23 @@ class PlayStream : public std::enable_shared_from_this<PlayStream> {
         const std::string type = m.is_object() ? m.value("type", "") : "";
         if (type == "welcome") {
             if (!game_.empty()) return;
-            open();  // the account's stream: its games, then its notifications as they come
+            // The account's stream: its games, then its notifications as they come.
+            out_->open();
             for (const auto& code : m.value("games", json::array()))
-                line(json{{"type", "game_start"}, {"game", code}}.dump());
+                out_->line(json{{"type", "game_start"}, {"game", code}}.dump());
             return;
         }
         if (game_.empty()) {
-            if (type == "notification" || type == "shutdown") line(text);
+            if (type == "notification" || type == "shutdown") out_->line(text);
             if (type == "error") end(m.value("message", "refused"));
             return;
         }
         if (type == "notification" || type == "pong") return;
-        if (!opened_ && type == "error")  // the game cannot be watched: no stream
-            return refuse(refusal_of(m));
-        open();
-        line(text);
+        if (!out_->opened() && type == "error") {  // the game cannot be watched: no stream
+            out_->refuse(refusal_of(m));
+            return stop();
+        }
+        out_->line(text);
         // A game that is over ends its stream (a rated game's `ratings` event follows its end).
         const std::string kind = m.value("kind", "");
         const std::string status = m.value("status", "");
@@ -332,119 +327,27 @@ class PlayStream : public std::enable_shared_from_this<PlayStream> {
     void end_soon() {
         if (ending_soon_) return;
         ending_soon_ = true;
-        auto t = std::make_shared<net::steady_timer>(sock_.get_executor(), std::chrono::seconds(1));
+        auto t = std::make_shared<net::steady_timer>(out_->executor(), std::chrono::seconds(1));
         t->async_wait([self = shared_from_this(), t](boost::system::error_code) {
-            if (!self->closed_ && !self->ending_) self->end("the game is over");
-        });
-    }
-    // The answer's head, once.
-    void open() {
-        if (opened_) return;
-        opened_ = true;
-        queue(head_ + "Transfer-Encoding: chunked\r\n\r\n");
-    }
-    void line(const std::string& text) {
-        open();
-        std::string l = text;
-        while (!l.empty() && l.back() == '\n') l.pop_back();
-        l += '\n';
-        char size[20];
-        std::snprintf(size, sizeof size, "%zx\r\n", l.size());
-        queue(size + l + "\r\n");
-        wrote_ = true;
-    }
-    // The stream's head with the refusal's status and type in place of 200 and NDJSON.
-    void refuse(const ApiResponse& a) {
-        const char* reason = a.status == 404   ? "Not Found"
-                             : a.status == 403 ? "Forbidden"
-                                               : "Error";
-        constexpr std::string_view kNdjson = "application/x-ndjson";
-        std::string h = head_;
-        h.replace(0, h.find("\r\n"), "HTTP/1.1 " + std::to_string(a.status) + " " + reason);
-        if (auto at = h.find(kNdjson); at != std::string::npos)
-            h.replace(at, kNdjson.size(), a.content_type);
-        opened_ = true;
-        queue(h + "Content-Length: " + std::to_string(a.body.size()) + "\r\n\r\n" + a.body);
-        ending_ = true;
-        stop();
-    }
-    void queue(std::string bytes) {
-        if (closed_) return;
-        queued_ += bytes.size();
-        if (queued_ > kMaxQueued) {
-            spdlog::warn("http stream: the reader fell {} bytes behind; closing", queued_);
-            return shutdown();
-        }
-        out_.push_back(std::move(bytes));
-        if (!writing_) write();
-    }
-    void write() {
-        if (out_.empty()) {
-            writing_ = false;
-            if (ending_) shutdown();
-            return;
-        }
-        writing_ = true;
-        net::async_write(sock_, net::buffer(out_.front()),
-                         [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
-                             if (ec) return self->shutdown();
-                             self->queued_ -= self->out_.front().size();
-                             self->out_.pop_front();
-                             self->write();
-                         });
-    }
-    // The client says nothing more; a read ends when it goes away.
-    void read() {
-        sock_.async_read_some(
-            net::buffer(scratch_),
-            [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
-                if (ec) return self->shutdown();
-                self->read();
-            });
-    }
-    void keep_alive() {
-        timer_.expires_after(kKeepAlive);
-        timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
-            if (ec || self->closed_) return;
-            if (self->opened_ && !self->wrote_ && !self->ending_) self->queue("1\r\n\n\r\n");
-            self->wrote_ = false;
-            self->keep_alive();
+            if (!self->out_->ended()) self->end("the game is over");
         });
     }
     // The stream ends (the game moved, the account logged out, the server stops).
     void end(const std::string& reason) {
         spdlog::info("http stream{}{}: ended: {}", game_.empty() ? "" : " of ", game_, reason);
-        if (!opened_) open();
-        ending_ = true;
-        queue("0\r\n\r\n");
+        out_->end();
         stop();
     }
     void stop() {
         if (session_) session_->finish();
         session_.reset();
     }
-    void shutdown() {
-        if (closed_) return;
-        closed_ = true;
-        stop();
-        timer_.cancel();
-        boost::system::error_code ec;
-        sock_.shutdown(net::ip::tcp::socket::shutdown_both, ec);
-        sock_.close(ec);
-    }
 
-    net::ip::tcp::socket sock_;
-    ConnLimiter::Slot slot_;
+    std::shared_ptr<NdjsonStream> out_;
     Hub& hub_;
     const std::string game_;  // "" for the account's stream
-    const std::string head_;
-    net::steady_timer timer_;
     std::shared_ptr<ApiSession> session_;
-    std::deque<std::string> out_;
-    std::size_t queued_ = 0;
-    std::array<char, 512> scratch_{};
-    bool opened_ = false, writing_ = false, wrote_ = false, ending_ = false, closed_ = false,
-         ending_soon_ = false;
+    bool ending_soon_ = false;
 };
 
 }  // namespace
@@ -455,6 +358,7 @@ bool is_play_target(std::string_view target) {
 
 const char* scope_of(std::string_view target) {
     if (is_stream_target(target)) return "read";
+    // Anything else asks for games: a challenge, or a tournament made or entered.
     return target.substr(0, 10) == "/api/game/" ? "play" : "challenge";
 }
 

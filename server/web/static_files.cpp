@@ -73,6 +73,10 @@ std::optional<std::string> static_relative_path(std::string_view target) {
     if (segments.size() == 2 && segments[0] == "@" && proto::is_username(segments[1]))
         return std::string("index.html");
     if (segments.size() == 1 && segments[0] == "players") return std::string("index.html");
+    // The tournaments (/tournaments) and one of them (/t/ID: ids are formed as game codes).
+    if (segments.size() == 1 && segments[0] == "tournaments") return std::string("index.html");
+    if (segments.size() == 2 && segments[0] == "t" && proto::game_code(segments[1]))
+        return std::string("index.html");
     if (segments.size() == 1 && segments[0] == "mod") return std::string("index.html");
     std::string out;
     for (const auto& s : segments) {

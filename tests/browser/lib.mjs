@@ -313,10 +313,41 @@ export async function newPlayer(browser, base, problems, name, viewport = DESKTO
   }, name);
   const page = await ctx.newPage();
   problems.watch(page, name ?? "guest");
+  const seen = recordTraffic(page);
   await page.goto(base + (opts.path ?? "/"));
-  await page.waitForSelector("#conn.conn-online");
+  await waitOnline(page, seen);
   if (name) await page.waitForFunction((n) => window.trunkfield.S.me?.name === n, name);
   return page;
+}
+
+// What a page loaded and said, kept to explain a page that never comes online.
+function recordTraffic(page) {
+  const seen = [];
+  const keep = (line) => { seen.push(`${new Date().toISOString().slice(11, 23)} ${line}`); if (seen.length > 40) seen.shift(); };
+  page.on("console", (m) => keep(`console.${m.type()}: ${m.text()}`));
+  page.on("requestfailed", (r) => keep(`failed: ${r.url()} ${r.failure()?.errorText ?? ""}`));
+  page.on("response", (r) => { if (r.status() >= 400) keep(`${r.status()}: ${r.url()}`); });
+  page.on("websocket", (ws) => {
+    keep(`websocket ${ws.url()} opened`);
+    ws.on("close", () => keep("websocket closed"));
+    ws.on("socketerror", (e) => keep(`websocket error: ${e}`));
+  });
+  return seen;
+}
+
+// Waits for the connection badge to say online; on a timeout the error says what the page saw
+// (its badge, the requests that failed, the WebSocket's life), not only that it waited.
+async function waitOnline(page, seen) {
+  try {
+    await page.waitForSelector("#conn.conn-online");
+  } catch (e) {
+    const badge = await page.evaluate(() => {
+      const c = document.getElementById("conn");
+      return c ? `${c.className} "${c.textContent}"` : "no #conn";
+    }).catch((x) => `unreadable: ${x.message}`);
+    e.message += `\nbadge: ${badge}\nwhat the page saw:\n  ${seen.join("\n  ")}`;
+    throw e;
+  }
 }
 
 export const gameOf = (page) => page.evaluate(() => {

@@ -23,7 +23,7 @@ CLIENT_TYPES = {"hello", "create_game", "join_game", "cancel_game", "list_games"
                 "turn", "resign", "chat", "ping", "quick_match", "quick_match_cancel", "list_live",
                 "draw_offer", "draw_accept", "draw_decline", "claim_win", "abort",
                 "takeback_offer", "takeback_accept", "takeback_decline", "give_time", "claim_draw",
-                "preferences"}
+                "preferences", "berserk"}
 
 
 def compact(j):

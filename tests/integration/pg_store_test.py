@@ -33,7 +33,7 @@ if not BASE:
     sys.exit(77)
 
 failures = []
-SCHEMA = 10  # server/store/pg_store.h kPgSchemaVersion
+SCHEMA = 11  # server/store/pg_store.h kPgSchemaVersion
 
 
 def check(ok, what):

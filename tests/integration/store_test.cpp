@@ -68,7 +68,7 @@ TEST_CASE("store_migrate") {
         CHECK(s.log().find("migrated") != std::string::npos);
         GameClient a = GameClient::connect(s, Transport::Tcp, "ann");
     }
-    CHECK(user_version(dir + "/trunkfield.db") == 10);
+    CHECK(user_version(dir + "/trunkfield.db") == 11);
     ServerProcess again(with_data(dir));  // an up-to-date database: no migration
     CHECK(again.log().find("migrated") == std::string::npos);
 }
@@ -78,7 +78,7 @@ TEST_CASE("store_refusals") {
     SUBCASE("newer schema") {
         { ServerProcess s(with_data(t.path)); }
         set_user_version(t.path + "/trunkfield.db", 99);
-        refuses(with_data(t.path), "schema version 99, newer than this server's 10");
+        refuses(with_data(t.path), "schema version 99, newer than this server's 11");
         CHECK(user_version(t.path + "/trunkfield.db") == 99);  // left as it was
     }
     SUBCASE("corrupt database") {

@@ -155,6 +155,7 @@ TEST_CASE("proto: every event kind round-trips with its payload") {
         StallClaimEv{Side::Silver, true},
         VacationEv{Side::Bronze, true},
         VacationEv{Side::Silver, false},
+        BerserkEv{Side::Bronze},
         HiddenEv{},
         ChatEv{{"p1", "ann"}, "shadowed", ChatRoom::Players, true},
     };
@@ -183,7 +184,9 @@ TEST_CASE("proto: a snapshot round-trips with the game state, record, seats and 
     m.version = 40;
     m.status = GameStatus::Playing;
     m.state = p.game;
-    m.record = {Variant{}, TimeControl{300000, 2000}, {p.setup[0], p.setup[1]}, p.turns};
+    TimeControl arena{300000, 2000};
+    arena.berserk = true;  // an arena's game (PROTOCOL.md "Tournaments" (Berserk))
+    m.record = {Variant{}, arena, {p.setup[0], p.setup[1]}, p.turns};
     m.players[0] = Seat{{"p1", "ann"}, std::nullopt};
     m.players[1] = Seat{{"p2", "robo", true}, Away{1767000060000, 1767000120000}};  // a bot
     m.clocks = ClockReading{1, 2, std::nullopt, 3};
@@ -194,6 +197,7 @@ TEST_CASE("proto: a snapshot round-trips with the game state, record, seats and 
     m.preferences[1] = SeatPrefs{false, false};
     m.is_public = false;
     m.vacation[1] = true;
+    m.berserk[0] = true;
     m.chat = {ChatEv{{"p1", "ann"}, "gl", ChatRoom::Players},
               ChatEv{{"p3", "cat"}, "go ann", ChatRoom::Spectators}};
     SnapshotMsg back = round_trip(m);
@@ -209,10 +213,15 @@ TEST_CASE("proto: a snapshot round-trips with the game state, record, seats and 
     CHECK(back.preferences[1] == SeatPrefs{false, false});
     CHECK(!back.vacation[0]);
     CHECK(back.vacation[1]);
+    CHECK(back.berserk[0]);
+    CHECK(!back.berserk[1]);
+    CHECK(back.record.time_control->berserk);
+    CHECK(to_text(m).find(R"("berserk":["silver"])") != std::string::npos);
     SnapshotMsg open;  // a fresh game: free seat, no setups, untimed
     open.game = "k3v9qa";
     open.players[0] = Seat{{"p1", "ann"}, std::nullopt};
     CHECK(to_text(open).find("vacation") == std::string::npos);  // nobody on vacation: absent
+    CHECK(to_text(open).find("berserk") == std::string::npos);   // nobody berserk: absent
     CHECK(to_text(open).find("bot") == std::string::npos);       // a person: no "bot"
     CHECK(to_text(m).find(R"("bot":true,"id":"p2")") != std::string::npos);
     round_trip(open);

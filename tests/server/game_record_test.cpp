@@ -309,6 +309,35 @@ TEST_CASE("game record: takebacks follow each seat's preferences; the computer a
     CHECK(w.rec.give_time(~me).event);
 }
 
+TEST_CASE("game record: berserk, where allowed, once, before one's own first turn of play") {
+    Writer w;
+    w.start();
+    CHECK(w.rec.go_berserk(Side::Silver, false).refused == proto::Err::BerserkOff);
+    auto d = w.rec.go_berserk(Side::Bronze, true);
+    REQUIRE(d.event);
+    CHECK(*d.event == proto::EventBody{proto::BerserkEv{Side::Bronze}});
+    w.event(*d.event);
+    CHECK(w.rec.berserk[1]);
+    CHECK(w.rec.go_berserk(Side::Bronze, true).refused == proto::Err::BerserkOff);  // once
+    w.turn(1);  // silver has played its first turn of play: too late for silver
+    CHECK(w.rec.go_berserk(Side::Silver, true).refused == proto::Err::BerserkOff);
+    // The journal replays into the same flags; a second berserk of one side does not replay.
+    w.stored();
+    GameRecord r = fresh();
+    std::string error;
+    CHECK(replays(r, w, error));
+    CHECK(r.berserk[1]);
+    CHECK_FALSE(r.berserk[0]);
+    CHECK(r.apply(proto::BerserkEv{Side::Bronze}) == "berserk twice");
+    // Bronze may still go berserk after silver's first turn, before its own.
+    Writer v;
+    v.start();
+    v.turn(1);
+    CHECK(v.rec.go_berserk(Side::Bronze, true).event);
+    v.turn(2);
+    CHECK(v.rec.go_berserk(Side::Bronze, true).refused == proto::Err::BerserkOff);
+}
+
 TEST_CASE("game record: a rematch is offered after the game, once; an offer back starts it") {
     Writer w;
     w.start();

@@ -83,6 +83,30 @@ TEST_CASE("clock: a credited turn is charged its elapsed time less the credit") 
     CHECK(c.elapsed(t0 + milliseconds(550)) == D::zero());
 }
 
+TEST_CASE("clock: berserk takes half the initial time and the increment of one side") {
+    Clock c(kBlitz);  // 3 min + 2 s
+    const auto t0 = SteadyClock::now();
+    c.berserk(Side::Bronze);
+    CHECK(c.reading(t0).bronze_ms == 90000);
+    CHECK(c.reading(t0).silver_ms == 180000);
+    c.start(Side::Silver, t0);
+    c.press(t0 + milliseconds(1000));  // silver: 1 s used, 2 s added
+    CHECK(c.reading(t0 + milliseconds(1000)).silver_ms == 181000);
+    c.press(t0 + milliseconds(3000));  // bronze: 2 s used, nothing added
+    CHECK(c.reading(t0 + milliseconds(3000)).bronze_ms == 88000);
+    // While its time runs: deducted from what is left then.
+    Clock d(kBlitz);
+    d.start(Side::Silver, t0);
+    d.berserk(Side::Silver);
+    CHECK(d.reading(t0 + milliseconds(10000)).silver_ms == 80000);
+    // A restored reading keeps the side without increment when told so.
+    Clock e(kBlitz);
+    e.restore(90000, 180000, Side::Silver, t0);
+    e.no_increment(Side::Silver);
+    e.press(t0 + milliseconds(1000));
+    CHECK(e.reading(t0 + milliseconds(1000)).silver_ms == 89000);
+}
+
 TEST_CASE("clock: a correspondence clock gives each move the whole time again") {
     const auto day = std::chrono::seconds(10);
     Clock c(proto::TimeControl{0, 0, 2}, day);

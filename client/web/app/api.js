@@ -16,7 +16,9 @@
 // GET /api/mod/reports, POST /api/mod/actions, GET /api/mod/audit; the account's e-mail address
 // and the mails it wants (mail.js): GET and POST /api/account/mail; its vacation for
 // correspondence games (vacation.js): GET and POST /api/vacation; its access tokens for programs
-// (tokens.js): GET and POST /api/account/tokens, POST /api/account/tokens/revoke.
+// (tokens.js): GET and POST /api/account/tokens, POST /api/account/tokens/revoke; tournaments
+// (tournaments.js): GET /api/tournaments, GET /api/tournament/ID, POST /api/tournament and
+// /api/tournament/ID/join | withdraw.
 // Failures are thrown as ApiError with a message fit to show (HTTP status and the server's words)
 // and the server's error code (`code`: "busy", "no_puzzle", …; null when it gave none).
 import { t } from "./i18n.js";
@@ -204,3 +206,26 @@ export function listAudit(limit = 100) {
     return d.entries;
   });
 }
+
+// ------------------------------------------------------------------ tournaments
+// PROTOCOL.md "Tournaments". The list: {tournaments: [summary]} (public ones being played, about to
+// start or finished in the last 7 days, and the viewer's private ones); one: the summary with
+// `standings`, `games` (and a Swiss's `byes`). Making one answers {id, link}; joining {ok, joined:
+// "joined" | "back" | "already"}; withdrawing {ok}. Refusals carry the server's `code`
+// (too_many_tournaments, wrong_password, tournament_full, ...).
+export function getTournaments() {
+  return getJson("/api/tournaments").then((d) => {
+    if (!Array.isArray(d.tournaments)) throw new ApiError(t("api.notJson"), 200);
+    return d.tournaments;
+  });
+}
+export function getTournament(id) {
+  return getJson(`/api/tournament/${encodeURIComponent(id)}`).then((d) => {
+    if (!Array.isArray(d.standings) || !Array.isArray(d.games)) throw new ApiError(t("api.notJson"), 200);
+    return d;
+  });
+}
+export const createTournament = (settings) => postJson("/api/tournament", settings);
+export const joinTournament = (id, password = null) => postJson(`/api/tournament/${encodeURIComponent(id)}/join`, password ? { password } : {});
+export const withdrawTournament = (id) => postJson(`/api/tournament/${encodeURIComponent(id)}/withdraw`, {});
+export const tournamentReportUrl = (id) => `/api/tournament/${encodeURIComponent(id)}/report`;

@@ -18,6 +18,8 @@
 //            /#local/ID   a game on this device (localgame.js), against the computer or two players
 //            /@/NAME      a player's page (ratings, their history, results, recent games)
 //            /players     the leaderboard (?category=blitz, &bots=true: the bot accounts')
+//            /tournaments the tournaments (tournaments.js: the list, the form that makes one)
+//            /t/ID        a tournament: its live standings, Join / Withdraw
 //            /mod         the moderators' page (reports and the audit log)
 //            anything else: "page not found" (the server answers such an address 404 with this page)
 import { Rules } from "./trunkfield-rules.js";
@@ -41,6 +43,7 @@ import { svgEl } from "./board.js";
 import { setupAccount, renderAccount, accountWelcome, accountError, accountConnectionLost, toast } from "./account.js";
 import { openProfile, renderProfile } from "./profile.js";
 import { openLeaderboard, renderLeaderboard } from "./leaderboard.js";
+import { openTournaments, openTournament, closeTournaments, renderTournaments, setupTournaments, tournamentTitle } from "./tournaments.js";
 import { setupFlip } from "./flip.js";
 import { setupLocal, localSend } from "./localgame.js";
 import { isLocalCode, LOCAL_PREFIX, keepOnDevice } from "./device.js";
@@ -71,6 +74,9 @@ function parseRoute() {
     return { view: "leaderboard", category: q.get("category") ?? "blitz", bots: q.get("bots") === "true" };
   }
   if (/^\/mod\/?$/.test(location.pathname)) return { view: "mod" };
+  if (/^\/tournaments\/?$/.test(location.pathname)) return { view: "tournaments" };
+  const tn = location.pathname.match(/^\/t\/([A-Za-z0-9]{1,16})\/?$/);
+  if (tn) return { view: "tournament", code: tn[1].toLowerCase() };
   const hash = location.hash.replace(/^#\/?/, "");
   const r = hash.match(/^replay\/([A-Za-z0-9_-]+)$/);
   if (r) return { view: "replay", code: r[1].toLowerCase() };
@@ -93,6 +99,7 @@ function route() {
   if (prev.view === "replay" && S.route.view !== "replay") closeReplay();
   if (prev.view === "analysis" && S.route.view !== "analysis") closeExplore();
   if (prev.view === "puzzles" && S.route.view !== "puzzles") closePuzzles();
+  if (["tournaments", "tournament"].includes(prev.view) && (prev.view !== S.route.view || prev.code !== S.route.code)) closeTournaments();
   if (S.route.view === "game") {
     const G = gameView(S.route.code);
     if ((S.me || isLocalCode(G.code)) && !G.watchSent) watchGame(G);
@@ -114,6 +121,10 @@ function route() {
     openLeaderboard(S.route.category, S.route.bots);
   } else if (S.route.view === "mod") {
     openMod();
+  } else if (S.route.view === "tournaments") {
+    openTournaments();
+  } else if (S.route.view === "tournament") {
+    openTournament(S.route.code);
   }
   if (prev.view !== S.route.view || prev.code !== S.route.code || prev.name !== S.route.name) {
     window.scrollTo(0, 0);
@@ -137,9 +148,9 @@ function render() {
   renderPlayingBadge();
   const v = S.route.view;
   const screens = { lobby: "lobby", game: "game", replay: "replay", how: "howto", profile: "profile", leaderboard: "leaderboard",
-    notfound: "notfound", analysis: "analysis", editor: "editor", puzzles: "puzzles", mod: "mod" };
+    notfound: "notfound", analysis: "analysis", editor: "editor", puzzles: "puzzles", mod: "mod", tournaments: "tournaments", tournament: "tournament" };
   for (const [view, id] of Object.entries(screens)) $(id).hidden = view !== v;
-  for (const a of document.querySelectorAll(".nav a")) a.classList.toggle("active", a.dataset.view === v);
+  for (const a of document.querySelectorAll(".nav a")) a.classList.toggle("active", a.dataset.view === (v === "tournament" ? "tournaments" : v));
   if (v === "lobby") {
     renderLobby();
     renderFollowing();
@@ -153,6 +164,7 @@ function render() {
   else if (v === "profile") renderProfile();
   else if (v === "leaderboard") renderLeaderboard();
   else if (v === "mod") renderMod();
+  else if (v === "tournaments" || v === "tournament") renderTournaments();
   updateTitle();
 }
 
@@ -177,6 +189,8 @@ function baseTitle() {
   if (v === "leaderboard") return t("title.leaderboard");
   if (v === "notfound") return t("title.notfound");
   if (v === "mod") return t("title.mod");
+  if (v === "tournaments") return t("title.tournaments");
+  if (v === "tournament") return t("title.tournament", { name: tournamentTitle() ?? S.route.code });
   return t("app.title");
 }
 function myTurnNow() {
@@ -352,10 +366,10 @@ function onGameEvent(G, ev) {
     }
   }
   if (ev.kind === "draw_decline" && ev.payload.side !== mySide(G)) showNotice(t("notice.drawDeclined", { name: playerName(G.players, ev.payload.side) }));
-  // a seat taken, a setup, a turn (the player's or the opponent's), a takeback, a vacation (the
-  // time left) or the end of one of the account's games: its games being played, and whose move
-  // it is there, changed
-  if (["join", "setup", "turn", "takeback", "game_over", "abort", "vacation"].includes(ev.kind) && mySide(G) && !isLocalCode(G.code)) reloadPlayingSoon();
+  // a seat taken, a setup, a turn (the player's or the opponent's), a takeback, a vacation or a
+  // berserk (the time left) or the end of one of the account's games: its games being played,
+  // and whose move it is there, changed
+  if (["join", "setup", "turn", "takeback", "game_over", "abort", "vacation", "berserk"].includes(ev.kind) && mySide(G) && !isLocalCode(G.code)) reloadPlayingSoon();
   if (ev.kind === "game_over" && mySide(G) && !isLocalCode(G.code)) {
     keepFinished(G);
     setTimeout(() => loadRecent(), 500);
@@ -489,6 +503,7 @@ function main() {
   setupVacation();
   setupReport();
   setupMod();
+  setupTournaments();
   setupGameControls();
   setupReplay();
   setupFlip();

@@ -32,7 +32,7 @@ export function gameView(code) {
       away: { silver: null, bronze: null }, draft: null, history: [], error: null, notice: null, moves: null,
       watchSent: false, missing: null, browse: null, premove: null, abortReason: null,
       rematch: { offer: null, declined: null, next: null, unsupported: false, sent: false }, chatRooms: false,
-      rated: false, ratings: null, invitee: null, declined: null, chatMuted: null, vacation: [] };
+      rated: false, ratings: null, invitee: null, declined: null, chatMuted: null, vacation: [], berserk: [] };
     resetDraft(G);
     S.games.set(code, G);
   }
@@ -152,6 +152,16 @@ function vacationOf(G, m) {
   return p.on === true ? [...rest, p.side] : rest;
 }
 
+// The sides that went berserk after message `m` (PROTOCOL.md "Tournaments" (Berserk): arena games), read from
+// the message itself when the mirror's view does not say: a snapshot's "berserk" list, or a
+// "berserk" event's {side}. Nobody comes back from it.
+function berserkOf(G, m) {
+  if (m.type === "snapshot") return Array.isArray(m.berserk) ? [...new Set(m.berserk.filter(isSide))] : [];
+  const p = m.payload ?? {};
+  if (!isSide(p.side) || G.berserk?.includes(p.side)) return G.berserk ?? [];
+  return [...(G.berserk ?? []), p.side];
+}
+
 const chatLine = (c) => ({ id: String(c.from?.id ?? ""), name: String(c.from?.name ?? "?"), text: String(c.text ?? ""),
   mine: !!S.me && c.from?.id === S.me.player_id, room: c.room === "spectators" ? "spectators" : "players" });
 
@@ -181,6 +191,8 @@ function takeView(G, v) {
   // correspondence games: the sides whose players are on vacation (their time stands on their
   // move); a rules module without it leaves it to the messages themselves (vacationOf)
   if (Array.isArray(v.vacation)) G.vacation = v.vacation.filter(isSide);
+  // arena games: the sides that went berserk (their clock halved, no increment); as above
+  if (Array.isArray(v.berserk)) G.berserk = v.berserk.filter(isSide);
   G.result = v.result;
   G.chat = v.chat.map(chatLine);
 }
@@ -220,6 +232,7 @@ export function onSnapshot(m, raw = null) {
   G.rewatch = null; // what a watch asked for has come
   takeView(G, v);
   if (!Array.isArray(v.vacation)) G.vacation = vacationOf(G, m);
+  if (!Array.isArray(v.berserk)) G.berserk = berserkOf(G, m);
   // A server that knows takebacks says each seat's preferences (the mirror assumes both on
   // otherwise); the player's own are sent when they differ.
   G.prefsKnown = !!m.preferences;
@@ -300,6 +313,11 @@ export function onEvent(m, raw = null) {
       // changes neither the position nor the turn list; the event's clocks say whose clock
       // stands (running null while the side to move is on vacation), taken above.
       if (!Array.isArray(v.vacation)) G.vacation = vacationOf(G, m);
+      break;
+    case "berserk":
+      // A player went berserk (arena games): its clock lost half the initial time, taken with
+      // the event's clocks above; the position and the turn list stay.
+      if (!Array.isArray(v.berserk)) G.berserk = berserkOf(G, m);
       break;
     case "hidden":
       // A players' line this player may not read (its author blocked, muted or restricted by a
@@ -405,6 +423,7 @@ export function onEvent(m, raw = null) {
 export function onGameError(G, m) {
   // a moderator muted the player: the server's message says until when (shown under the input)
   if (m.code === "chat_muted") G.chatMuted = { message: String(m.message ?? "") };
+  if (m.code === "berserk_off") G.berserkSent = false; // refused: the server's rule says why
   const line = m.code?.startsWith("chat_") ? G.chatOut?.find((c) => c.state === "sending") : null;
   if (line) {
     line.state = "refused";

@@ -1,9 +1,9 @@
 // The game screen: board between the two player cards, the result next to the board once the
 // game is over, status and instructions, the turn being built (or a premove), the clickable turn
 // list with browsing of earlier positions, draw/resign/claim, takebacks and more time
-// (takeback.js), chat (with Report for the opponent and for a line's author: report.js). The same
-// screen is the spectator view (no seat: read-only). Drawing only; the model is game.js, the turn
-// is turn.js.
+// (takeback.js), berserk in arena games (berserk.js), chat (with Report for the opponent and for
+// a line's author: report.js). The same screen is the spectator view (no seat: read-only).
+// Drawing only; the model is game.js, the turn is turn.js.
 import { $, h, other, SideName, sideName, variantText, tcText, errorText, playerName, flash } from "./dom.js";
 import { t, lang, fmtDate } from "./i18n.js";
 import { renderBoard, renderLegend, cellName, key, unkey, arrival, isField, svgEl } from "./board.js";
@@ -19,6 +19,7 @@ import { categoryName, categoryOf, isAccount } from "./ratings.js";
 import { boardFlipped, renderFlipButtons } from "./flip.js";
 import { randomSetup, lastSetup, fillSetup } from "./setupfill.js";
 import { renderTakeback, setupTakeback } from "./takeback.js";
+import { renderBerserk, setupBerserk } from "./berserk.js";
 import { renderTyped, setupTyped } from "./typed.js";
 import { renderBlind, blindOn, setBlind } from "./blind.js";
 import { setupBoardPrefs } from "./boardprefs.js";
@@ -201,6 +202,7 @@ export function renderGame(G) {
   $("draw-btn").hidden = !live || G.drawOffer === side || G.drawOffer === other(side);
   $("draw-answer").hidden = !live || G.drawOffer !== other(side);
   renderTakeback(G, live);
+  renderBerserk(G);
   if (local) $("prefs-card").hidden = true; // nobody to ask: the computer grants takebacks
   renderClaim(G);
   renderTurnList(G);
@@ -511,6 +513,13 @@ export function announce(G, ev) {
       text = takebackNews(G, ev);
       break;
     case "stalling": if (theirs) text = t("say.stalling", who(p.side)); break;
+    case "berserk":
+      // news for everyone on the page: the clock of that side just lost half its initial time
+      if (p.side) {
+        text = p.side === side ? t("notice.berserkYou") : t("notice.berserk", who(p.side));
+        showNotice(text);
+      }
+      break;
     case "vacation":
       // the opponent's vacation is news on the page too; the player's own (from the profile
       // page, maybe another device) is said to a screen reader only
@@ -717,6 +726,10 @@ export function setupGameControls() {
   $("claim-btn").addEventListener("click", sendKey("claim_win"));
   $("claim-draw-btn").addEventListener("click", sendKey("claim_draw"));
   setupTakeback(current, (ev) => {
+    if (byKey(ev)) boardWanted = true;
+    app.render();
+  });
+  setupBerserk(current, (ev) => {
     if (byKey(ev)) boardWanted = true;
     app.render();
   });

@@ -12,7 +12,9 @@
 // says "Your game against NAME is over: you won" (the side is the game's, asked of the history
 // API once). In a correspondence game, the player's move while it had no connection watching the
 // game (kind your_turn: game, opponent, move_by) says "Your turn against NAME" and the deadline;
-// it, game_over and challenge_accepted refresh the player's games being played (playing.js).
+// it, game_over and challenge_accepted refresh the player's games being played (playing.js). A
+// game a tournament paired (kind tournament_game: game, side, opponent, tournament, round) says
+// "Your game against NAME in TOURNAMENT is ready", with Open.
 // Guests have no bell.
 //
 // On this device: while the page is hidden, a notification that arrives live is shown by the
@@ -28,8 +30,8 @@ import { challengeSettings, declineWords, acceptChallenge, declineChallenge } fr
 import { followedStarted } from "./relations.js";
 import { reloadPlayingSoon } from "./playing.js";
 
-const NOTE_KINDS = ["challenge", "challenge_accepted", "challenge_declined", "followed_game", "game_over", "your_turn"];
-const PLAYING_KINDS = ["your_turn", "game_over", "challenge_accepted"]; // news about the games being played
+const NOTE_KINDS = ["challenge", "challenge_accepted", "challenge_declined", "followed_game", "game_over", "your_turn", "tournament_game"];
+const PLAYING_KINDS = ["your_turn", "game_over", "challenge_accepted", "tournament_game"]; // news about the games being played
 const GAMELESS_KINDS = ["warning", "report_handled"]; // about no game: shown on any page
 const NOTE_CODE = /^[A-Za-z0-9]{1,16}$/;
 let notesSeq = 0;
@@ -160,6 +162,9 @@ function noteWords(n) {
     return { text: name ? t("notes.yourTurn", { name }) : t("notes.yourTurnAlone"),
       detail: Number.isFinite(n.move_by) && n.move_by > 0 ? t("notes.moveBy", { date: fmtDate(new Date(n.move_by).toISOString()) }) : "" };
   }
+  if (n.kind === "tournament_game")
+    return { text: t("notes.tournamentGame", { name: who(n.opponent), tournament: String(n.tournament?.name ?? "?") }),
+      detail: Number.isFinite(n.round) ? t("notes.round", { n: n.round }) : "" };
   if (n.kind === "warning") return { text: t("notes.warning"), detail: String(n.note ?? "") };
   if (n.kind === "report_handled") {
     const name = typeof n.player === "string" ? n.player : who(n.player);

@@ -1,9 +1,10 @@
 // The two player cards of a game screen, directly above and below the board: name, presence
 // (connected, or away with the time left before the opponent may claim the win; none in a
 // correspondence game), clock (days and hours in a correspondence game), and the
-// counts that make the score; "on vacation" for a correspondence game's player on vacation. The opponent's card is on top, the player's own below (for a
-// spectator: bronze on top, silver, who starts from the south, below; the other way round on a
-// flipped board, flip.js). In a rated game the name
+// counts that make the score; "on vacation" for a correspondence game's player on vacation, the
+// crossed swords beside the clock of an arena game's player who went berserk. The opponent's
+// card is on top, the player's own below (for a spectator: bronze on top, silver, who starts
+// from the south, below; the other way round on a flipped board, flip.js). In a rated game the name
 // has its rating as the game began, lichess's way ("ann (1500?)"), and after it the change
 // ("+12"); an account's name links to its player page.
 import { $, h, other, SideName, fmtClock, fmtDays, playerName } from "./dom.js";
@@ -12,6 +13,7 @@ import { pieceIcon } from "./board.js";
 import { mySide, botLevel } from "./state.js";
 import { playerLink, ratingSpan, ratingChange, diffSpan } from "./ratings.js";
 import { boardFlipped } from "./flip.js";
+import { berserkIcon, wentBerserk } from "./berserk.js";
 
 export function clockMs(G, s) {
   const c = G.clocks;
@@ -71,6 +73,9 @@ function card(G, st, s) {
       pr ? h("span", { class: `presence ${pr.cls}`, "data-presence": pr.cls, title: pr.text },
         h("span", { class: "dot", "aria-hidden": "true" }), h("span", { class: `ptext${pr.cls === "bot" || pr.cls === "local" ? " sr-only" : ""}`, text: pr.text })) : null,
       h("span", { class: "pc-score", title: t("card.score"), "aria-label": `${t("card.score")} ${p.score}`, text: String(p.score) }),
+      // berserk (arena games): beside the clock it halved, for the whole game
+      wentBerserk(G, s) ? h("span", { class: "pc-berserk", "data-berserk": s, role: "img",
+        "aria-label": t("berserk.badge"), title: t("berserk.badgeTitle") }, berserkIcon()) : null,
       ms !== null ? h("span", { class: `clock${G.clocks?.running === s && !G.result ? " running" : ""}${low ? " low" : ""}`,
         "data-side": s, text: clockText(G, ms), "aria-label": t("card.clock", { side: SideName(s) }) }) : null),
     h("dl", { class: "pc-stats" }, ...stats.flatMap(([k, v]) => [h("dt", { text: t(`card.${k}`) }), h("dd", { class: k, text: String(v) })])));

@@ -106,6 +106,10 @@ json view(const GameMirror& m) {
     json vacation = json::array();
     for (tf::Side s : {tf::Side::Silver, tf::Side::Bronze})
         if (m.on_vacation(s)) vacation.push_back(std::string(tf::side_name(s)));
+    // arena games: the sides that went berserk (PROTOCOL.md "Tournaments" (Berserk))
+    json berserk = json::array();
+    for (tf::Side s : {tf::Side::Silver, tf::Side::Bronze})
+        if (m.berserk(s)) berserk.push_back(std::string(tf::side_name(s)));
     json setups = json::object();
     for (tf::Side s : {tf::Side::Silver, tf::Side::Bronze})
         setups[std::string(tf::side_name(s))] =
@@ -125,6 +129,7 @@ json view(const GameMirror& m) {
         {"takeback_offer", side_or_null(m.takeback_offer())},
         {"stalling", side_or_null(m.stalling())},
         {"vacation", vacation},
+        {"berserk", berserk},
         {"preferences", prefs},
         {"takebacks_on", m.takebacks_on()},
         {"takeback_turns", takeback_turns},
