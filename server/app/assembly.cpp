@@ -217,20 +217,25 @@ void make_tournament_game(Hub& hub, TournamentNotices& notices, TournamentServic
         if (g.round) fields["round"] = g.round;
         tell.emplace_back(me.id, std::move(fields));
     }
+    if (g.made) {  // stored already, by a director that may not have told them
+        for (auto& [player, fields] : tell)
+            if (hub.social) hub.social->notify_once(player, "tournament_game", std::move(fields));
+        return;
+    }
     notices.expect(g.code, std::move(tell));
     auto ex = boost::asio::make_strand(hub.ioc);
     hub.directory.create_as(
         g.code, g.params, g.silver, ex,
-        [&notices, code = g.code, tournament = g.tournament,
-         bronze = g.bronze](std::shared_ptr<Room> room) {
+        [&notices, code = g.code, tournament = g.tournament](std::shared_ptr<Room> room) {
             if (!room) {
                 notices.take(code);
-                spdlog::info("tournament {}: game {} is there already (or the store cannot say)",
-                             tournament, code);
+                spdlog::info(
+                    "tournament {}: game {} is there already (or the store "
+                    "cannot say)",
+                    tournament, code);
                 return;
             }
-            room->open();
-            room->join(bronze, {}, nullptr);
+            room->open();  // both seats (params.opponent), in one write
         });
 }
 
@@ -273,7 +278,7 @@ void open_social(Hub& hub, const std::shared_ptr<TournamentNotices>& notices) {
     hub.services.started = [&hub, notices](const Player& p, const std::string& code) {
         if (hub.social && p.account) hub.social->tell_followers(p.id, p.name, code);
         for (auto& [player, fields] : notices->take(code))
-            if (hub.social) hub.social->notify(player, "tournament_game", std::move(fields));
+            if (hub.social) hub.social->notify_once(player, "tournament_game", std::move(fields));
     };
     hub.services.blocked = [&hub](const std::string& a, const std::string& b, Store::Executor ex,
                                   std::function<void(bool)> then) {

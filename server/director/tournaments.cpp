@@ -111,6 +111,10 @@ void TournamentService::made(std::vector<MakeGame> games) {
     std::erase_if(making_,
                   [&](const auto& m) { return now - m.second > std::chrono::seconds(30); });
     for (auto& g : games) {
+        if (g.made) {
+            make_(std::move(g));
+            continue;
+        }
         if (making_.count(g.code)) continue;
         making_[g.code] = now;
         make_(std::move(g));
@@ -162,6 +166,7 @@ TournamentService::MakeGame to_make(const TournamentRows& rows, const Tournament
     m.params.creator_side = Side::Silver;
     m.params.quick_match = true;  // both seats taken at once: never in the open list
     m.params.rated = s.rated;
+    m.params.opponent = m.bronze;
     return m;
 }
 
@@ -184,11 +189,13 @@ std::vector<TournamentService::MakeGame> TournamentService::direct(
                 spdlog::error("tournament {}: its settings cannot be read; not directed", id);
                 continue;
             }
-            if (std::exchange(epochs_[id], *epoch) != *epoch)
+            const bool taken = std::exchange(epochs_[id], *epoch) != *epoch;
+            if (taken)
                 spdlog::info("tournament {}: directed by {} from epoch {}", id, node_, *epoch);
             tn::Tournament t = rebuild(*spec, *rows);
-            // The results of its games being played; a game paired but missing is made again.
-            std::vector<std::size_t> missing;
+            // The results of its games being played; a game paired but missing is made again;
+            // one being played, taken over from another director, has its players told again.
+            std::vector<std::size_t> missing, tell;
             for (std::size_t i = 0; i < rows->games.size(); ++i) {
                 const StoredPairing& g = rows->games[i];
                 if (g.ended) continue;
@@ -206,6 +213,8 @@ std::vector<TournamentService::MakeGame> TournamentService::direct(
                 else if (st->status == "cancelled" || st->status == "aborted" ||
                          st->status == "quarantined")
                     t.ended(g.code, std::nullopt, st->turns, false, false, now);
+                else if (taken && st->status == "playing")
+                    tell.push_back(i);
             }
             // The time of the decisions: after the results read (a game that ended meanwhile
             // ended before its players are paired again).
@@ -225,6 +234,10 @@ std::vector<TournamentService::MakeGame> TournamentService::direct(
                 out.push_back(to_make(after, *spec, after.games[i]));
             for (const std::size_t i : missing)
                 out.push_back(to_make(after, *spec, after.games[i]));
+            for (const std::size_t i : tell) {
+                out.push_back(to_make(after, *spec, after.games[i]));
+                out.back().made = true;
+            }
         } catch (const Fenced&) {
             spdlog::info("tournament {}: another node directs it now", id);
         }

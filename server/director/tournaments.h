@@ -9,7 +9,10 @@
 // game it paired gets a fresh code in that same write; then the game is made under that code
 // (`make`, on the network threads), and its two players are told. A game paired and written
 // but not made (its director died between the two) is made by whoever directs next: the code
-// is the pairing's, so the game exists once whoever makes it.
+// is the pairing's, so the game exists once whoever makes it. A game is stored whole, both seats
+// taken (RoomParams::opponent), so a stored game needs no more than its players told; a node
+// that takes a tournament over tells the players of its games being played again, once each
+// (SocialService::notify_once).
 #pragma once
 
 #include <atomic>
@@ -32,12 +35,15 @@ namespace tf::server {
 class TournamentService : public std::enable_shared_from_this<TournamentService> {
   public:
     using Open = SideThread<TournamentDb>::Open;
-    // A game a director paired, to be made under `code`.
+    // A game a director paired, to be made under `code`; or, `made`, one stored already whose
+    // players are told again (once each: a director that took over cannot know whether the one
+    // before it told them).
     struct MakeGame {
         std::string tournament, name, code;
         int round = 0;
         Player silver, bronze;
         RoomParams params;
+        bool made = false;
     };
     // `make` runs on `ex` for each game to make; `node` names this node in the leases.
     TournamentService(Open open, Store::Executor ex, std::string node,

@@ -41,6 +41,9 @@ struct RoomParams {
     // With bot_level: the computer holds its seat as this house bot's account
     // (server/accounts/house_bots.h), else as "Computer (level N)".
     std::optional<Player> bot_account = {};
+    // A pairing (a tournament's): the player of the other seat, seated at creation, so that the
+    // game is stored whole in one write, both seats taken and playing.
+    std::optional<Player> opponent = {};
 };
 
 // A finished game kept as a summary (room_summary.cpp): what the record answers without the

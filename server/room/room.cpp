@@ -101,17 +101,30 @@ void Room::open(Who who, Msg created) {
             watchers_.recount();
             rec_.status = Status::Playing;
             due_.start = SteadyClock::now() + limits_.start_timeout;
+        } else if (params_.opponent) {  // a pairing: both seats in the game's first write
+            rec_.seats[idx(~params_.creator_side)] = *params_.opponent;
+            if (params_.rated) read_seat_ratings();  // this node may not have seen them log in
+            watchers_.recount();
+            rec_.status = Status::Playing;
+            due_.start = SteadyClock::now() + limits_.start_timeout;
         }
         ops_.create(stored_row());
         if (created) ops_.send({who, created});
         if (auto s = bot_side()) {
             emit(proto::JoinEv{*s, RoomView::ref(*rec_.seats[idx(*s)])});
+        } else if (params_.opponent) {
+            emit(proto::JoinEv{~params_.creator_side, RoomView::ref(*params_.opponent)});
+            update_presence();  // neither player is here yet: their grace runs from now
         }
-        if (rec_.status != Status::Open) left_open();  // a game against the computer
+        if (rec_.status != Status::Open) left_open();  // the computer's or a pairing's game
         later([this] {
             env_.players.seat(rec_.seats[idx(params_.creator_side)]->id, code_, correspondence());
+            if (params_.opponent) env_.players.seat(params_.opponent->id, code_, correspondence());
             if (rec_.status == Status::Open) list_open();
             if (!params_.invitee_id.empty()) notify_challenge();
+            // Told once both seats are stored (as a join's game: join_now).
+            if (params_.opponent && env_.started && params_.is_public)
+                for (const auto& seat : rec_.seats) env_.started(*seat, code_);
         });
     });
 }

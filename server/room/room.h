@@ -64,7 +64,8 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     const std::string& code() const { return code_; }
 
     // Called once after construction: stores the game, then sends `created` (if any) to `who`
-    // and lists the game in the lobby if it is public.
+    // and lists the game in the lobby if it is public. A game against the computer, or a
+    // pairing's (RoomParams::opponent), is stored with both seats taken, playing.
     void open(Who who = {}, Msg created = nullptr);
     // Rebuilds an unfinished game from its stored row and journal (room_record.cpp), replaying
     // every event through the rules. Null, with `error` saying why, when it does not replay.

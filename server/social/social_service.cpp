@@ -60,6 +60,16 @@ void SocialService::notify(const std::string& player_id, const std::string& kind
     thread_.run<bool>(job, boost::asio::system_executor(), {}, false);
 }
 
+void SocialService::notify_once(const std::string& player_id, const std::string& kind,
+                                nlohmann::json fields) {
+    auto job = [this, player_id, kind, fields = std::move(fields)](SocialDb& db) {
+        const auto code = fields.value("game", "");
+        if (!db.told(player_id, kind, code)) tell(db, player_id, kind, fields);
+        return true;
+    };
+    thread_.run<bool>(job, boost::asio::system_executor(), {}, false);
+}
+
 void SocialService::acted(SocialDb& db, const ModAction& a, const ActResult& r) {
     if (a.action == "close")
         closed_(a.player_id);

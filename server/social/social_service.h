@@ -40,6 +40,9 @@ class SocialService {
     // Keeps a notification of `kind` with `fields` for the player, then delivers it. A store
     // that cannot keep it: delivered all the same (with "id" 0) and logged.
     void notify(const std::string& player_id, const std::string& kind, nlohmann::json fields);
+    // As notify, unless the player was told of `kind` about the same game (fields "game")
+    // already: a tournament's pairing told again by a director that took over.
+    void notify_once(const std::string& player_id, const std::string& kind, nlohmann::json fields);
 
     // The blocks between the two changed (on the social thread, after the write).
     void relations_changed(const std::string& a, const std::string& b) {

@@ -41,6 +41,15 @@ StoredNotice SocialDb::add(StoredNotice n) {
     });
 }
 
+bool SocialDb::told(const std::string& player_id, const std::string& kind,
+                    const std::string& code) {
+    return !db_->exec(
+                   "SELECT 1 FROM notifications WHERE player_id = $1 AND kind = $2 AND body LIKE "
+                   "$3 LIMIT 1",
+                   {player_id, kind, "%\"game\":\"" + code + "\"%"})
+                .empty();
+}
+
 std::vector<StoredNotice> SocialDb::list(const std::string& player_id, int limit,
                                          std::int64_t before) {
     auto rows = db_->exec(

@@ -177,16 +177,14 @@ def swiss_state(entrants, games, byes, before_round):
         if g["round"] >= before_round:
             continue
         s, b = g["silver"]["id"], g["bronze"]["id"]
-        st[s]["met"].add(b)
-        st[b]["met"].add(s)
-        st[s]["sides"].append("silver")
-        st[b]["sides"].append("bronze")
-        if g["result"]:
-            hs, hb = HALVES[g["result"]]
-            st[s]["score"] += hs
-            st[b]["score"] += hb
+        halves = HALVES[g["result"]] if g["result"] else (0, 0)
+        for me, them, side, half in ((s, b, "silver", halves[0]), (b, s, "bronze", halves[1])):
+            if me in st:  # (one absent from this round: withdrawn)
+                st[me]["met"].add(them)
+                st[me]["sides"].append(side)
+                st[me]["score"] += half
     for b in byes:
-        if b["round"] < before_round:
+        if b["round"] < before_round and b["player"]["id"] in st:
             st[b["player"]["id"]]["score"] += 2
             st[b["player"]["id"]]["had_bye"] = True
     return st

@@ -437,4 +437,54 @@ TEST_CASE("room: an old room dropped for a newer one of the game leaves it the s
     CHECK(f.players.games_of(f.bob.id) == std::vector<std::string>{"abc234"});
 }
 
+// A tournament's pairing (RoomParams::opponent): the game is stored in its first write with
+// both seats taken and playing, and both players are told only once it is stored. A game stored
+// with one seat (as a join after the creation once did it) was left open forever when its node
+// died between the two writes.
+TEST_CASE("room: a pairing's game is stored whole in one write, then both players are told") {
+    struct Recording : NullStore {
+        std::vector<GameWrite> writes;
+        Done held;
+        void commit(GameWrite w, Done done) override {
+            writes.push_back(std::move(w));
+            held = std::move(done);
+        }
+    } store;
+    Fixture f(1000, &store);
+    std::vector<std::string> told;
+    f.services.started = [&](const Player& p, const std::string& code) {
+        told.push_back(p.id + " " + code);
+    };
+    store.writes.clear();
+    if (store.held) std::exchange(store.held, nullptr)(std::nullopt);
+    f.run();
+    store.writes.clear();
+    RoomParams params{Variant{}, std::nullopt, true, Side::Silver, true, std::nullopt};
+    params.opponent = f.bob;
+    auto room = f.factory.make("pair23", params, f.ann);
+    room->open();
+    f.run();
+    REQUIRE(store.writes.size() == 1);
+    REQUIRE(store.writes[0].create);
+    const StoredGame& g = *store.writes[0].create;
+    CHECK(g.status == "playing");
+    CHECK(g.seat_id[0] == "p-ann");
+    CHECK(g.seat_id[1] == "p-bob");
+    CHECK(told.empty());  // not before the write is durable
+    std::exchange(store.held, nullptr)(std::nullopt);
+    f.run();
+    CHECK(told == std::vector<std::string>{"p-ann pair23", "p-bob pair23"});
+    CHECK(store.writes.size() == 1);
+    room->watch(f.bob, f.b, std::nullopt);  // bob back: an event, stored first
+    f.run();
+    REQUIRE(store.held);
+    std::exchange(store.held, nullptr)(std::nullopt);
+    f.run();
+    REQUIRE(!f.b->got.empty());
+    const json snap = f.b->got.front();
+    CHECK(snap["type"] == "snapshot");
+    CHECK(snap["status"] == "playing");
+    CHECK(snap["players"]["bronze"]["id"] == "p-bob");
+}
+
 }  // namespace tf::server
