@@ -189,7 +189,7 @@ test("+15 s gives the opponent 15 seconds (mouse and keyboard); time given to th
   await page.waitForSelector("#give-time-btn:not([hidden])", { timeout: 5000 })
     .catch(() => assert.fail("no +15 s button in a timed game"));
   assert.equal((await page.textContent("#give-time-btn")).trim(), "+15 s");
-  assert.equal(await page.getAttribute("#give-time-btn", "aria-label"), "Give your opponent 15 seconds");
+  assert.equal(await page.getAttribute("#give-time-btn", "aria-label"), "+15 s: give your opponent 15 seconds");
   assert.equal(await page.getAttribute("#give-time-btn", "title"), "Give your opponent 15 seconds");
   // bronze to move: silver's clock stands still
   const before = await clockS(page, "silver");
@@ -208,7 +208,7 @@ test("+15 s gives the opponent 15 seconds (mouse and keyboard); time given to th
   bob.send({ type: "give_time", game: code });
   await waitSaid(page, /BobG vous a donné 15 secondes\./);
   await waitClock(page, "bronze", mine + 12); // the player's own clock runs meanwhile
-  assert.equal(await page.getAttribute("#give-time-btn", "aria-label"), "Donner 15 secondes à votre adversaire");
+  assert.equal(await page.getAttribute("#give-time-btn", "aria-label"), "+15 s : donner 15 secondes à votre adversaire");
   // Bob does not accept more time: no button
   bob.send({ type: "preferences", game: code, more_time: false });
   await bob.next(isEvent("preferences", "silver"));

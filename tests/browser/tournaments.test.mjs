@@ -104,13 +104,18 @@ test("the list and the form: made, listed, refused in words; a guest, French, an
   assert.match(await row.locator(".tl-status").innerText(), /^Starts in \d+:\d\d$/);
 
   // A Swiss, private with a password; then a third is one too many.
+  assert.ok(await ann.locator("#tl-gap-field").isHidden());
   await ann.selectOption("#tl-kind", "swiss");
   assert.ok(await ann.locator("#tl-minutes").isHidden());
   await ann.fill("#tl-rounds", "3");
+  assert.equal(await text(ann, "#tl-gap-field > span"), "Seconds between rounds");
+  await ann.selectOption("#tl-gap", "60");
   await ann.check("#tl-private");
   await ann.fill("#tl-password", "sesame");
   await ann.uncheck("#tl-rated");
+  const posted = ann.waitForRequest((r) => r.url().endsWith("/api/tournament") && r.method() === "POST");
   await ann.click("#tl-create");
+  assert.equal((await posted).postDataJSON().round_gap_s, 60);
   await ann.waitForURL(/\/t\/[a-z0-9]+$/);
   await ann.waitForSelector("#tn-body:not([hidden])");
   assert.equal(await text(ann, "#tn-name"), "Ann_tl's Swiss");
@@ -278,6 +283,30 @@ test("a one-round Swiss played to its end: the podium and the report", async () 
   assert.match(await report.text(), /^Short Swiss \(Swiss, finished\)/);
   await shot(page, "tournaments-swiss-finished-desktop");
   await axeAudit(page, "a finished Swiss");
+  await page.context().close();
+});
+
+test("a Swiss of three: the bye stands among the games, with its point", async () => {
+  const toks = { Fay_by: await token("Fay_by"), Gus_by: await token("Gus_by"), Hal_by: await token("Hal_by") };
+  const made = await api("/api/tournament", toks.Fay_by, { kind: "swiss", name: "Odd Swiss", time_control: CLOCK, rounds: 1, round_gap_s: 0, starts_in_s: 3 });
+  assert.equal(made.status, 200, JSON.stringify(made.body));
+  const id = made.body.id;
+  for (const tok of Object.values(toks)) assert.equal((await api(`/api/tournament/${id}/join`, tok, {})).status, 200);
+  const page = await guestPage(`${server.base}/t/${id}`);
+  await page.waitForSelector("#tn-games li.tn-bye", { timeout: 15000 });
+  const T = (await api(`/api/tournament/${id}`, toks.Fay_by)).body;
+  assert.equal(T.byes.length, 1);
+  const bye = T.byes[0].player.name, g = T.games[0];
+  assert.equal(await text(page, "#tn-games li.tn-bye"), `${bye}\n1\nround 1 · bye`);
+  assert.equal(await page.locator("#tn-games li").first().getAttribute("data-code"), g.code); // the game being played first
+  await turnThenResign(id, g.code, toks, g.silver.name);
+  await page.waitForSelector("#tn-podium:not([hidden])", { timeout: 10000 });
+  assert.deepEqual(await page.locator("#tn-games li").evaluateAll((ls) => ls.map((l) => l.classList.contains("tn-bye"))), [false, true]);
+  const score = (name) => text(page, `#tn-rows tr:has-text("${name}") .tn-points`);
+  assert.equal(await score(bye), "1");
+  assert.equal(await score(g.bronze.name), "1");
+  assert.equal(await score(g.silver.name), "0");
+  await shot(page, "tournaments-swiss-bye-desktop");
   await page.context().close();
 });
 

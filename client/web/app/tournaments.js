@@ -152,6 +152,7 @@ function tourFormKind() {
   const swiss = $("tl-kind").value === "swiss";
   $("tl-minutes-field").hidden = swiss;
   $("tl-rounds-field").hidden = !swiss;
+  $("tl-gap-field").hidden = !swiss;
   $("tl-berserk-field").hidden = swiss; // arenas only: a Swiss must not send it
   $("tl-password-field").hidden = !$("tl-private").checked;
 }
@@ -209,7 +210,10 @@ function submitTourForm(ev) {
   if (kind === "arena") {
     body.minutes = values["tl-minutes"];
     body.berserk = $("tl-berserk").checked;
-  } else body.rounds = values["tl-rounds"];
+  } else {
+    body.rounds = values["tl-rounds"];
+    body.round_gap_s = Number($("tl-gap").value);
+  }
   F.busy = true;
   F.fail = null;
   app.render();
@@ -371,6 +375,15 @@ function tourGame(g, T, me) {
     h("span", { class: "what", text: [T.kind === "swiss" && g.round ? t("tour.roundShort", { n: g.round }) : null, tourResult(g)].filter(Boolean).join(" · ") }));
 }
 
+// A Swiss's bye, among the games: the player sits the round out with a point.
+function tourBye(b, me) {
+  const mine = me && b.player.id === me;
+  return h("li", { class: `tn-game tn-bye${mine ? " mine" : ""}` },
+    h("span", { class: "who", text: b.player.name }),
+    h("span", { class: "tn-score", "aria-hidden": "true", text: "1" }),
+    h("span", { class: "what", text: [t("tour.roundShort", { n: b.round }), t("tour.bye")].join(" · ") }));
+}
+
 function tourPodium(T) {
   const top = T.standings.slice(0, 3);
   return top.map((r, i) => h("li", { class: `tn-place p${i + 1}` },
@@ -435,7 +448,7 @@ function renderTour() {
   $("tn-report").setAttribute("download", `tournament-${T.id}.txt`);
 
   // the standings and the games: redrawn when they changed
-  const key = JSON.stringify([lang(), me, T.phase, T.standings, T.games]);
+  const key = JSON.stringify([lang(), me, T.phase, T.standings, T.games, T.byes]);
   if (key === tourDrawn) return;
   tourDrawn = key;
   if (finished) $("tn-podium-list").replaceChildren(...tourPodium(T));
@@ -446,8 +459,12 @@ function renderTour() {
   $("tn-legend").hidden = T.kind !== "arena" || !T.standings.length;
   $("tn-legend").replaceChildren(...(T.kind !== "arena" ? [] : !T.berserk ? [t("tour.arenaLegend")]
     : [t("tour.arenaLegend"), " ", h("span", { class: "tn-legend-berserk" }, berserkIcon(null, 14), " ", t("tour.berserkLegend"))]));
-  const games = [...T.games].sort((a, b) => (a.ended - b.ended) || (b.paired_at - a.paired_at));
-  $("tn-games").replaceChildren(...games.slice(0, TOUR_GAMES_SHOWN).map((g) => tourGame(g, T, me)));
+  // A bye stands with its round's games (when they were paired), after them.
+  const roundAt = new Map();
+  for (const g of T.games) if (g.round) roundAt.set(g.round, Math.max(roundAt.get(g.round) ?? 0, g.paired_at));
+  const games = [...T.games, ...(T.byes ?? []).map((b) => ({ bye: b, ended: true, paired_at: roundAt.get(b.round) ?? 0 }))]
+    .sort((a, b) => (a.ended - b.ended) || (b.paired_at - a.paired_at) || (!!a.bye - !!b.bye));
+  $("tn-games").replaceChildren(...games.slice(0, TOUR_GAMES_SHOWN).map((g) => (g.bye ? tourBye(g.bye, me) : tourGame(g, T, me))));
   $("tn-games-empty").hidden = games.length > 0;
   $("tn-games-more").hidden = games.length <= TOUR_GAMES_SHOWN;
   $("tn-games-more").textContent = t("tour.moreGames", { n: games.length - TOUR_GAMES_SHOWN });
