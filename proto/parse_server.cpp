@@ -23,6 +23,11 @@ std::optional<Side> opt_side(const Json& j, const char* k) {
     if (auto* v = opt_field(j, k)) return side(*v, k);
     return std::nullopt;
 }
+// A snapshot's list of sides (vacation, berserk) into `sides`; absent: none.
+void read_sides(const Json& j, const char* key, bool sides[2]) {
+    if (auto* v = opt_field(j, key))
+        for (const Json& s : array(*v, key)) sides[idx(side(s, key))] = true;
+}
 Side side_field(const Json& j) {
     return side(field(j, "side"), "side");
 }
@@ -256,12 +261,8 @@ ServerMsg snapshot(const Json& j) {
     m.rated = opt_bool(j, "rated");
     if (auto* r = opt_field(j, "ratings")) m.ratings = ratings(*r);
     if (auto* inv = opt_field(j, "invitee")) m.invitee = player(*inv, "invitee");
-    if (auto* v = opt_field(j, "vacation"))
-        for (const Json& v_side : array(*v, "vacation"))
-            m.vacation[idx(side(v_side, "vacation"))] = true;
-    if (auto* b = opt_field(j, "berserk"))
-        for (const Json& b_side : array(*b, "berserk"))
-            m.berserk[idx(side(b_side, "berserk"))] = true;
+    read_sides(j, "vacation", m.vacation);
+    read_sides(j, "berserk", m.berserk);
     if (auto* lines = opt_field(j, "chat"))
         for (const Json& c : array(*lines, "chat")) m.chat.push_back(chat(object(c, "chat")));
     return m;

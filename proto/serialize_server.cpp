@@ -67,6 +67,15 @@ void write_score(JsonWriter& w, const int score[2]) {
     w.begin_object().key("bronze").value(score[1]).key("silver").value(score[0]).end_object();
 }
 
+// A snapshot's list of the sides a flag holds for (vacation, berserk): the key only when one does.
+void write_sides(JsonWriter& w, const char* key, const bool sides[2]) {
+    if (!sides[0] && !sides[1]) return;
+    w.key(key).begin_array();
+    for (Side s : {Side::Silver, Side::Bronze})
+        if (sides[idx(s)]) proto::write(w, s);
+    w.end_array();
+}
+
 void side_only(JsonWriter& w, Side s) {
     w.begin_object().key("side");
     proto::write(w, s);
@@ -274,12 +283,7 @@ std::string to_text(const GameCreated& m) {
 
 std::string to_text(const SnapshotMsg& m) {
     return message([&](JsonWriter& w) {
-        if (m.berserk[0] || m.berserk[1]) {
-            w.key("berserk").begin_array();
-            for (Side s : {Side::Silver, Side::Bronze})
-                if (m.berserk[idx(s)]) proto::write(w, s);
-            w.end_array();
-        }
+        write_sides(w, "berserk", m.berserk);
         w.key("chat").begin_array();
         for (const ChatEv& c : m.chat) PayloadWriter{w}(c);
         w.end_array();
@@ -351,12 +355,7 @@ std::string to_text(const SnapshotMsg& m) {
         w.key("takeback_offer");
         opt(w, m.takeback_offer, [&](Side s) { proto::write(w, s); });
         w.key("type").value("snapshot");
-        if (m.vacation[0] || m.vacation[1]) {
-            w.key("vacation").begin_array();
-            for (Side s : {Side::Silver, Side::Bronze})
-                if (m.vacation[idx(s)]) proto::write(w, s);
-            w.end_array();
-        }
+        write_sides(w, "vacation", m.vacation);
         w.key("version").value(m.version);
     });
 }

@@ -141,25 +141,16 @@ function positionsOf(v) {
 
 const isSide = (s) => s === "silver" || s === "bronze";
 
-// The sides on vacation after message `m` (PROTOCOL.md "Vacation"), read from the message itself
-// when the mirror's view does not say (a rules module older than the event): a snapshot's
-// "vacation" list, or a "vacation" event's {side, on}.
-function vacationOf(G, m) {
-  if (m.type === "snapshot") return Array.isArray(m.vacation) ? [...new Set(m.vacation.filter(isSide))] : [];
+// The sides a flag holds for after message `m`, read from the message itself when the mirror's
+// view does not say (a rules module older than the flag): a snapshot's list `key`, or the event's
+// {side, on}. `key`: "vacation" (PROTOCOL.md "Vacation"; `on` says whether it starts or ends) or
+// "berserk" ("Tournaments", Berserk: arena games; no `on`, nobody comes back from it).
+function flagSides(G, m, key) {
+  if (m.type === "snapshot") return Array.isArray(m[key]) ? [...new Set(m[key].filter(isSide))] : [];
   const p = m.payload ?? {};
-  if (!isSide(p.side)) return G.vacation;
-  const rest = (G.vacation ?? []).filter((s) => s !== p.side);
-  return p.on === true ? [...rest, p.side] : rest;
-}
-
-// The sides that went berserk after message `m` (PROTOCOL.md "Tournaments" (Berserk): arena games), read from
-// the message itself when the mirror's view does not say: a snapshot's "berserk" list, or a
-// "berserk" event's {side}. Nobody comes back from it.
-function berserkOf(G, m) {
-  if (m.type === "snapshot") return Array.isArray(m.berserk) ? [...new Set(m.berserk.filter(isSide))] : [];
-  const p = m.payload ?? {};
-  if (!isSide(p.side) || G.berserk?.includes(p.side)) return G.berserk ?? [];
-  return [...(G.berserk ?? []), p.side];
+  if (!isSide(p.side)) return G[key] ?? [];
+  const rest = (G[key] ?? []).filter((s) => s !== p.side);
+  return p.on === false ? rest : [...rest, p.side];
 }
 
 const chatLine = (c) => ({ id: String(c.from?.id ?? ""), name: String(c.from?.name ?? "?"), text: String(c.text ?? ""),
@@ -189,7 +180,7 @@ function takeView(G, v) {
   G.prefs = v.preferences ?? null;
   G.stalling = v.stalling ?? null; // the side judged stalling in a lost position
   // correspondence games: the sides whose players are on vacation (their time stands on their
-  // move); a rules module without it leaves it to the messages themselves (vacationOf)
+  // move); a rules module without it leaves it to the messages themselves (flagSides)
   if (Array.isArray(v.vacation)) G.vacation = v.vacation.filter(isSide);
   // arena games: the sides that went berserk (their clock halved, no increment); as above
   if (Array.isArray(v.berserk)) G.berserk = v.berserk.filter(isSide);
@@ -231,8 +222,8 @@ export function onSnapshot(m, raw = null) {
   G.declined = null;
   G.rewatch = null; // what a watch asked for has come
   takeView(G, v);
-  if (!Array.isArray(v.vacation)) G.vacation = vacationOf(G, m);
-  if (!Array.isArray(v.berserk)) G.berserk = berserkOf(G, m);
+  if (!Array.isArray(v.vacation)) G.vacation = flagSides(G, m, "vacation");
+  if (!Array.isArray(v.berserk)) G.berserk = flagSides(G, m, "berserk");
   // A server that knows takebacks says each seat's preferences (the mirror assumes both on
   // otherwise); the player's own are sent when they differ.
   G.prefsKnown = !!m.preferences;
@@ -312,12 +303,12 @@ export function onEvent(m, raw = null) {
       // A player went on vacation or came back (correspondence games): a versioned event that
       // changes neither the position nor the turn list; the event's clocks say whose clock
       // stands (running null while the side to move is on vacation), taken above.
-      if (!Array.isArray(v.vacation)) G.vacation = vacationOf(G, m);
+      if (!Array.isArray(v.vacation)) G.vacation = flagSides(G, m, "vacation");
       break;
     case "berserk":
       // A player went berserk (arena games): its clock lost half the initial time, taken with
       // the event's clocks above; the position and the turn list stay.
-      if (!Array.isArray(v.berserk)) G.berserk = berserkOf(G, m);
+      if (!Array.isArray(v.berserk)) G.berserk = flagSides(G, m, "berserk");
       break;
     case "hidden":
       // A players' line this player may not read (its author blocked, muted or restricted by a
