@@ -4,6 +4,7 @@
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <memory>
 
 #include "server/accounts/house_bots.h"
@@ -17,16 +18,26 @@ constexpr std::chrono::seconds kRetry{5};
 
 // One level's account: read it; missing, make a player, register it with the mark and mark it
 // a bot (each step after the one before is durable); a step that fails starts again from the
-// read.
+// read. Every step runs on the maker's strand: the store may answer create() before it returns,
+// and the answer must find `issued` filled (without the strand, another network thread ran it
+// first: UBSan saw a null player in CI, 7 Dec).
 class Maker : public std::enable_shared_from_this<Maker> {
   public:
     Maker(Hub& hub, int level)
-        : hub_(hub), level_(level), name_(house_bot_name(level)), timer_(hub.ioc) {}
+        : hub_(hub),
+          level_(level),
+          name_(house_bot_name(level)),
+          strand_(boost::asio::make_strand(hub.ioc)),
+          timer_(strand_) {}
 
+    void start() {
+        boost::asio::post(strand_, [self = shared_from_this()] { self->read(); });
+    }
+
+  private:
     void read() {
         hub_.store->read_account(
-            name_, hub_.ioc.get_executor(),
-            [self = shared_from_this()](Read<std::optional<StoredAccount>> r) {
+            name_, strand_, [self = shared_from_this()](Read<std::optional<StoredAccount>> r) {
                 if (!r.ok()) return self->again(r.error);
                 if (!*r.value) return self->create();
                 const StoredAccount& a = **r.value;
@@ -39,7 +50,6 @@ class Maker : public std::enable_shared_from_this<Maker> {
             });
     }
 
-  private:
     void again(const std::string& why) {
         spdlog::warn("house bot {}: {}; trying again in {} s", name_, why, kRetry.count());
         timer_.expires_after(kRetry);
@@ -48,10 +58,10 @@ class Maker : public std::enable_shared_from_this<Maker> {
         });
     }
 
-    // On the network threads again: the store calls back on its own.
+    // On the strand again: the store calls back on its own thread.
     template <class F>
     void then(F f) {
-        boost::asio::post(hub_.ioc, std::move(f));
+        boost::asio::post(strand_, std::move(f));
     }
 
     void create() {
@@ -85,7 +95,7 @@ class Maker : public std::enable_shared_from_this<Maker> {
             [player_id](SocialDb& db) {
                 return db.make_bot(player_id, epoch_ms(), "(the server)");
             },
-            hub_.ioc.get_executor(),
+            strand_,
             [self = shared_from_this()](Read<SocialDb::BotMark> r) {
                 if (!r.ok()) return self->again(r.error);
                 spdlog::info("house bot {} plays at level {}", self->name_, self->level_);
@@ -96,6 +106,7 @@ class Maker : public std::enable_shared_from_this<Maker> {
     Hub& hub_;
     const int level_;
     const std::string name_;
+    boost::asio::strand<boost::asio::io_context::executor_type> strand_;
     boost::asio::steady_timer timer_;
 };
 
@@ -104,7 +115,7 @@ class Maker : public std::enable_shared_from_this<Maker> {
 void make_house_bots(Hub& hub) {
     if (!hub.social) return;  // --store memory keeps no accounts
     for (int level = 1; level <= kHouseBotLevels; ++level)
-        std::make_shared<Maker>(hub, level)->read();
+        std::make_shared<Maker>(hub, level)->start();
 }
 
 }  // namespace tf::server
