@@ -47,7 +47,13 @@ void RoomOps::end() {
         return;
     }
     GameWrite w{code_, std::move(create_), std::move(rows_), host_.stored_row(), std::move(rate_)};
-    if (w.create) w.update.reset();  // the insert already holds the row as it is
+    // A game made in this operation is inserted as the operation leaves it: its events journaled
+    // with it (a computer's or a pairing's join) count in the row's version, which a node that
+    // takes the game over checks against the journal.
+    if (w.create) {
+        w.create = std::move(*w.update);
+        w.update.reset();
+    }
     w.owner = owner_;
     w.epoch = epoch_;
     creating_ = w.create.has_value();

@@ -470,6 +470,9 @@ TEST_CASE("room: a pairing's game is stored whole in one write, then both player
     CHECK(g.status == "playing");
     CHECK(g.seat_id[0] == "p-ann");
     CHECK(g.seat_id[1] == "p-bob");
+    // The row says the version its journal ends at (a node taking the game over checks it).
+    REQUIRE(!store.writes[0].rows.empty());
+    CHECK(g.version == store.writes[0].rows.back().version);
     CHECK(told.empty());  // not before the write is durable
     std::exchange(store.held, nullptr)(std::nullopt);
     f.run();
