@@ -46,10 +46,14 @@ constexpr std::size_t kMaxGroup = 512;
 constexpr std::chrono::milliseconds kFirstBackoff{100}, kMaxBackoff{2000};
 constexpr int kMaxRateAttempts = 5;
 
-class PgStore : public Store {
+class PgStore : public QueuedWrites<Store> {
   public:
     explicit PgStore(const PgOptions& o)
-        : url_(o.url), wr_(io_, o.url, statements()), rd_(io_, o.url, statements()), retry_(io_) {
+        : QueuedWrites(kFirstBackoff, kMaxBackoff, "reconnecting with backoff"),
+          url_(o.url),
+          wr_(io_, o.url, statements()),
+          rd_(io_, o.url, statements()),
+          retry_(io_) {
         // Connected before the server listens: a database that is there at the check but not
         // now is reported here, like one that never was.
         std::promise<std::string> p;
@@ -71,16 +75,6 @@ class PgStore : public Store {
     }
 
     ~PgStore() override { stop(); }
-
-    void commit(GameWrite w, Done done) override {
-        enqueue(WriteOp::game(std::move(w), std::move(done)));
-    }
-    void add_player(StoredPlayer p, Done done) override {
-        enqueue(WriteOp::new_player(std::move(p), std::move(done)));
-    }
-    void write_account(AccountWrite w, std::function<void(AccountResult)> done) override {
-        enqueue(WriteOp::account_request(std::move(w), std::move(done)));
-    }
 
     // Reads: each is one Spec, answered from the reader connection.
     void read_player(std::string s, Executor ex, Then<std::optional<StoredPlayer>> t) override {
@@ -127,10 +121,6 @@ class PgStore : public Store {
                 done(r.ok() ? std::nullopt : std::optional<std::string>(r.error));
             });
     }
-
-    Stats stats() override { return core_.stats(); }
-    std::size_t pending() override { return core_.pending(); }
-    bool healthy() override { return core_.healthy(); }
 
   private:
     using Op = WriteOp;
@@ -246,7 +236,7 @@ class PgStore : public Store {
 
     // ---- writes ----
 
-    void enqueue(Op op) {
+    void enqueue(Op op) override {
         core_.queued();
         asio::post(io_, [this, op = std::move(op)]() mutable {
             q_.push_back(std::move(op));
@@ -579,7 +569,6 @@ class PgStore : public Store {
     // Faults: the retry after the backoff.
     asio::steady_timer retry_;
     SteadyClock::time_point retry_at_;
-    WriterCore core_{kFirstBackoff, kMaxBackoff, "reconnecting with backoff"};
 };
 
 }  // namespace

@@ -47,10 +47,13 @@ constexpr const char* kGameRowsView =
     "WHERE j.code = games.code), version) ELSE version END AS version, "
     "created_at, finished_at, rated, NULL AS creator_addr, invitee_id, invitee_name FROM games";
 
-class SqliteStore : public BlockingReads {
+class SqliteStore : public QueuedWrites<BlockingReads> {
   public:
     SqliteStore(const std::string& dir, SyncLevel sync)
-        : path_((fs::path(dir) / "trunkfield.db").string()), sync_(sync) {
+        : QueuedWrites(std::chrono::milliseconds(100), std::chrono::milliseconds(5000),
+                       "retrying with backoff"),
+          path_((fs::path(dir) / "trunkfield.db").string()),
+          sync_(sync) {
         std::error_code ec;
         const bool made = fs::create_directories(dir, ec);
         if (ec) throw StoreError("cannot create the data directory " + dir + ": " + ec.message());
@@ -84,19 +87,6 @@ class SqliteStore : public BlockingReads {
         checkpoints_.reset();
         close_connections();
     }
-
-    void commit(GameWrite w, Done done) override {
-        enqueue(WriteOp::game(std::move(w), std::move(done)));
-    }
-    void add_player(StoredPlayer p, Done done) override {
-        enqueue(WriteOp::new_player(std::move(p), std::move(done)));
-    }
-    void write_account(AccountWrite w, std::function<void(AccountResult)> done) override {
-        enqueue(WriteOp::account_request(std::move(w), std::move(done)));
-    }
-    Stats stats() override { return core_.stats(); }
-    std::size_t pending() override { return core_.pending(); }
-    bool healthy() override { return core_.healthy(); }
 
   protected:
     // The reads run on a thread of their own (BlockingReads): a slow history query can delay
@@ -355,7 +345,7 @@ class SqliteStore : public BlockingReads {
         return true;
     }
 
-    void enqueue(Op op) {
+    void enqueue(Op op) override {
         core_.queued();
         {
             std::lock_guard lock(qm_);
@@ -585,8 +575,6 @@ class SqliteStore : public BlockingReads {
 
     // Faults: the connections are opened again before the next write.
     bool reopen_ = false;
-    WriterCore core_{std::chrono::milliseconds(100), std::chrono::milliseconds(5000),
-                     "retrying with backoff"};
 
     boost::asio::thread_pool reads_{1};  // last: stopped first, before the connections close
 };

@@ -90,6 +90,35 @@ class WriterCore {
     std::deque<double> latency_;
 };
 
+// What both durable stores show of their writes: each write is one WriteOp handed to the
+// store's writer (its enqueue(); the core's report() answers it), and the figures and health
+// are the core's.
+template <class Base>
+class QueuedWrites : public Base {
+  public:
+    void commit(GameWrite w, Store::Done done) override {
+        enqueue(WriteOp::game(std::move(w), std::move(done)));
+    }
+    void add_player(StoredPlayer p, Store::Done done) override {
+        enqueue(WriteOp::new_player(std::move(p), std::move(done)));
+    }
+    void write_account(AccountWrite w, std::function<void(AccountResult)> done) override {
+        enqueue(WriteOp::account_request(std::move(w), std::move(done)));
+    }
+    Store::Stats stats() override { return core_.stats(); }
+    std::size_t pending() override { return core_.pending(); }
+    bool healthy() override { return core_.healthy(); }
+
+  protected:
+    QueuedWrites(std::chrono::milliseconds first_backoff, std::chrono::milliseconds max_backoff,
+                 std::string retrying)
+        : core_(first_backoff, max_backoff, std::move(retrying)) {}
+    // Counts `op` in pending() (core_.queued()) and hands it to the writer.
+    virtual void enqueue(WriteOp op) = 0;
+
+    WriterCore core_;
+};
+
 // A game's row as both stores select it: kGameColumns' order (the id, then StoredGame's
 // fields). `Row` reads column c of the current row: text(c) ("" for NULL), integer(c),
 // boolean(c), null(c).
