@@ -15,7 +15,7 @@ int run_accounts_tool(const std::string& action, const std::string& name, const 
         auto db = database_url.empty() ? open_sqlite_social_migrating(data_dir)
                                        : open_pg_social_migrating(database_url);
         if (action == "roles") {
-            for (const auto& [username, r] : db->role_holders())
+            for (const auto& [username, r] : db->moderation().role_holders())
                 out << username << " " << r << "\n";
             return 0;
         }
@@ -25,7 +25,7 @@ int run_accounts_tool(const std::string& action, const std::string& name, const 
             return 1;
         }
         const bool on = action == "grant";
-        if (!db->set_role(account->first, account->second, role, on, epoch_ms())) {
+        if (!db->moderation().set_role(account->first, account->second, role, on, epoch_ms())) {
             out << what << ": " << account->second << (on ? " is " : " is not ") << role
                 << " already\n";
             return 0;

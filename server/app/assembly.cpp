@@ -254,7 +254,7 @@ void open_social(Hub& hub, const std::shared_ptr<TournamentNotices>& notices) {
     rules.digest_ms = std::int64_t(hub.cfg.mail_digest_seconds * 1000);
     SocialService::Open open = [plain, rules] {
         auto db = plain();
-        db->set_mail_rules(rules);
+        db->mail().set_mail_rules(rules);
         return db;
     };
     hub.social = std::make_unique<SocialService>(

@@ -91,12 +91,12 @@ class Maker : public std::enable_shared_from_this<Maker> {
     }
 
     void mark(const std::string& player_id) {
-        hub_.social->run<SocialDb::BotMark>(
+        hub_.social->run<ModerationDb::BotMark>(
             [player_id](SocialDb& db) {
-                return db.make_bot(player_id, epoch_ms(), "(the server)");
+                return db.moderation().make_bot(player_id, epoch_ms(), "(the server)");
             },
             strand_,
-            [self = shared_from_this()](Read<SocialDb::BotMark> r) {
+            [self = shared_from_this()](Read<ModerationDb::BotMark> r) {
                 if (!r.ok()) return self->again(r.error);
                 spdlog::info("house bot {} plays at level {}", self->name_, self->level_);
             },

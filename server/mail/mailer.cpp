@@ -96,22 +96,22 @@ void Mailer::wake() {
 
 bool Mailer::once(SocialDb& db) {
     const auto now = epoch_ms();
-    auto mails = db.claim_mail(now, cfg_.lease_ms);
+    auto mails = db.mail().claim_mail(now, cfg_.lease_ms);
     if (mails.empty()) return false;
     const std::string player = mails[0].player_id;
     // Read once for all of the account's mails. A closed account (a moderator closed it) or one
     // without an address any more is mailed nothing.
-    const auto settings = db.mail_settings(player);
-    const bool mailable = settings && !db.standing(player).closed;
+    const auto settings = db.mail().mail_settings(player);
+    const bool mailable = settings && !db.moderation().standing(player).closed;
     std::vector<QueuedMail> keep;
     std::vector<std::int64_t> drop;
     for (auto& m : mails) {
-        if (mailable && db.mail_wanted(m, *settings))
+        if (mailable && db.mail().mail_wanted(m, *settings))
             keep.push_back(std::move(m));
         else
             drop.push_back(m.id);
     }
-    db.mail_done(drop, "dropped", now, "no longer true or wanted");
+    db.mail().mail_done(drop, "dropped", now, "no longer true or wanted");
     if (keep.empty()) return true;
     // A verification mail (the newest) goes alone, to the address it verifies; the others are
     // due again at once, for the next round.
@@ -121,23 +121,25 @@ bool Mailer::once(SocialDb& db) {
     std::vector<std::int64_t> ids, later;
     for (const auto& m : keep)
         (verify == keep.rend() || m.id == verify->id ? ids : later).push_back(m.id);
-    db.mail_done(later, "pending", now, "", now);
+    db.mail().mail_done(later, "pending", now, "", now);
 
-    const OutMail out = compose_mail(batch, *settings, db.username_of(player), cfg_.site);
+    const OutMail out =
+        compose_mail(batch, *settings, db.moderation().username_of(player), cfg_.site);
     const std::string id = "tf-mail-" + std::to_string(batch.front().id) + "@" + cfg_.host;
     const SendResult r = send_(out.to, render_mail(out, cfg_.from, id, now));
     const int attempts = batch.front().attempts;
     if (r.sent) {
-        db.mail_done(ids, "sent", epoch_ms(), "");
+        db.mail().mail_done(ids, "sent", epoch_ms(), "");
         sent_ += 1;
         spdlog::info("mail: sent \"{}\" ({} item(s)) for {}", out.subject, batch.size(), player);
     } else if (r.permanent || attempts >= kMaxAttempts) {
-        db.mail_done(ids, "failed", now, r.error);
+        db.mail().mail_done(ids, "failed", now, r.error);
         failed_ += 1;
         spdlog::warn("mail: gave up on a mail for {} after {} attempt(s): {}", player, attempts,
                      r.error);
     } else {
-        db.mail_done(ids, "pending", now, r.error, now + backoff_ms(attempts, cfg_.poll_seconds));
+        db.mail().mail_done(ids, "pending", now, r.error,
+                            now + backoff_ms(attempts, cfg_.poll_seconds));
         spdlog::warn("mail: the relay did not take a mail for {} (attempt {}): {}; retried later",
                      player, attempts, r.error);
     }

@@ -635,7 +635,7 @@ void Session::handle(proto::Chat& m) {
     };
     if (!player_->account || !hub_.social) return said(Standing{});
     const bool queued = hub_.social->run<Standing>(
-        [id = player_->id](SocialDb& db) { return db.standing(id); }, executor(),
+        [id = player_->id](SocialDb& db) { return db.moderation().standing(id); }, executor(),
         [self = self(), id = player_->id, said](Read<Standing> r) {
             if (!self->player_ || self->player_->id != id) return;
             said(r.ok() ? *r.value : self->screen_.standing);

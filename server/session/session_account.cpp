@@ -86,12 +86,12 @@ Task<AccountResult> write_account(Hub& hub, const Store::Executor& ex, AccountWr
 
 // Whether a moderator closed the account (false with no social tables: --store memory).
 Task<Read<bool>> read_closed(Hub& hub, const Store::Executor& ex, std::string player_id) {
-    return step<Read<bool>>(
-        ex, [&hub, ex, id = std::move(player_id)](std::function<void(Read<bool>)> done) {
-            if (!hub.social) return done(Read<bool>{std::optional<bool>(false), {}});
-            hub.social->run<bool>([id](SocialDb& db) { return db.standing(id).closed; }, ex,
-                                  std::move(done), false);
-        });
+    return step<Read<bool>>(ex, [&hub, ex,
+                                 id = std::move(player_id)](std::function<void(Read<bool>)> done) {
+        if (!hub.social) return done(Read<bool>{std::optional<bool>(false), {}});
+        hub.social->run<bool>([id](SocialDb& db) { return db.moderation().standing(id).closed; },
+                              ex, std::move(done), false);
+    });
 }
 
 constexpr const char* kBusy = "the server is busy checking passwords; try again in a few seconds";

@@ -58,7 +58,7 @@ void Vacations::read() {
     reading_ = true;
     const auto budget = budget_ms_;
     svc_.run<std::vector<std::string>>(
-        [budget](SocialDb& db) { return db.vacationers(epoch_ms(), budget); }, ex_,
+        [budget](SocialDb& db) { return db.vacations().vacationers(epoch_ms(), budget); }, ex_,
         [self = shared_from_this()](Read<std::vector<std::string>> r) {
             self->reading_ = false;
             if (r.ok())

@@ -1,9 +1,9 @@
-// The access-token table of SocialDb (schema 10): PROTOCOL.md "Access tokens".
-#include "server/store/social_db.h"
+// The access-token table (api_token_db.h; schema 10): PROTOCOL.md "Access tokens".
+#include "server/store/api_token_db.h"
 
 namespace tf::server {
 
-bool SocialDb::add_api_token(const StoredApiToken& t) {
+bool ApiTokenDb::add_api_token(const StoredApiToken& t) {
     return db_->transaction([&] {
         auto held =
             db_->exec("SELECT count(*) FROM api_tokens WHERE player_id = $1", {t.player_id});
@@ -16,7 +16,7 @@ bool SocialDb::add_api_token(const StoredApiToken& t) {
     });
 }
 
-std::vector<StoredApiToken> SocialDb::api_tokens(const std::string& player_id) {
+std::vector<StoredApiToken> ApiTokenDb::api_tokens(const std::string& player_id) {
     std::vector<StoredApiToken> out;
     for (const auto& r :
          db_->exec("SELECT selector, label, scopes, created_at, used_at FROM api_tokens "
@@ -26,7 +26,7 @@ std::vector<StoredApiToken> SocialDb::api_tokens(const std::string& player_id) {
     return out;
 }
 
-bool SocialDb::revoke_api_token(const std::string& player_id, const std::string& selector) {
+bool ApiTokenDb::revoke_api_token(const std::string& player_id, const std::string& selector) {
     return !db_->exec(
                    "DELETE FROM api_tokens WHERE player_id = $1 AND selector = $2 "
                    "RETURNING selector",
@@ -34,7 +34,8 @@ bool SocialDb::revoke_api_token(const std::string& player_id, const std::string&
                 .empty();
 }
 
-std::optional<ApiTokenOwner> SocialDb::api_token(const std::string& selector, std::int64_t now_ms) {
+std::optional<ApiTokenOwner> ApiTokenDb::api_token(const std::string& selector,
+                                                   std::int64_t now_ms) {
     auto rows = db_->exec(
         "SELECT t.player_id, t.secret_hash, t.label, t.scopes, t.created_at, t.used_at, "
         "a.username FROM api_tokens t JOIN accounts a ON a.player_id = t.player_id "
@@ -45,8 +46,8 @@ std::optional<ApiTokenOwner> SocialDb::api_token(const std::string& selector, st
     ApiTokenOwner o;
     o.token = {str(r[0]), selector, str(r[1]), str(r[2]), str(r[3]), num(r[4]), num(r[5])};
     o.username = str(r[6]);
-    for (const auto& role : roles(o.token.player_id)) o.bot = o.bot || role == "bot";
-    o.closed = standing(o.token.player_id).closed;
+    for (const auto& role : moderation_->roles(o.token.player_id)) o.bot = o.bot || role == "bot";
+    o.closed = moderation_->standing(o.token.player_id).closed;
     if (now_ms - o.token.used_ms >= 60'000)
         db_->exec("UPDATE api_tokens SET used_at = $1 WHERE selector = $2", {now_ms, selector});
     return o;

@@ -1,9 +1,10 @@
-// The e-mail tables of SocialDb (schema 8): mail_settings (an account's address and choices)
+// The e-mail tables (schema 8): mail_settings (an account's address and choices)
 // and mail_queue (the mails to send, kept until sent: PROTOCOL.md "E-mail").
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "server/base/secrets.h"
+#include "server/store/mail_db.h"
 #include "server/store/social_db.h"
 
 namespace tf::server {
@@ -17,7 +18,7 @@ constexpr const char* kDue =
 
 }  // namespace
 
-std::optional<MailSettings> SocialDb::mail_settings(const std::string& player_id) {
+std::optional<MailSettings> MailDb::mail_settings(const std::string& player_id) {
     auto rows = db_->exec(
         "SELECT address, verified_at, turns, challenges, digest, unsub_token, last_mail_at FROM "
         "mail_settings WHERE player_id = $1",
@@ -28,9 +29,9 @@ std::optional<MailSettings> SocialDb::mail_settings(const std::string& player_id
                         num(r[4]) != 0, str(r[5]),      num(r[6])};
 }
 
-void SocialDb::set_mail_address(const std::string& player_id, const std::string& address,
-                                const std::string& verify_hash, const std::string& verify_body,
-                                std::int64_t now_ms) {
+void MailDb::set_mail_address(const std::string& player_id, const std::string& address,
+                              const std::string& verify_hash, const std::string& verify_body,
+                              std::int64_t now_ms) {
     db_->transaction([&] {
         // The unsubscribe token stays with the account: links in mails already sent still work.
         db_->exec(
@@ -49,8 +50,8 @@ void SocialDb::set_mail_address(const std::string& player_id, const std::string&
     });
 }
 
-void SocialDb::requeue_verify(const std::string& player_id, const std::string& verify_hash,
-                              const std::string& verify_body, std::int64_t now_ms) {
+void MailDb::requeue_verify(const std::string& player_id, const std::string& verify_hash,
+                            const std::string& verify_body, std::int64_t now_ms) {
     db_->transaction([&] {
         db_->exec("UPDATE mail_settings SET verify_hash = $2 WHERE player_id = $1",
                   {player_id, verify_hash});
@@ -65,7 +66,7 @@ void SocialDb::requeue_verify(const std::string& player_id, const std::string& v
     });
 }
 
-void SocialDb::remove_mail(const std::string& player_id, std::int64_t) {
+void MailDb::remove_mail(const std::string& player_id, std::int64_t) {
     db_->transaction([&] {
         db_->exec("DELETE FROM mail_settings WHERE player_id = $1", {player_id});
         db_->exec(
@@ -75,8 +76,8 @@ void SocialDb::remove_mail(const std::string& player_id, std::int64_t) {
     });
 }
 
-void SocialDb::set_mail_prefs(const std::string& player_id, std::optional<bool> turns,
-                              std::optional<bool> challenges, std::optional<bool> digest) {
+void MailDb::set_mail_prefs(const std::string& player_id, std::optional<bool> turns,
+                            std::optional<bool> challenges, std::optional<bool> digest) {
     auto flag = [](std::optional<bool> b) { return b ? std::int64_t(*b) : std::int64_t(-1); };
     db_->exec(
         "UPDATE mail_settings SET turns = CASE WHEN $2 < 0 THEN turns ELSE $2 END, challenges = "
@@ -85,7 +86,7 @@ void SocialDb::set_mail_prefs(const std::string& player_id, std::optional<bool> 
         {player_id, flag(turns), flag(challenges), flag(digest)});
 }
 
-int SocialDb::verify_mails_since(const std::string& player_id, std::int64_t since_ms) {
+int MailDb::verify_mails_since(const std::string& player_id, std::int64_t since_ms) {
     auto rows = db_->exec(
         "SELECT count(*) FROM mail_queue WHERE player_id = $1 AND kind = 'verify' AND "
         "created_at >= $2",
@@ -93,7 +94,7 @@ int SocialDb::verify_mails_since(const std::string& player_id, std::int64_t sinc
     return rows.empty() ? 0 : int(num(rows[0][0]));
 }
 
-std::optional<std::string> SocialDb::verify_mail(const std::string& hash, std::int64_t now_ms) {
+std::optional<std::string> MailDb::verify_mail(const std::string& hash, std::int64_t now_ms) {
     if (hash.empty()) return std::nullopt;
     auto rows = db_->exec(
         "UPDATE mail_settings SET verified_at = $2, verify_hash = '' WHERE verify_hash = $1 "
@@ -103,7 +104,7 @@ std::optional<std::string> SocialDb::verify_mail(const std::string& hash, std::i
     return str(rows[0][0]);
 }
 
-std::optional<std::string> SocialDb::unsubscribe(const std::string& token) {
+std::optional<std::string> MailDb::unsubscribe(const std::string& token) {
     if (token.empty()) return std::nullopt;
     return db_->transaction([&]() -> std::optional<std::string> {
         auto rows = db_->exec(
@@ -119,7 +120,7 @@ std::optional<std::string> SocialDb::unsubscribe(const std::string& token) {
     });
 }
 
-bool SocialDb::queue_notice_mail(const StoredNotice& n) {
+bool MailDb::queue_notice_mail(const StoredNotice& n) {
     if (!mail_rules_.on || (n.kind != "your_turn" && n.kind != "challenge")) return false;
     auto s = mail_settings(n.player_id);
     if (!s || !s->verified || !(n.kind == "your_turn" ? s->turns : s->challenges)) return false;
@@ -151,7 +152,7 @@ bool SocialDb::queue_notice_mail(const StoredNotice& n) {
     return true;
 }
 
-std::vector<QueuedMail> SocialDb::claim_mail(std::int64_t now_ms, std::int64_t lease_ms) {
+std::vector<QueuedMail> MailDb::claim_mail(std::int64_t now_ms, std::int64_t lease_ms) {
     return db_->transaction([&] {
         std::vector<QueuedMail> out;
         auto first = db_->exec(std::string("SELECT player_id FROM mail_queue WHERE ") + kDue +
@@ -171,7 +172,7 @@ std::vector<QueuedMail> SocialDb::claim_mail(std::int64_t now_ms, std::int64_t l
     });
 }
 
-bool SocialDb::mail_wanted(const QueuedMail& m, const MailSettings& s) {
+bool MailDb::mail_wanted(const QueuedMail& m, const MailSettings& s) {
     if (m.kind == "verify") {
         // Still the account's address, not yet verified.
         auto j = nlohmann::json::parse(m.body, nullptr, false);
@@ -189,8 +190,8 @@ bool SocialDb::mail_wanted(const QueuedMail& m, const MailSettings& s) {
                 .empty();
 }
 
-void SocialDb::mail_done(const std::vector<std::int64_t>& ids, const std::string& state,
-                         std::int64_t now_ms, const std::string& error, std::int64_t retry_ms) {
+void MailDb::mail_done(const std::vector<std::int64_t>& ids, const std::string& state,
+                       std::int64_t now_ms, const std::string& error, std::int64_t retry_ms) {
     if (ids.empty()) return;
     db_->transaction([&] {
         std::string player;
@@ -213,7 +214,7 @@ void SocialDb::mail_done(const std::vector<std::int64_t>& ids, const std::string
     });
 }
 
-std::vector<std::pair<std::string, std::int64_t>> SocialDb::mail_counts() {
+std::vector<std::pair<std::string, std::int64_t>> MailDb::mail_counts() {
     std::vector<std::pair<std::string, std::int64_t>> out;
     for (const auto& r : db_->exec("SELECT state, count(*) FROM mail_queue GROUP BY state", {}))
         out.emplace_back(str(r[0]), num(r[1]));

@@ -4,6 +4,10 @@
 // block) — in SQLite (schema 5) or PostgreSQL (schema 5), on a side connection (side_db.h)
 // beside the store's.
 //
+// The other tables on the same connection each have a class of their own, reached from here:
+// mail() (mail_db.h), moderation() (moderation_db.h), vacations() (vacation_db.h) and tokens()
+// (api_token_db.h).
+//
 // Blocking, one thread at a time (server/social/social_service.h owns it); failures throw
 // StoreError.
 #pragma once
@@ -15,7 +19,11 @@
 #include <utility>
 #include <vector>
 
+#include "server/store/api_token_db.h"
+#include "server/store/mail_db.h"
+#include "server/store/moderation_db.h"
 #include "server/store/side_db.h"
+#include "server/store/vacation_db.h"
 
 namespace tf::server {
 
@@ -36,15 +44,6 @@ struct Relation {
     std::int64_t at_ms = 0;
 };
 
-// What moderators decided about an account (PROTOCOL.md "Reports and moderation").
-struct Standing {
-    std::int64_t chat_muted_until = 0;  // epoch ms; its chat is refused until then
-    bool shadow = false;                // its chat lines are seen by itself alone
-    bool closed = false;                // it cannot log in
-    int warnings = 0;
-    friend bool operator==(const Standing&, const Standing&) = default;
-};
-
 // What a connection of the player needs at every welcome (server/session/session.h): the
 // accounts blocked either way (never paired with), those whose chat it does not show (blocked
 // either way, or muted by the player), both sorted; the player's own standing and roles.
@@ -54,37 +53,6 @@ struct Screen {
     std::vector<std::string> roles;
 };
 
-struct StoredReport {
-    std::int64_t id = 0;
-    std::string reporter_id, reporter, player_id, player;  // ids and usernames
-    std::string reason, body, game;
-    std::int64_t at_ms = 0;
-    std::int64_t handled_ms = 0;  // 0: open
-    std::string handled_by, outcome;
-};
-
-struct AuditEntry {
-    std::int64_t id = 0;
-    std::int64_t at_ms = 0;
-    std::string moderator_id;  // "": the operator (a role granted or revoked)
-    std::string moderator;     // username, or "(operator)"
-    std::string action;
-    std::string player_id, player;
-    std::int64_t report_id = 0;  // 0: none
-    std::int64_t minutes = 0;    // mute only
-    std::string note;
-};
-
-// A moderator's action as SocialDb::act applies it.
-struct ModAction {
-    std::string moderator_id, moderator;
-    std::string action;  // warn, mute, unmute, shadow, unshadow, close, reopen, dismiss
-    std::string player_id, player;
-    std::int64_t minutes = 0;
-    std::int64_t report_id = 0;
-    std::string note;
-    std::int64_t at_ms = 0;
-};
 // A game an account is playing (GET /api/playing): the stored row's fields that list it.
 struct PlayingGame {
     std::string code, variant, time_control;  // variant and time control: JSON
@@ -93,52 +61,6 @@ struct PlayingGame {
     bool seat_bot[2] = {false, false};  // the seat's account is a bot
     std::string to_move;                // correspondence: "silver" | "bronze"; else ""
     std::int64_t move_by = 0;
-};
-// An account's e-mail (PROTOCOL.md "E-mail"): its address (unverified until the link mailed to
-// it is opened) and what it asked to be mailed.
-struct MailSettings {
-    std::string address;
-    bool verified = false;
-    bool turns = true, challenges = true, digest = false;
-    std::string unsub_token;  // in every mail's unsubscribe link
-    std::int64_t last_mail_at = 0;
-};
-// How notifications become mails: none while `on` is false (no relay); a game's your_turn at
-// most once per `turn_gap_ms`; an account with the digest at most one mail per `digest_ms`.
-struct MailRules {
-    bool on = false;
-    std::int64_t turn_gap_ms = 3 * 3600 * 1000;
-    std::int64_t digest_ms = 24 * 3600 * 1000;
-};
-// A mail to send (a row of the queue): kind verify (body: address, token), your_turn or
-// challenge (body: the notification's fields).
-struct QueuedMail {
-    std::int64_t id = 0;
-    std::string player_id, kind, game, body;
-    int attempts = 0;  // counting this one
-};
-// An account's vacation (PROTOCOL.md "Vacation"): a budget of time a calendar year (UTC) during
-// which its correspondence clocks stand on its move.
-struct VacationState {
-    bool on = false;
-    std::int64_t since_ms = 0;  // on: when it began
-    std::int64_t used_ms = 0;   // of this year's budget, the running vacation's time included
-    std::int64_t left_ms = 0;   // what is left of it
-};
-struct ActResult {
-    AuditEntry entry;
-    std::string reporter_id;  // the handled report's reporter, or ""
-};
-
-// A personal access token as kept: `selector` names it (its id), `scopes` space-separated.
-struct StoredApiToken {
-    std::string player_id, selector, secret_hash, label, scopes;
-    std::int64_t created_ms = 0, used_ms = 0;
-};
-struct ApiTokenOwner {
-    StoredApiToken token;
-    std::string username;
-    bool bot = false, closed = false;
 };
 
 class SocialDb {
@@ -186,105 +108,20 @@ class SocialDb {
     std::optional<std::vector<std::string>> followed_online(const std::string& player_id);
     // The public game the player is playing now (the newest), or "".
     std::string playing(const std::string& player_id);
-
-    // Moderation (PROTOCOL.md "Reports and moderation").
-    // An account's username by its player id, or "".
-    std::string username_of(const std::string& player_id);
-    bool game_exists(const std::string& code);
     Screen screen(const std::string& player_id);
-    Standing standing(const std::string& player_id);
-    std::vector<std::string> roles(const std::string& player_id);
-    // Every account with a role: {username, role}, by username.
-    std::vector<std::pair<std::string, std::string>> role_holders();
-    // Gives (`on`) or takes back the role, logged in the audit as the operator's; false when it
-    // was so already (nothing logged).
-    bool set_role(const std::string& player_id, const std::string& username,
-                  const std::string& role, bool on, std::int64_t at_ms);
-    // Marks the account a bot for good (PROTOCOL.md "Bot accounts"), logged in the audit as the
-    // act of `by` (the account's own; "(the server)" for a house bot). Refused (HasGames) once
-    // the account has held a seat in any game.
-    enum class BotMark { Marked, Already, HasGames };
-    BotMark make_bot(const std::string& player_id, std::int64_t at_ms,
-                     const std::string& by = "(the account)");
-    // A report kept (its id), or the open one the reporter made already about the same account
-    // and game.
-    std::int64_t add_report(const StoredReport& r);
-    // How many reports the reporter made since `since_ms`.
-    int reports_since(const std::string& reporter_id, std::int64_t since_ms);
-    std::vector<StoredReport> reports(bool handled, int limit, std::int64_t before);
-    int reports_about(const std::string& player_id);
-    std::optional<StoredReport> report(std::int64_t id);
-    // The players' chat lines of a game (journal order): {version, the event's JSON}.
-    std::vector<std::pair<std::int64_t, std::string>> game_chat(const std::string& code);
-    // Applies the action in one transaction: the account's restrictions, the audit entry, the
-    // report handled (when given and open); `close` also revokes the account's tokens.
-    ActResult act(const ModAction& a);
-    std::vector<AuditEntry> audit(int limit, std::int64_t before);
 
-    // E-mail (PROTOCOL.md "E-mail"; server/mail/mailer.h sends the queue).
-    void set_mail_rules(const MailRules& r) { mail_rules_ = r; }
-    std::optional<MailSettings> mail_settings(const std::string& player_id);
-    // A new address, unverified, with the hash of its verification token; the mails still queued
-    // for the account are dropped and a verification mail (`verify_body`) is queued.
-    void set_mail_address(const std::string& player_id, const std::string& address,
-                          const std::string& verify_hash, const std::string& verify_body,
-                          std::int64_t now_ms);
-    // No address any more: nothing is mailed (queued mails dropped).
-    void remove_mail(const std::string& player_id, std::int64_t now_ms);
-    void set_mail_prefs(const std::string& player_id, std::optional<bool> turns,
-                        std::optional<bool> challenges, std::optional<bool> digest);
-    // Queues the verification mail again.
-    void requeue_verify(const std::string& player_id, const std::string& verify_hash,
-                        const std::string& verify_body, std::int64_t now_ms);
-    int verify_mails_since(const std::string& player_id, std::int64_t since_ms);
-    // The address whose verification token hashes to `hash`, now verified; nullopt: no such.
-    std::optional<std::string> verify_mail(const std::string& hash, std::int64_t now_ms);
-    // The address of the unsubscribe token, now mailed nothing; nullopt: no such token.
-    std::optional<std::string> unsubscribe(const std::string& token);
-    // One account's mails that are due (or whose sender's lease ran out), taken for `lease_ms`;
-    // empty: none due.
-    std::vector<QueuedMail> claim_mail(std::int64_t now_ms, std::int64_t lease_ms);
-    // Whether the mail still says something true: the account (its `settings`) still wants it
-    // and has a verified address, the game still waits for its move or its challenge is open.
-    bool mail_wanted(const QueuedMail& m, const MailSettings& settings);
-    // The mails end in `state` (sent, dropped, failed), or (`retry_ms` > 0) wait until then.
-    void mail_done(const std::vector<std::int64_t>& ids, const std::string& state,
-                   std::int64_t now_ms, const std::string& error, std::int64_t retry_ms = 0);
-    // Mails in the queue by state (for the metrics page and tests).
-    std::vector<std::pair<std::string, std::int64_t>> mail_counts();
-
-    // Vacation (schema 9; PROTOCOL.md "Vacation"), with `budget_ms` of it a year.
-    VacationState vacation(const std::string& player_id, std::int64_t now_ms,
-                           std::int64_t budget_ms);
-    // Starts (`on`) or ends the player's vacation at `now_ms`; the state after. Nullopt: no time
-    // left this year to start one. Starting a vacation already on (or ending one that is not)
-    // changes nothing.
-    std::optional<VacationState> set_vacation(const std::string& player_id, bool on,
-                                              std::int64_t now_ms, std::int64_t budget_ms);
-    // The players on vacation at `now_ms`, sorted, once those whose budget ran out are back (any
-    // node may do it: the end is written once).
-    std::vector<std::string> vacationers(std::int64_t now_ms, std::int64_t budget_ms);
-
-    // Personal access tokens (schema 10; PROTOCOL.md "Access tokens"): at most kMaxApiTokens
-    // an account. Only the secret's hash is kept.
-    static constexpr int kMaxApiTokens = 20;
-    // Keeps `t` (its player_id, selector, secret_hash, label, scopes, created_ms); false when
-    // the account holds kMaxApiTokens already.
-    bool add_api_token(const StoredApiToken& t);
-    // The account's tokens, newest first (secret_hash left empty).
-    std::vector<StoredApiToken> api_tokens(const std::string& player_id);
-    // Deletes the account's token `selector`; false when it has none of that name.
-    bool revoke_api_token(const std::string& player_id, const std::string& selector);
-    // The token `selector` with its account's username, bot flag and standing, its use noted
-    // (at most once a minute); nullopt when there is none.
-    std::optional<ApiTokenOwner> api_token(const std::string& selector, std::int64_t now_ms);
+    // The other tables on this connection.
+    MailDb& mail() { return mail_; }
+    ModerationDb& moderation() { return moderation_; }
+    VacationDb& vacations() { return vacations_; }
+    ApiTokenDb& tokens() { return tokens_; }
 
   private:
-    // Queues a mail for a kept notification the account wants mailed; true when one was queued.
-    bool queue_notice_mail(const StoredNotice& n);
-
     std::unique_ptr<SideDb> db_;
-    MailRules mail_rules_;
+    MailDb mail_{*db_};
+    ModerationDb moderation_{*db_};
+    VacationDb vacations_{*db_};
+    ApiTokenDb tokens_{*db_, moderation_};
 };
 
 std::unique_ptr<SocialDb> open_sqlite_social(const std::string& data_dir);

@@ -1,10 +1,10 @@
-// The vacation table of SocialDb (schema 9): per account, the calendar year (UTC) its budget is
+// The vacation table (vacation_db.h; schema 9): per account, the calendar year (UTC) its budget is
 // counted in, the time used of it by vacations that ended, and when the running one began
 // (since_ms; 0: none runs). PROTOCOL.md "Vacation".
 #include <algorithm>
 #include <chrono>
 
-#include "server/store/social_db.h"
+#include "server/store/vacation_db.h"
 
 namespace tf::server {
 
@@ -45,13 +45,13 @@ VacationState state_of(const Row& r, std::int64_t now_ms, std::int64_t budget_ms
 
 }  // namespace
 
-VacationState SocialDb::vacation(const std::string& player_id, std::int64_t now_ms,
-                                 std::int64_t budget_ms) {
+VacationState VacationDb::vacation(const std::string& player_id, std::int64_t now_ms,
+                                   std::int64_t budget_ms) {
     return state_of(current(*db_, player_id, now_ms), now_ms, budget_ms);
 }
 
-std::optional<VacationState> SocialDb::set_vacation(const std::string& player_id, bool on,
-                                                    std::int64_t now_ms, std::int64_t budget_ms) {
+std::optional<VacationState> VacationDb::set_vacation(const std::string& player_id, bool on,
+                                                      std::int64_t now_ms, std::int64_t budget_ms) {
     std::optional<VacationState> out;
     db_->transaction([&] {
         Row r = current(*db_, player_id, now_ms);
@@ -76,7 +76,7 @@ std::optional<VacationState> SocialDb::set_vacation(const std::string& player_id
     return out;
 }
 
-std::vector<std::string> SocialDb::vacationers(std::int64_t now_ms, std::int64_t budget_ms) {
+std::vector<std::string> VacationDb::vacationers(std::int64_t now_ms, std::int64_t budget_ms) {
     std::vector<std::string> out;
     db_->transaction([&] {
         db_->exec(

@@ -115,7 +115,7 @@ void mail_api(SocialService* svc, bool post, const std::string& path,
             return run_social(
                 *svc,
                 [token](SocialDb& db) {
-                    auto address = db.verify_mail(sha256_hex(token), epoch_ms());
+                    auto address = db.mail().verify_mail(sha256_hex(token), epoch_ms());
                     if (!address)
                         return page(404, "This link is no longer valid",
                                     "<p>The address may be verified already, or changed since. "
@@ -137,7 +137,7 @@ void mail_api(SocialService* svc, bool post, const std::string& path,
         return run_social(
             *svc,
             [token](SocialDb& db) {
-                auto address = db.unsubscribe(token);
+                auto address = db.mail().unsubscribe(token);
                 if (!address)
                     return page(404, "This link is no longer valid",
                                 "<p>No address has this link any more.</p>");
@@ -160,7 +160,7 @@ void mail_api(SocialService* svc, bool post, const std::string& path,
             *svc,
             [svc, me](SocialDb& db) {
                 return ApiResponse{200, "application/json",
-                                   settings_json(*svc, db.mail_settings(me)).dump(), ""};
+                                   settings_json(*svc, db.mail().mail_settings(me)).dump(), ""};
             },
             ex, done);
 
@@ -193,30 +193,30 @@ void mail_api(SocialService* svc, bool post, const std::string& path,
         *svc,
         [svc, me, address, turns, challenges, digest, resend](SocialDb& db) {
             const auto now = epoch_ms();
-            auto s = db.mail_settings(me);
+            auto s = db.mail().mail_settings(me);
             const bool sends = resend || (address && *address && (!s || s->address != **address));
-            if (sends && db.verify_mails_since(me, now - 3600 * 1000) >= kVerifyMailsPerHour)
+            if (sends && db.mail().verify_mails_since(me, now - 3600 * 1000) >= kVerifyMailsPerHour)
                 return api_error(429, "too_many",
                                  "too many verification mails in an hour; try again later");
             if (address && !*address) {
-                db.remove_mail(me, now);
+                db.mail().remove_mail(me, now);
             } else if (address && (!s || s->address != **address)) {
                 auto [token, mail] = verify_token(**address);
-                db.set_mail_address(me, **address, sha256_hex(token), mail, now);
+                db.mail().set_mail_address(me, **address, sha256_hex(token), mail, now);
             } else if (resend) {
                 if (!s) return api_error(400, "bad_request", "there is no address to verify");
                 if (s->verified) return api_error(400, "bad_request", "the address is verified");
                 auto [token, mail] = verify_token(s->address);
-                db.requeue_verify(me, sha256_hex(token), mail, now);
+                db.mail().requeue_verify(me, sha256_hex(token), mail, now);
             }
             if (turns || challenges || digest) {
-                if (!db.mail_settings(me))
+                if (!db.mail().mail_settings(me))
                     return api_error(400, "bad_request", "give an address first");
-                db.set_mail_prefs(me, turns, challenges, digest);
+                db.mail().set_mail_prefs(me, turns, challenges, digest);
             }
             if (sends && svc->mailer()) svc->mailer()->wake();
             return ApiResponse{200, "application/json",
-                               settings_json(*svc, db.mail_settings(me)).dump(), ""};
+                               settings_json(*svc, db.mail().mail_settings(me)).dump(), ""};
         },
         ex, done);
 }

@@ -193,15 +193,15 @@ void report_api(SocialService& svc, const std::string& me, const std::string& bo
             if (!other) return api_error(404, "unknown_player", "no account is called " + name);
             if (other->first == me)
                 return api_error(400, "bad_request", "that is your own account");
-            if (!r.game.empty() && !db.game_exists(r.game))
+            if (!r.game.empty() && !db.moderation().game_exists(r.game))
                 return api_error(404, "no_such_game", "no game has the code " + r.game);
             r.player_id = other->first;
             r.at_ms = epoch_ms();
-            if (db.reports_since(me, r.at_ms - kDayMs) >= kMaxReportsPerDay)
+            if (db.moderation().reports_since(me, r.at_ms - kDayMs) >= kMaxReportsPerDay)
                 return api_error(429, "too_many",
                                  "you made " + std::to_string(kMaxReportsPerDay) +
                                      " reports in the last day; try again tomorrow");
-            const auto id = db.add_report(r);
+            const auto id = db.moderation().add_report(r);
             spdlog::info("report #{}: {} reported {} ({})", id, me, other->second, r.reason);
             return ok({{"id", id}});
         },
@@ -228,7 +228,7 @@ json opt_num(std::int64_t n) {
 json report_json(SocialDb& db, const StoredReport& r) {
     json chat = json::array();
     if (!r.game.empty())
-        for (const auto& [version, text] : db.game_chat(r.game)) {
+        for (const auto& [version, text] : db.moderation().game_chat(r.game)) {
             auto e = json::parse(text, nullptr, false);
             const json& p = e.is_object() && e.contains("payload") ? e["payload"] : e;
             if (!p.is_object()) continue;
@@ -250,8 +250,8 @@ json report_json(SocialDb& db, const StoredReport& r) {
             {"handled_by", opt_text(r.handled_by)},
             {"handled_at", opt_num(r.handled_ms)},
             {"outcome", opt_text(r.outcome)},
-            {"standing", standing_json(db.standing(r.player_id))},
-            {"reports", db.reports_about(r.player_id)},
+            {"standing", standing_json(db.moderation().standing(r.player_id))},
+            {"reports", db.moderation().reports_about(r.player_id)},
             {"chat", chat}};
 }
 
@@ -308,7 +308,7 @@ json playing_json(SocialDb& db, const std::string& me) {
 }
 
 bool is_moderator(SocialDb& db, const std::string& player_id) {
-    const auto roles = db.roles(player_id);
+    const auto roles = db.moderation().roles(player_id);
     return std::find(roles.begin(), roles.end(), "moderator") != roles.end();
 }
 
@@ -368,7 +368,7 @@ void mod_api(SocialService& svc, const std::string& path, bool post,
                     return api_error(400, "bad_request",
                                      other->second + " is a moderator: the operator decides");
                 if (a.report_id) {
-                    auto r = db.report(a.report_id);
+                    auto r = db.moderation().report(a.report_id);
                     if (!r)
                         return api_error(404, "not_found",
                                          "no report #" + std::to_string(a.report_id));
@@ -378,11 +378,11 @@ void mod_api(SocialService& svc, const std::string& path, bool post,
                             "report #" + std::to_string(a.report_id) + " is about " + r->player);
                 }
                 a.moderator_id = me;
-                a.moderator = db.username_of(me);
+                a.moderator = db.moderation().username_of(me);
                 a.player_id = other->first;
                 a.player = other->second;
                 a.at_ms = epoch_ms();
-                const auto result = db.act(a);
+                const auto result = db.moderation().act(a);
                 spdlog::warn("moderation: {} {} {}{}", a.moderator, a.action, a.player,
                              a.report_id ? " (report #" + std::to_string(a.report_id) + ")" : "");
                 svc.acted(db, a, result);
@@ -413,10 +413,11 @@ void mod_api(SocialService& svc, const std::string& path, bool post,
             if (!is_moderator(db, me)) return not_moderator();
             json items = json::array();
             if (path == "/api/mod/audit") {
-                for (const auto& e : db.audit(int(limit), before)) items.push_back(audit_json(e));
+                for (const auto& e : db.moderation().audit(int(limit), before))
+                    items.push_back(audit_json(e));
                 return ok({{"entries", items}});
             }
-            for (const auto& r : db.reports(handled, int(limit), before))
+            for (const auto& r : db.moderation().reports(handled, int(limit), before))
                 items.push_back(report_json(db, r));
             return ok({{"reports", items}});
         },
@@ -496,13 +497,13 @@ void social_api(SocialService* svc, bool post, std::string_view target, std::str
         return run_social(
             *svc,
             [me = reader.player_id, s = svc](SocialDb& db) {
-                const auto r = db.make_bot(me, epoch_ms());
-                if (r == SocialDb::BotMark::HasGames)
+                const auto r = db.moderation().make_bot(me, epoch_ms());
+                if (r == ModerationDb::BotMark::HasGames)
                     return api_error(409, "has_games",
                                      "an account that has played is not made a bot: register "
                                      "a new account for your bot");
                 // Its sessions read their screen again: they seat it as a bot from now on.
-                if (r == SocialDb::BotMark::Marked) s->relations_changed(me);
+                if (r == ModerationDb::BotMark::Marked) s->relations_changed(me);
                 return ok({{"bot", true}});
             },
             ex, done);

@@ -97,7 +97,8 @@ void token_api(SocialService& svc, bool post, const std::string& path, const std
             svc,
             [player_id](SocialDb& db) {
                 json list = json::array();
-                for (const auto& t : db.api_tokens(player_id)) list.push_back(token_json(t));
+                for (const auto& t : db.tokens().api_tokens(player_id))
+                    list.push_back(token_json(t));
                 return answer({{"tokens", list}});
             },
             ex, done);
@@ -109,7 +110,7 @@ void token_api(SocialService& svc, bool post, const std::string& path, const std
         return run_social(
             svc,
             [player_id, id = j["id"].get<std::string>()](SocialDb& db) {
-                if (!db.revoke_api_token(player_id, id))
+                if (!db.tokens().revoke_api_token(player_id, id))
                     return api_error(404, "not_found", "you have no token " + id);
                 return answer({{"revoked", id}});
             },
@@ -131,10 +132,10 @@ void token_api(SocialService& svc, bool post, const std::string& path, const std
     run_social(
         svc,
         [t, token = std::string(kPrefix) + t.selector + secret](SocialDb& db) {
-            if (!db.add_api_token(t))
+            if (!db.tokens().add_api_token(t))
                 return api_error(409, "too_many",
                                  "an account holds at most " +
-                                     std::to_string(SocialDb::kMaxApiTokens) +
+                                     std::to_string(ApiTokenDb::kMaxApiTokens) +
                                      " tokens: revoke one first");
             json j = token_json(t);
             j["token"] = token;
@@ -155,7 +156,7 @@ void check_api_token(SocialService* svc, const std::string& token, Store::Execut
     const std::string selector = token.substr(kPrefix.size(), kSelectorHex);
     const std::string secret_hash = sha256_hex(token.substr(kPrefix.size() + kSelectorHex));
     const bool queued = svc->run<std::optional<ApiTokenOwner>>(
-        [selector](SocialDb& db) { return db.api_token(selector, epoch_ms()); }, ex,
+        [selector](SocialDb& db) { return db.tokens().api_token(selector, epoch_ms()); }, ex,
         [done, secret_hash](Read<std::optional<ApiTokenOwner>> r) {
             TokenCheck c;
             if (!r.ok()) {

@@ -48,8 +48,9 @@ void vacation_api(SocialService& svc, bool post, const std::string& body, const 
         svc,
         [v, me, on, budget, day_ms](SocialDb& db) {
             const auto now = epoch_ms();
-            if (!on) return state_json(db.vacation(me, now, budget), now, budget, day_ms);
-            auto s = db.set_vacation(me, *on, now, budget);
+            if (!on)
+                return state_json(db.vacations().vacation(me, now, budget), now, budget, day_ms);
+            auto s = db.vacations().set_vacation(me, *on, now, budget);
             if (!s)
                 return api_error(409, "vacation_spent",
                                  "no vacation is left this year; it comes back on 1 January");
