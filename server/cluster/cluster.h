@@ -81,7 +81,7 @@ class Cluster final : public Peers {
 
     // Quick match in the shared pool (PROTOCOL.md "Quick match"): pairs `s`'s player with the
     // oldest compatible request of another player, or files its request; the answer goes to
-    // Session::match_found or match_waiting on the connection's strand.
+    // GameMaker::match_found or match_waiting on the connection's strand.
     void seek(const std::shared_ptr<Session>& s, const Player& p, const proto::QuickMatch& m,
               const std::string& pool, std::optional<int> rating) override;
     // A waiting rated request tried again with its wider range (every second).

@@ -124,12 +124,12 @@ void SharedPool::seek(const std::shared_ptr<Session>& s, const Player& p,
                 who = self->remote_(found->node, found->conn, opp.player);
             opp.who = who;
             if (!who)  // its connection closed meanwhile: nobody to play; ask again
-                return s->match_waiting(m);
-            s->match_found(m, opp);
+                return s->games().match_waiting(m);
+            s->games().match_found(m, opp);
         } else if (waiting && !retry) {
-            s->match_waiting(m);
+            s->games().match_waiting(m);
         } else if (waiting) {
-            s->match_waiting_again(m);
+            s->games().match_waiting_again(m);
         }
     });
 }

@@ -30,7 +30,7 @@ class SharedPool {
     SharedPool(Core& core, Remote remote) : core_(core), remote_(std::move(remote)) {}
     // Pairs `s`'s player with the oldest compatible request of another player, or files its
     // request (`retry`: the waiting request again, with its wider range); the answer goes to
-    // Session::match_found or match_waiting, from the database thread.
+    // GameMaker::match_found or match_waiting, from the database thread.
     void seek(const std::shared_ptr<Session>& s, const Player& p, const proto::QuickMatch& m,
               const std::string& pool, std::optional<int> rating, bool retry);
     void withdraw(const std::string& player_id);

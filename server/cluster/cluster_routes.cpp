@@ -379,7 +379,7 @@ void Routes::out_to(std::uint64_t conn, std::uint64_t seq, const std::string& fr
         bus_->publish(channel_of(from), bus::encode(bus::Gone{me_, conn}));
         return;
     }
-    if (matched) session->match_done();
+    if (matched) session->games().match_done();
     for (auto& m : pass) session->deliver(std::move(m));
 }
 

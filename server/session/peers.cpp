@@ -21,15 +21,16 @@ void SingleNode::seek(const std::shared_ptr<Session>& s, const Player& p,
                       std::optional<int> rating) {
     if (auto opponent = hub_.matchmaker.pair(p, pool, s, rating, std::chrono::steady_clock::now(),
                                              s->blocked()))
-        return s->match_found(m, std::move(*opponent));
-    s->match_waiting(m);
+        return s->games().match_found(m, std::move(*opponent));
+    s->games().match_waiting(m);
 }
 
 void SingleNode::retry_seek(const std::shared_ptr<Session>& s, const Player& p,
                             const proto::QuickMatch& m, const std::string&, std::optional<int>) {
-    if (auto opponent = hub_.matchmaker.retry(p.id)) return s->match_found(m, std::move(*opponent));
-    if (hub_.matchmaker.waiting_for(p.id)) return s->match_waiting_again(m);
-    s->match_done();
+    if (auto opponent = hub_.matchmaker.retry(p.id))
+        return s->games().match_found(m, std::move(*opponent));
+    if (hub_.matchmaker.waiting_for(p.id)) return s->games().match_waiting_again(m);
+    s->games().match_done();
 }
 
 void SingleNode::withdraw(const std::string& player_id) {

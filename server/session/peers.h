@@ -41,7 +41,7 @@ class Peers {
                                 Store::Executor ex, Store::Then<OpenGameCounts> then) = 0;
 
     // Quick match (PROTOCOL.md "Quick match"): pairs the player with a waiting request of
-    // another player or files its request; the answer goes to Session::match_found,
+    // another player or files its request; the answer goes to GameMaker::match_found,
     // match_waiting, match_waiting_again or match_done, on the connection's strand.
     virtual void seek(const std::shared_ptr<Session>& s, const Player& p,
                       const proto::QuickMatch& m, const std::string& pool,

@@ -18,8 +18,6 @@ using proto::Err;
 
 namespace {
 std::atomic<std::uint64_t> next_conn_id{1};
-// A player may hold this many times --max-games correspondence games besides the others.
-constexpr int kCorrespondenceGamesFactor = 10;
 }  // namespace
 
 Session::Session(Hub& hub, std::string address)
@@ -143,7 +141,7 @@ void Session::moved(const std::string& code) {
 
 void Session::on_closed() {
     hub_.peers->closed(*this, player_ ? player_->id : std::string());
-    if (match_timer_) match_timer_->cancel();
+    games_.stop();
     if (lobby_sub_) hub_.listings.unsubscribe(this);
     if (player_) {
         auto other = hub_.players.disconnected(player_->id, this);
@@ -408,179 +406,17 @@ void Session::remember_locked(const std::shared_ptr<Room>& room) {
 }
 
 // New games are refused while the store cannot write: they would be accepted and then lost.
-bool Session::refuse_new_game(const std::optional<std::string>& ref) {
-    if (hub_.store->healthy()) return false;
-    send_error(Err::StoreUnavailable,
-               "the server cannot save games right now; try again in a moment", ref);
-    return true;
+void Session::handle(proto::ListLive&) {
+    lobby_sub_ = true;
+    hub_.listings.subscribe_live(shared_from_this());
 }
 
-void Session::handle(proto::CreateGame& m) {
-    const auto now = std::chrono::steady_clock::now();
-    if (m.ref && last_create_ && last_create_->ref == *m.ref &&
-        now - last_create_->at < kRepeatWindow) {
-        // A double click: the same request, answered with the same game.
-        if (last_create_->code.empty())
-            ++last_create_->repeats;
-        else
-            send(proto::to_text(
-                proto::GameCreated{last_create_->code, "/g/" + last_create_->code, m.ref}));
-        return;
+void Session::adopt(const std::shared_ptr<Room>& room) {
+    {
+        std::lock_guard lock(rooms_m_);
+        if (!gone_) return remember_locked(room);
     }
-    if (refuse_new_game(m.ref)) return;
-    // Correspondence games are counted apart, ten times as many (PROTOCOL.md "Limits").
-    const bool slow = m.time_control && m.time_control->correspondence();
-    const int max = slow ? kCorrespondenceGamesFactor * hub_.cfg.max_games : hub_.cfg.max_games;
-    if (hub_.players.count(player_->id, slow) >= std::size_t(max))
-        return send_error(Err::TooManyGames,
-                          "you already have " + std::to_string(max) +
-                              (slow ? " unfinished correspondence games" : " unfinished games") +
-                              "; finish or cancel one first",
-                          m.ref);
-    if (player_->bot && m.is_public && !m.to && !m.bot)
-        return send_error(Err::BotAccount,
-                          "a bot account does not open public games in the lobby: challenge a "
-                          "player (\"to\") or make a private game",
-                          m.ref);
-    if (m.to) {
-        if (!player_->account)
-            return send_error(Err::AccountRequired, "challenges are for accounts: log in first",
-                              m.ref);
-        if (m.bot)
-            return send_error(Err::CannotChallenge,
-                              "a challenge is for a player; play the computer without \"to\"",
-                              m.ref);
-        if (username_key(*m.to) == username_key(player_->name))
-            return send_error(Err::CannotChallenge, "you cannot challenge yourself", m.ref);
-    }
-    if (m.rated) {
-        if (!player_->account)
-            return send_error(Err::AccountRequired, "rated games are for accounts: log in first",
-                              m.ref);
-        if (m.bot)
-            return send_error(Err::NotRatable, "games against the computer are never rated", m.ref);
-        if (!proto::rating_category(m.variant, m.time_control))
-            return send_error(Err::NotRatable,
-                              "only the standard and the small board are rated; play this "
-                              "variant casual",
-                              m.ref);
-    }
-    RoomParams params{m.variant, m.time_control, m.is_public, Side::Silver, false, m.bot, m.rated};
-    if (m.color == proto::ColorChoice::Bronze) params.creator_side = Side::Bronze;
-    if (m.color == proto::ColorChoice::Random)
-        params.creator_side = std::random_device{}() & 1 ? Side::Bronze : Side::Silver;
-    if (m.ref) last_create_ = LastCreate{*m.ref, now, "", 0};
-    if (m.to) return challenge(std::move(params), *m.to, m.ref);
-    create_game(std::move(params), m.ref);
-}
-
-// The challenged account is looked up by its username; the game is private, and only it may
-// take the free seat. It is told once the game is stored (Room::open).
-void Session::challenge(RoomParams params, const std::string& to, std::optional<std::string> ref) {
-    params.is_public = false;
-    hub_.store->read_account(
-        to, executor(),
-        [self = self(), params = std::move(params), to,
-         ref = std::move(ref)](Read<std::optional<StoredAccount>> r) mutable {
-            if (!r.ok() || !*r.value) {
-                self->last_create_.reset();
-                if (!r.ok())
-                    return self->send_error(Err::StoreUnavailable,
-                                            "the server cannot look players up right now; try "
-                                            "again in a moment",
-                                            ref);
-                return self->send_error(Err::UnknownPlayer, "no account is called " + to, ref);
-            }
-            if (auto level = house_bot_level(**r.value)) {
-                // A house bot takes every challenge at once: the room's computer plays it.
-                params.bot_level = level;
-                params.bot_account =
-                    Player{(*r.value)->player_id, (*r.value)->username, true, true};
-                return self->create_game(std::move(params), std::move(ref));
-            }
-            params.invitee_id = (*r.value)->player_id;
-            params.invitee_name = (*r.value)->username;
-            auto& blocked = self->hub_.services.blocked;
-            if (!blocked) return self->create_game(std::move(params), std::move(ref));
-            const std::string me = self->player_->id, them = params.invitee_id;
-            blocked(me, them, self->executor(),
-                    [self, params = std::move(params), ref = std::move(ref)](bool no) mutable {
-                        if (!no) return self->create_game(std::move(params), std::move(ref));
-                        self->last_create_.reset();
-                        self->send_error(Err::CannotChallenge,
-                                         params.invitee_name + " does not take your challenges",
-                                         ref);
-                    });
-        });
-}
-
-// A game against the computer starts at once: it never waits open and takes no place.
-void Session::create_game(RoomParams params, std::optional<std::string> ref) {
-    if (params.bot_level) return create_room(std::move(params), std::move(ref));
-    params.creator_address = address_key_;
-    auto reserve = [this](RoomParams p, std::optional<std::string> r, OpenCounts elsewhere) {
-        bool by_address = false;
-        p.open_ticket = hub_.players.reserve_open(
-            player_->id, p.creator_address, hub_.cfg.max_open_games_per_player,
-            hub_.cfg.max_open_games_per_ip, elsewhere, &by_address);
-        if (!p.open_ticket) {
-            last_create_.reset();
-            if (by_address)
-                spdlog::warn("{}: create_game refused: {} open games from the address", tag(),
-                             hub_.cfg.max_open_games_per_ip);
-            return send_error(
-                Err::TooManyOpenGames,
-                by_address ? "your address has " + std::to_string(hub_.cfg.max_open_games_per_ip) +
-                                 " games waiting for an opponent already; wait until one starts "
-                                 "or is cancelled"
-                           : "you have " + std::to_string(hub_.cfg.max_open_games_per_player) +
-                                 " games waiting for an opponent already; cancel one first",
-                r);
-        }
-        create_room(std::move(p), std::move(r));
-    };
-    hub_.peers->open_elsewhere(
-        player_->id, address_key_, executor(),
-        [self = self(), reserve, params = std::move(params),
-         ref = std::move(ref)](Read<OpenGameCounts> r) mutable {
-            if (!r.ok()) {
-                self->last_create_.reset();
-                return self->send_error(Err::StoreUnavailable,
-                                        "the server cannot count open games right now; try "
-                                        "again in a moment",
-                                        ref);
-            }
-            reserve(std::move(params), std::move(ref), {r.value->player, r.value->address});
-        });
-}
-
-void Session::create_room(RoomParams params, std::optional<std::string> ref) {
-    const std::uint64_t ticket = params.open_ticket;
-    hub_.directory.create(
-        params, *player_, executor(), [self = self(), ref, ticket](std::shared_ptr<Room> room) {
-            if (!room) {
-                if (ticket) self->hub_.players.release_open(ticket);
-                self->last_create_.reset();
-                return self->send_error(Err::StoreUnavailable,
-                                        "no free game code could be checked (the store cannot be "
-                                        "read); try again in a moment",
-                                        ref);
-            }
-            room->open(self->weak_from_this(),
-                       std::make_shared<const std::string>(proto::to_text(
-                           proto::GameCreated{room->code(), "/g/" + room->code(), ref})));
-            self->remember(room);
-            room->watch(*self->player_, self->weak_from_this(), std::nullopt);
-            self->created(room->code(), ref);
-        });
-}
-
-// The repeats of a create_game that waited for its code get the same answer.
-void Session::created(const std::string& code, const std::optional<std::string>& ref) {
-    if (!ref || !last_create_ || last_create_->ref != *ref) return;
-    last_create_->code = code;
-    for (; last_create_->repeats > 0; --last_create_->repeats)
-        send(proto::to_text(proto::GameCreated{code, "/g/" + code, ref}));
+    room->leave(this);  // closed meanwhile: the room must not count this connection
 }
 
 void Session::handle(proto::JoinGame& m) {

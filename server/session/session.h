@@ -19,6 +19,7 @@
 #include "server/base/participant.h"
 #include "server/lobby/matchmaker.h"
 #include "server/net/credit_bucket.h"
+#include "server/session/game_maker.h"
 #include "server/session/hub.h"
 
 namespace tf::server {
@@ -45,11 +46,8 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     // Cluster mode: requests that were forwarded for a game that turned out to live here after
     // all (this node claimed it meanwhile): handled here, in order, on this connection's strand.
     void handle_here(std::vector<std::string> texts);
-    // Cluster mode: a quick-match pairing or a waiting request, as the shared pool answered.
-    void match_found(const proto::QuickMatch& m, Seek opponent);
-    void match_waiting(const proto::QuickMatch& m);
-    void match_waiting_again(const proto::QuickMatch& m);  // a retry found nobody yet
-    void match_done();  // matched by another node: no longer waiting
+    // A quick-match pairing or a waiting request, as the pool answered (game_maker.h).
+    GameMaker& games() { return games_; }
     void relations_changed() override;
     // The accounts blocked either way (see screen_), on the connection's strand.
     const std::vector<std::string>& blocked() const { return screen_.blocked; }
@@ -123,14 +121,6 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     // The room, or no_such_game (with the request's ref) and null.
     std::shared_ptr<Room> find_room(const std::string& code,
                                     const std::optional<std::string>& ref = std::nullopt);
-    bool refuse_new_game(const std::optional<std::string>& ref = {});
-    // create_game after its checks: a place under the open-game limits (with several nodes,
-    // counting the other nodes' open games in the store), then the room.
-    void create_game(RoomParams params, std::optional<std::string> ref);
-    void create_room(RoomParams params, std::optional<std::string> ref);
-    // A create_game with `to` (PROTOCOL.md "Challenges"): the named account, then create_game.
-    void challenge(RoomParams params, const std::string& to, std::optional<std::string> ref);
-    void created(const std::string& code, const std::optional<std::string>& ref);
     void remember(const std::shared_ptr<Room>& room);
     void remember_locked(const std::shared_ptr<Room>& room);  // rooms_m_ held
 
@@ -139,7 +129,11 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     // A new guest, welcomed once its row is durable (a token that a crash right after the
     // welcome would forget is no token: PROTOCOL.md "hello"); at once while the store fails.
     void welcome_new_guest(const std::string& name);
-    void handle(proto::CreateGame& m);
+    // game_maker.h makes the games.
+    friend class GameMaker;
+    void handle(proto::CreateGame& m) { games_.create(m); }
+    void handle(proto::QuickMatch& m) { games_.quick_match(m); }
+    void handle(proto::QuickMatchCancel&) { games_.cancel_match(); }
     void handle(proto::JoinGame& m);
     void handle(proto::CancelGame& m);
     void handle(proto::ListGames& m);
@@ -149,9 +143,6 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     void handle(proto::Resign& m);
     void handle(proto::Chat& m);
     void handle(proto::Ping& m);
-    void handle(proto::QuickMatch& m);  // session_match.cpp
-    void start_match(const std::shared_ptr<Room>& room, const Seek& opponent, Side my_side);
-    void handle(proto::QuickMatchCancel& m);
     void handle(proto::ListLive& m);
     void handle(proto::DrawOffer& m);
     void handle(proto::DrawAccept& m);
@@ -179,33 +170,18 @@ class Session : public Member, public std::enable_shared_from_this<Session> {
     void account_error(proto::Err code, std::string message, const std::optional<std::string>& ref);
     bool may_check_password(const std::string& account, const std::optional<std::string>& ref);
     void end_others(const std::string& reason);
-    // session_match.cpp: a rated request's range widens; it is tried again every second.
-    void retry_match();
-    void make_match(const proto::QuickMatch& m, const Seek& opponent);
-    // The player's rating in a rated request's category (nullopt for a casual one).
-    std::optional<int> match_rating(const proto::QuickMatch& m);
 
     std::optional<Player> player_;
     std::string token_;  // the token player_ was welcomed with
-    // The last create_game with a ref: a repeat within kRepeatWindow is the same request.
-    struct LastCreate {
-        std::string ref;
-        std::chrono::steady_clock::time_point at;
-        std::string code;  // "" while it is being made
-        int repeats = 0;   // repeats waiting for the code
-    };
-    std::optional<LastCreate> last_create_;
     // The account's blocks (quick match never pairs it with them), whose chat it does not see,
     // what moderators decided about it (its chat muted or shadowed) and its roles; empty for a
     // guest. Read at every welcome and again when they change (relations_changed); on the
     // connection's strand.
     Screen screen_;
     void read_screen(std::function<void()> then);
-    static constexpr std::chrono::seconds kRepeatWindow{5};
     std::string address_;
     std::string address_key_;  // what the per-address limits count it under (conn_limit.h)
-    std::optional<boost::asio::steady_timer> match_timer_;
-    std::optional<proto::QuickMatch> match_req_;  // a rated request waiting
+    GameMaker games_{*this};
     CreditBucket credits_;
     int floods_ = 0;
     bool lobby_sub_ = false;

@@ -144,16 +144,19 @@ struct AccountFlow {
                      const std::optional<std::string>& ref) {
         s->account_error(code, message, ref);
     }
+    // Answers store_unavailable when the accounts could not be read (`read` false); true then.
+    static bool unreadable(const S& s, bool read, const std::optional<std::string>& ref) {
+        if (!read)
+            fail(s, Err::StoreUnavailable, "accounts cannot be read right now; try again", ref);
+        return !read;
+    }
 
     static Task<void> register_account(S s, proto::Register m) {
         const Store::Executor ex = s->executor();
         // Taken already? Asked first so that a taken name costs no hash (the write checks again).
         auto read = read_account(s->hub_, ex, m.username);
         auto r = co_await std::move(read);
-        if (!r.ok()) {
-            fail(s, Err::StoreUnavailable, "accounts cannot be read right now; try again", m.ref);
-            co_return;
-        }
+        if (unreadable(s, r.ok(), m.ref)) co_return;
         if (*r.value) {
             fail(s, Err::UsernameTaken, "the name " + m.username + " is taken", m.ref);
             co_return;
@@ -197,10 +200,7 @@ struct AccountFlow {
         const Store::Executor ex = s->executor();
         auto read = read_account(s->hub_, ex, m.username);
         auto r = co_await std::move(read);
-        if (!r.ok()) {
-            fail(s, Err::StoreUnavailable, "accounts cannot be read right now; try again", m.ref);
-            co_return;
-        }
+        if (unreadable(s, r.ok(), m.ref)) co_return;
         std::function<bool()> job = [password = m.password, account = *r.value] {
             return matches(password, account);
         };
@@ -220,10 +220,7 @@ struct AccountFlow {
         const StoredAccount& account = **r.value;
         auto reading = read_closed(s->hub_, ex, account.player_id);
         auto closed = co_await std::move(reading);
-        if (!closed.ok()) {
-            fail(s, Err::StoreUnavailable, "accounts cannot be read right now; try again", m.ref);
-            co_return;
-        }
+        if (unreadable(s, closed.ok(), m.ref)) co_return;
         if (*closed.value) {
             spdlog::warn("{}: login to the closed account {}", s->tag(), account.username);
             fail(s, Err::AccountClosed, "this account was closed by a moderator", m.ref);
@@ -272,10 +269,7 @@ struct AccountFlow {
         const Store::Executor ex = s->executor();
         auto read = read_account(s->hub_, ex, s->player_->name);
         auto r = co_await std::move(read);
-        if (!r.ok() || !*r.value) {
-            fail(s, Err::StoreUnavailable, "accounts cannot be read right now; try again", m.ref);
-            co_return;
-        }
+        if (unreadable(s, r.ok() && *r.value, m.ref)) co_return;
         std::function<Checked()> job = [m, account = *r.value] {
             if (!matches(m.password, account)) return Checked{};
             return Checked{true, new_hash(m.new_password)};
@@ -391,7 +385,7 @@ void Session::end_others(const std::string& reason) {
 // withdrawn, and `welcome` tells who it is now.
 void Session::switch_to(const Player& p, const std::string& token, std::optional<std::string> ref) {
     if (player_ && player_->id != p.id) {
-        if (match_timer_) match_timer_->cancel();
+        games_.stop();
         auto other = hub_.players.disconnected(player_->id, this);
         hub_.matchmaker.closed(player_->id, this, other);
         std::vector<std::weak_ptr<Room>> rooms;
