@@ -363,6 +363,30 @@ bool GameRecord::replay(const StoredGame& row, const std::vector<JournalRow>& jo
     return true;
 }
 
+std::optional<RoomParams> RoomParams::of_row(const StoredGame& row, std::string& error) {
+    RoomParams params;
+    auto variant = variant_of(row.variant, error);
+    if (!variant) return std::nullopt;
+    params.variant = *variant;
+    auto tc = time_control_of(row.time_control, error);
+    if (!tc) return std::nullopt;
+    params.time_control = *tc;
+    auto creator = parse_side(row.creator_side);
+    if (!creator) {
+        error = "stored creator side: " + row.creator_side;
+        return std::nullopt;
+    }
+    params.creator_side = *creator;
+    params.is_public = row.is_public;
+    params.quick_match = row.quick_match;
+    params.bot_level = row.bot_level;
+    params.rated = row.rated;
+    params.creator_address = row.creator_addr;
+    params.invitee_id = row.invitee_id;
+    params.invitee_name = row.invitee_name;
+    return params;
+}
+
 StoredGame GameRecord::row(const std::string& code, const RoomParams& params) const {
     StoredGame g;
     g.code = code;

@@ -44,6 +44,10 @@ struct RoomParams {
     // A pairing (a tournament's): the player of the other seat, seated at creation, so that the
     // game is stored whole in one write, both seats taken and playing.
     std::optional<Player> opponent = {};
+
+    // The params of a stored game (GameRecord::row's inverse, for restore); nullopt with
+    // `error` when the row does not say them (an unknown variant, time control or side).
+    static std::optional<RoomParams> of_row(const StoredGame& row, std::string& error);
 };
 
 // A finished game kept as a summary (room_summary.cpp): what the record answers without the

@@ -5,9 +5,9 @@
 #include <boost/asio/post.hpp>
 #include <cassert>
 
-#include "common/json.h"
 #include "server/base/metrics.h"
 #include "server/room/directory.h"
+#include "server/room/room_notices.h"
 #include "server/store/record_codec.h"
 
 namespace tf::server {
@@ -20,7 +20,7 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
       store_(env.store),
       code_(std::move(code)),
       params_(std::move(params)),
-      limits_(RoomLimits::from(env.cfg)),
+      limits_(RoomLimits::from(env.cfg, params_.time_control)),
       chat_(limits_.chat_window, limits_.chat_lines),
       history_(limits_.history),
       rec_(params_.variant, params_.rated),
@@ -36,7 +36,6 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
             rec_ = GameRecord(params_.variant, false);
         }
     }
-    if (correspondence()) correspondence_limits();
     rec_.seats[idx(params_.creator_side)] = std::move(creator);
     note_rating(params_.creator_side);
     if (params_.time_control) {
@@ -121,7 +120,11 @@ void Room::open(Who who, Msg created) {
             env_.players.seat(rec_.seats[idx(params_.creator_side)]->id, code_, correspondence());
             if (params_.opponent) env_.players.seat(params_.opponent->id, code_, correspondence());
             if (rec_.status == Status::Open) list_open();
-            if (!params_.invitee_id.empty()) notify_challenge();
+            // The challenged player is told, once the game is stored (PROTOCOL.md "Challenges").
+            if (!params_.invitee_id.empty() && env_.notify)
+                env_.notify(
+                    params_.invitee_id, "challenge",
+                    notices::challenge(code_, params_, *rec_.seats[idx(params_.creator_side)]));
             // Told once both seats are stored (as a join's game: join_now).
             if (params_.opponent && env_.started && params_.is_public)
                 for (const auto& seat : rec_.seats) env_.started(*seat, code_);
@@ -129,29 +132,12 @@ void Room::open(Who who, Msg created) {
     });
 }
 
-// The challenged player is told, once the game is stored (PROTOCOL.md "Challenges").
-void Room::notify_challenge() {
-    if (!env_.notify) return;
-    const Player& from = *rec_.seats[idx(params_.creator_side)];
-    nlohmann::json n = {
-        {"game", code_},
-        {"from", {{"id", from.id}, {"name", from.name}}},
-        {"variant", to_json(params_.variant)},
-        {"time_control",
-         params_.time_control ? proto::to_json(*params_.time_control) : nlohmann::json(nullptr)},
-        {"rated", params_.rated},
-        {"side", side_name(~params_.creator_side)}};
-    if (from.bot) n["from"]["bot"] = true;
-    env_.notify(params_.invitee_id, "challenge", n.dump());
-}
-
-// The challenger is told what became of the challenge: `kind` challenge_accepted or
-// challenge_declined, with the fields of `extra`.
+// The challenger is told what became of the challenge (`kind`: challenge_accepted or
+// challenge_declined).
 void Room::notify_challenger(const char* kind, nlohmann::json extra) {
-    if (!env_.notify) return;
-    extra["game"] = code_;
-    extra["by"] = {{"id", params_.invitee_id}, {"name", params_.invitee_name}};
-    env_.notify(rec_.seats[idx(params_.creator_side)]->id, kind, extra.dump());
+    if (env_.notify)
+        env_.notify(rec_.seats[idx(params_.creator_side)]->id, kind,
+                    notices::challenge_answer(code_, params_, std::move(extra)));
 }
 
 void Room::reply(const Who& who, std::string text) {

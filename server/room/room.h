@@ -18,6 +18,7 @@
 //   room_faults.cpp: suspension when the store fails, and resumption;
 //   room_summary.cpp: a finished game kept as a summary, its state read back for late watchers;
 //   room_bot.cpp: the server's computer opponent;
+//   room_notices.*: the bodies of the notifications it gives (challenge, your_turn, game_over);
 //   room_ops.*: the operation engine (the durable outbox);
 //   room_watchers.*: subscriptions, the spectator count and its pace.
 #pragma once
@@ -246,7 +247,6 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // The cancellation, by the creator, for its absence, or a challenge `declined` (the reason).
     void cancel_now(std::optional<std::string> declined = std::nullopt);
     void join_now(const Player& p, const Who& who, const Msg& joined);
-    void notify_challenge();
     void notify_challenger(const char* kind, nlohmann::json extra);
 
     // Correspondence games (room_correspondence.cpp): a clock per move of days; no disconnect
@@ -254,12 +254,9 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     bool correspondence() const {
         return params_.time_control && params_.time_control->correspondence();
     }
-    void correspondence_limits();  // the room's limits for a correspondence game
     // When the side to move must have moved: the clock's deadline, else (setups and silver's
     // first turn) the no-start limit; nullopt when neither runs.
     std::optional<TimePoint> move_deadline() const;
-    // {"id", "name"} of the seat of `s`, or null when it is free (notifications' opponent).
-    nlohmann::json seat_json(Side s) const;
     void notify_turn();  // after a change of the side to move
     // Vacation (PROTOCOL.md "Vacation"): a seat's player went on vacation or came back
     // (env_.on_vacation says which now): a `vacation` event for each seat that changed.
@@ -313,7 +310,6 @@ class Room : public std::enable_shared_from_this<Room>, private RoomOps::Host {
     // room_takeback.cpp
     void take_back(const proto::TakebackEv& ev);
     // room_stalling.cpp
-    SteadyClock::duration stall_limit() const;
     void arm_stall();    // after every change of the side to move
     void judge_stall();  // the limit passed: the bot judges the position (off the strand)
     void start_rematch();

@@ -7,7 +7,7 @@
 
 namespace tf::server {
 
-RoomLimits RoomLimits::from(const Config& cfg) {
+RoomLimits RoomLimits::from(const Config& cfg, const std::optional<proto::TimeControl>& tc) {
     RoomLimits l;
     l.grace = steady_seconds(cfg.grace_seconds);
     // --award-seconds unset (negative): one more grace period.
@@ -20,6 +20,20 @@ RoomLimits RoomLimits::from(const Config& cfg) {
     l.chat_window = steady_seconds(cfg.chat_window_seconds);
     l.chat_lines = cfg.chat_lines;
     l.history = cfg.history;
+    using namespace std::chrono;
+    if (cfg.stall_seconds > 0)
+        l.stall = steady_seconds(cfg.stall_seconds);
+    else if (!tc)
+        l.stall = minutes(3);
+    else
+        l.stall = std::max<SteadyClock::duration>(
+            minutes(1), 3 * milliseconds(tc->initial_ms / 40 + tc->increment_ms));
+    if (tc && tc->correspondence()) {
+        const auto per_move = tc->days_per_move * l.day;
+        l.start_timeout = 2 * per_move;
+        l.open_away = hours(24 * 365 * 50);  // never off the lobby for it
+        l.open_cancel = kOpenDays * l.day;
+    }
     return l;
 }
 

@@ -33,15 +33,24 @@
 namespace tf::server {
 
 // The durations and counts a room lives by, from the server's settings (the flags of the same
-// names, server/base/config.h).
+// names, server/base/config.h) and the game's time control.
 struct RoomLimits {
     SteadyClock::duration grace, award, start_timeout, retention, open_away, open_cancel;
+    // A player sitting on a move this long in a lost position is stalling (room_stalling.cpp):
+    // --stall-seconds when set, else three times a turn's share of the time (the initial time
+    // over 40 turns, plus the increment), at least a minute; 3 minutes untimed.
+    SteadyClock::duration stall;
     SteadyClock::duration day;  // of correspondence clocks (--correspondence-day-seconds)
     SteadyClock::duration chat_window;
     int chat_lines = 0;
     std::size_t history = 0;  // events kept for reconnection while the game goes on
 
-    static RoomLimits from(const Config& cfg);
+    // A correspondence game's (`tc` of days per move): the setups and silver's first turn have
+    // two moves' time, its open game stays in the lobby while the creator is away and lapses
+    // after kOpenDays.
+    static RoomLimits from(const Config& cfg,
+                           const std::optional<proto::TimeControl>& tc = std::nullopt);
+    static constexpr int kOpenDays = 14;
 };
 
 // The chat: each player's recent lines for the rate limit (at most `lines` per `window`), and

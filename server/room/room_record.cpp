@@ -19,27 +19,12 @@ std::shared_ptr<Room> Room::restore(Executor ex, const StoredGame& row,
         error = std::move(why);
         return std::shared_ptr<Room>();
     };
-    RoomParams params;
-    auto variant = variant_of(row.variant, error);
-    if (!variant) return nullptr;
-    params.variant = *variant;
-    auto tc = time_control_of(row.time_control, error);
-    if (!tc) return nullptr;
-    params.time_control = *tc;
-    params.is_public = row.is_public;
-    params.quick_match = row.quick_match;
-    auto creator = parse_side(row.creator_side);
-    if (!creator) return fail("stored creator side: " + row.creator_side);
-    params.creator_side = *creator;
-    params.bot_level = row.bot_level;
-    params.rated = row.rated;
-    params.creator_address = row.creator_addr;
-    params.invitee_id = row.invitee_id;
-    params.invitee_name = row.invitee_name;
-    const int ci = idx(*creator);
+    auto params = RoomParams::of_row(row, error);
+    if (!params) return nullptr;
+    const int ci = idx(params->creator_side);
     if (row.seat_id[ci].empty()) return fail("the creator's seat is empty");
     auto room = std::make_shared<Room>(
-        ex, row.code, params,
+        ex, row.code, *params,
         Player{row.seat_id[ci], row.seat_name[ci], row.rated, row.seat_bot[ci]}, env);
     if (row.status != "open" && row.status != "playing")
         return fail("the game is stored as " + row.status + ", not unfinished");

@@ -12,24 +12,12 @@ namespace tf::server {
 
 using proto::Err;
 
-SteadyClock::duration Room::stall_limit() const {
-    using namespace std::chrono;
-    if (env_.cfg.stall_seconds > 0)
-        return duration_cast<SteadyClock::duration>(duration<double>(env_.cfg.stall_seconds));
-    if (!params_.time_control) return minutes(3);
-    // Three times a turn's share of the time (the initial time over 40 turns, plus the
-    // increment), and at least a minute.
-    const auto& tc = *params_.time_control;
-    const milliseconds share(tc.initial_ms / 40 + tc.increment_ms);
-    return std::max<SteadyClock::duration>(minutes(1), 3 * share);
-}
-
 void Room::arm_stall() {
     due_.stall.reset();
     if (rec_.status != Status::Playing || !rec_.started() || bot_side() || correspondence() ||
         rec_.game->over() || rec_.game->phase() != Phase::Play || rec_.stalling)
         return;
-    due_.stall = SteadyClock::now() + stall_limit();
+    due_.stall = SteadyClock::now() + limits_.stall;
 }
 
 void Room::judge_stall() {

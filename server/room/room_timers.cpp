@@ -16,6 +16,7 @@
 #include "server/accounts/ratings.h"
 #include "server/room/directory.h"
 #include "server/room/room.h"
+#include "server/room/room_notices.h"
 
 namespace tf::server {
 
@@ -157,10 +158,8 @@ void Room::finish() {
         for (Side s : {Side::Silver, Side::Bronze}) {
             const auto& seat = rec_.seats[idx(s)];
             if (!seat || !seat->account || present(s)) continue;
-            nlohmann::json n = {{"game", code_},
-                                {"result", nlohmann::json::parse(proto::to_text(rec_.result()))},
-                                {"opponent", seat_json(~s)}};
-            env_.notify(seat->id, "game_over", n.dump());
+            env_.notify(seat->id, "game_over",
+                        notices::game_over(code_, rec_.result(), rec_.seats[idx(~s)]));
         }
     later([this] {
         for (auto& s : rec_.seats)

@@ -97,6 +97,39 @@ TEST_CASE("game record: a replayed journal gives the record that wrote it") {
     CHECK(r.row("abc234", RoomParams{}).turns == 6);
 }
 
+TEST_CASE("game record: a stored row gives back the params that wrote it") {
+    RoomParams params;
+    params.time_control = proto::TimeControl{180'000, 2'000};
+    params.is_public = false;
+    params.creator_side = Side::Bronze;
+    params.bot_level = 3;
+    params.rated = true;
+    params.creator_address = std::string("203.0.113.5");
+    params.invitee_id = std::string("p2");
+    params.invitee_name = std::string("Bea");
+    GameRecord rec(params.variant, true);
+    rec.seats[1] = Player{"p1", "Ann", true};
+    std::string error;
+    auto back = RoomParams::of_row(rec.row("abc234", params), error);
+    REQUIRE(back);
+    CHECK(error == "");
+    CHECK(back->time_control == params.time_control);
+    CHECK(back->is_public == false);
+    CHECK(back->creator_side == Side::Bronze);
+    CHECK(back->bot_level == 3);
+    CHECK(back->rated);
+    CHECK(back->creator_address == "203.0.113.5");  // kept while the game is open
+    CHECK(back->invitee_id == "p2");
+    CHECK(back->invitee_name == "Bea");
+    StoredGame bad = rec.row("abc234", params);
+    bad.creator_side = "gold";
+    CHECK_FALSE(RoomParams::of_row(bad, error));
+    CHECK(error == "stored creator side: gold");
+    bad = rec.row("abc234", params);
+    bad.time_control = "{\"days_per_move\":4}";  // not one of kCorrespondenceDays
+    CHECK_FALSE(RoomParams::of_row(bad, error));
+}
+
 TEST_CASE("game record: a journal that does not replay is refused and says where") {
     Writer w;
     w.start();

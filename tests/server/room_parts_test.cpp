@@ -30,6 +30,27 @@ TEST_CASE("room parts: the limits come from the settings, the award defaulting t
     CHECK(RoomLimits::from(cfg).award == std::chrono::milliseconds(250));
 }
 
+TEST_CASE("room parts: the stalling limit follows the time control, and correspondence its days") {
+    using namespace std::chrono;
+    Config cfg;
+    cfg.correspondence_day_seconds = 100;
+    CHECK(RoomLimits::from(cfg).stall == minutes(3));  // untimed
+    // Three times a turn's share (the initial time over 40 turns, plus the increment)...
+    CHECK(RoomLimits::from(cfg, proto::TimeControl{40 * 60'000, 10'000}).stall == seconds(210));
+    // ...and at least a minute.
+    CHECK(RoomLimits::from(cfg, proto::TimeControl{60'000, 0}).stall == minutes(1));
+    cfg.stall_seconds = 7;
+    CHECK(RoomLimits::from(cfg, proto::TimeControl{60'000, 0}).stall == seconds(7));
+    const auto fischer = RoomLimits::from(cfg, proto::TimeControl{60'000, 0});
+    proto::TimeControl days;
+    days.days_per_move = 3;
+    const auto slow = RoomLimits::from(cfg, days);
+    CHECK(slow.start_timeout == seconds(600));  // two moves' time
+    CHECK(slow.open_cancel == seconds(100 * RoomLimits::kOpenDays));
+    CHECK(slow.open_away > hours(24 * 365));
+    CHECK(fischer.start_timeout == RoomLimits::from(cfg).start_timeout);
+}
+
 TEST_CASE("room parts: the chat's rate limit counts each player's lines in a sliding window") {
     RoomChat chat(std::chrono::seconds(10), 2);
     const TimePoint t0 = SteadyClock::now();
