@@ -143,16 +143,7 @@ void Room::reloaded(Read<std::optional<GameRows>> read) {
         fault_.loaded = true;
         fault_.resume_status = rec_.status;
         rec_.status = Status::Suspended;
-        fault_.resume_running = clock_ ? clock_->running() : std::nullopt;
-        if (clock_ && fault_.resume_running) {
-            // The time from the last saved reading to the failure was the mover's; from the
-            // failure to the resumption it is nobody's.
-            auto at = fault_.last_clock_at_ms;
-            if (at > 0 && fault_.suspended_ms > at)
-                clock_->charge(*fault_.resume_running,
-                               std::chrono::milliseconds(fault_.suspended_ms - at));
-            clock_->stop(now);
-        }
+        fault_.pause(clock_, now);
         due_.away_since[0].reset();
         due_.away_since[1].reset();
         update_live("suspend");
@@ -181,9 +172,7 @@ void Room::try_resume() {
     spdlog::warn("room {}: resumed at version {} after {:.1f} s suspended", code_, rec_.version,
                  secs);
     fault_.since.reset();
-    if (clock_ && fault_.resume_running && rec_.status == Status::Playing)
-        clock_->start(*fault_.resume_running, now);
-    fault_.resume_running.reset();
+    fault_.resume(clock_, rec_.status == Status::Playing, now);
     if (rec_.status == Status::Playing && !rec_.started() && !rec_.vacation[0] && !rec_.vacation[1])
         due_.start = now + limits_.start_timeout;
     if (rec_.status == Status::Open) list_open();

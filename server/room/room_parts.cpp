@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 namespace tf::server {
 
@@ -182,6 +183,33 @@ std::optional<RateGame> SeatRatings::game(const proto::Result& result, bool star
     return g;
 }
 
+std::vector<proto::EventBody> RoomDeadlines::presence(const bool (&present)[2], TimePoint now,
+                                                      const RoomLimits& l) {
+    std::vector<proto::EventBody> out;
+    for (Side s : {Side::Silver, Side::Bronze}) {
+        auto& away = away_since[idx(s)];
+        if (!present[idx(s)] && !away) {
+            away = now;
+            out.push_back(proto::PlayerLeftEv{s, epoch_ms(now + l.grace, now),
+                                              epoch_ms(now + l.grace + l.award, now)});
+        } else if (present[idx(s)] && away) {
+            away.reset();
+            out.push_back(proto::PlayerBackEv{s});
+        }
+    }
+    return out;
+}
+
+bool RoomDeadlines::creator_presence(bool here, TimePoint now) {
+    if (!here && !creator_away) {
+        creator_away = now;
+    } else if (here && creator_away) {
+        creator_away.reset();
+        return std::exchange(delisted, false);
+    }
+    return false;
+}
+
 std::optional<TimePoint> RoomDeadlines::next(const RoomLimits& l, const View& v) const {
     using Status = proto::GameStatus;
     std::optional<TimePoint> earliest;
@@ -204,6 +232,19 @@ std::optional<TimePoint> RoomDeadlines::next(const RoomLimits& l, const View& v)
     consider(live_flush);
     if (v.status == Status::Suspended) consider(v.retry);
     return earliest;
+}
+
+void Suspension::pause(std::optional<Clock>& clock, TimePoint now) {
+    resume_running = clock ? clock->running() : std::nullopt;
+    if (!clock || !resume_running) return;
+    if (last_clock_at_ms > 0 && suspended_ms > last_clock_at_ms)
+        clock->charge(*resume_running, std::chrono::milliseconds(suspended_ms - last_clock_at_ms));
+    clock->stop(now);
+}
+
+void Suspension::resume(std::optional<Clock>& clock, bool playing, TimePoint now) {
+    if (clock && resume_running && playing) clock->start(*resume_running, now);
+    resume_running.reset();
 }
 
 }  // namespace tf::server

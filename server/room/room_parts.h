@@ -145,6 +145,15 @@ struct RoomDeadlines {
         if (!away_since[idx(s)]) return std::nullopt;
         return *away_since[idx(s)] + l.grace + l.award;
     }
+    // The seats' connections changed (`present`: each seat has one, or is the computer) at
+    // `now`, in a game being played: a seat gone starts its absence (player_left, saying when
+    // its opponent may claim the win and when the seat is awarded), one back ends it
+    // (player_back). The events to emit, silver's first.
+    std::vector<proto::EventBody> presence(const bool (&present)[2], TimePoint now,
+                                           const RoomLimits& l);
+    // An open game's creator came (`here`) or went at `now`: its absence starts or ends. True
+    // when it came back to a game taken off the lobby for it (listed again then).
+    bool creator_presence(bool here, TimePoint now);
     // The earliest moment that can act in the room's state (Room::check_deadlines acts on
     // each); nullopt when none can. An away seat's award acts only when its opponent is there
     // or the game is untimed (both away in an untimed game: aborted).
@@ -212,6 +221,14 @@ struct Suspension {
         std::int64_t version = 0;                  // the version it reached
     };
     std::optional<Doubt> doubt;
+
+    // The saved state was read back (Room::reloaded): the clock stands until the resumption.
+    // The time from its last saved reading to the failure was the mover's (charged); from the
+    // failure to the resumption it is nobody's.
+    void pause(std::optional<Clock>& clock, TimePoint now);
+    // The store is healthy again: the paused mover's time runs again from `now` (`playing`: the
+    // game still is).
+    void resume(std::optional<Clock>& clock, bool playing, TimePoint now);
 
     // What everyone is told of a failed commit's fate (Room::settle_doubt): once the store
     // held it (`saved`), its messages go out as they were and each of `watching` (their `msg`

@@ -95,32 +95,16 @@ bool Room::present(Side s) const {
 }
 
 void Room::update_presence() {
-    auto now = SteadyClock::now();
+    const auto now = SteadyClock::now();
     if (rec_.status == Status::Open && !fault_.lost) {
-        const bool here = present(params_.creator_side);
-        if (!here && !due_.creator_away) {
-            due_.creator_away = now;
-        } else if (here && due_.creator_away) {
-            due_.creator_away.reset();
-            if (std::exchange(due_.delisted, false)) list_open();
-        }
+        if (due_.creator_presence(present(params_.creator_side), now)) list_open();
         return schedule();
     }
     if (rec_.status != Status::Playing) return;
     // A correspondence game's players come and go: nobody is away from it (no claims).
     if (correspondence()) return schedule();
-    for (Side s : {Side::Silver, Side::Bronze}) {
-        auto& away = due_.away_since[idx(s)];
-        bool here = present(s);
-        if (!here && !away) {
-            away = now;
-            emit(proto::PlayerLeftEv{s, epoch_ms(now + limits_.grace, now),
-                                     epoch_ms(now + limits_.grace + limits_.award, now)});
-        } else if (here && away) {
-            away.reset();
-            emit(proto::PlayerBackEv{s});
-        }
-    }
+    const bool here[2] = {present(Side::Silver), present(Side::Bronze)};
+    for (auto& ev : due_.presence(here, now, limits_)) emit(std::move(ev));
     schedule();
 }
 

@@ -5,6 +5,8 @@
 
 #include "server/room/room_parts.h"
 
+#include <cstdlib>
+
 namespace tf::server {
 
 namespace {
@@ -350,6 +352,81 @@ TEST_CASE("room parts: the next deadline is the earliest that can act in the roo
     v.status = proto::GameStatus::Suspended;
     v.retry = t0 + seconds(1);
     CHECK(d.next(l, v) == t0 + seconds(1));
+}
+
+TEST_CASE("room parts: a seat gone starts its absence with its moments, and one back ends it") {
+    Config cfg;
+    cfg.grace_seconds = 10;
+    cfg.award_seconds = 20;
+    const auto l = RoomLimits::from(cfg);
+    const TimePoint t0 = SteadyClock::now();
+    using std::chrono::seconds;
+    RoomDeadlines d;
+    bool here[2] = {true, true};
+    CHECK(d.presence(here, t0, l).empty());
+    here[idx(Side::Bronze)] = false;
+    auto evs = d.presence(here, t0, l);
+    REQUIRE(evs.size() == 1);
+    auto* left = std::get_if<proto::PlayerLeftEv>(&evs[0]);
+    REQUIRE(left);
+    CHECK(left->side == Side::Bronze);
+    // Claimable after the grace, awarded after the award period too (wall-clock ms: each
+    // conversion reads the system clock, a millisecond apart at most).
+    CHECK(std::abs(left->claim_at - epoch_ms(t0, t0) - 10'000) <= 2);
+    CHECK(std::abs(left->award_at - left->claim_at - 20'000) <= 2);
+    CHECK(d.away_since[idx(Side::Bronze)] == t0);
+    CHECK(d.presence(here, t0 + seconds(5), l).empty());  // still away: nothing new
+    here[idx(Side::Bronze)] = true;
+    here[idx(Side::Silver)] = false;
+    evs = d.presence(here, t0 + seconds(6), l);
+    REQUIRE(evs.size() == 2);  // silver's first
+    CHECK(std::get<proto::PlayerLeftEv>(evs[0]).side == Side::Silver);
+    CHECK(std::get<proto::PlayerBackEv>(evs[1]).side == Side::Bronze);
+    CHECK_FALSE(d.away_since[idx(Side::Bronze)]);
+}
+
+TEST_CASE("room parts: an open game's creator away, and back to a game taken off the lobby") {
+    const TimePoint t0 = SteadyClock::now();
+    RoomDeadlines d;
+    CHECK_FALSE(d.creator_presence(true, t0));
+    CHECK_FALSE(d.creator_presence(false, t0));
+    CHECK(d.creator_away == t0);
+    CHECK_FALSE(d.creator_presence(true, t0));  // back before it was delisted
+    CHECK_FALSE(d.creator_away);
+    d.creator_presence(false, t0);
+    d.delisted = true;
+    CHECK(d.creator_presence(true, t0));  // listed again
+    CHECK_FALSE(d.delisted);
+}
+
+TEST_CASE("room parts: a suspension charges the mover up to the failure, then stops the clock") {
+    using std::chrono::milliseconds;
+    const TimePoint t0 = SteadyClock::now();
+    std::optional<Clock> clock;
+    clock.emplace(proto::TimeControl{60'000, 0});
+    clock->start(Side::Bronze, t0);
+    Suspension f;
+    f.last_clock_at_ms = 1'000'000;  // the saved reading (restored at t0 by the replay)
+    f.suspended_ms = 1'004'000;      // the failure, 4 s later
+    f.pause(clock, t0 + milliseconds(100));
+    CHECK(f.resume_running == Side::Bronze);
+    CHECK_FALSE(clock->running());
+    CHECK(clock->left(Side::Bronze, t0) == milliseconds(60'000 - 4'000 - 100));
+    // Resumed much later: the time in between was nobody's.
+    f.resume(clock, true, t0 + std::chrono::seconds(50));
+    CHECK(clock->running() == Side::Bronze);
+    CHECK_FALSE(f.resume_running);
+    CHECK(clock->left(Side::Bronze, t0 + std::chrono::seconds(50)) ==
+          milliseconds(60'000 - 4'000 - 100));
+    // A game that ended meanwhile (or an untimed one) starts nobody's time.
+    Suspension g;
+    std::optional<Clock> none;
+    g.pause(none, t0);
+    CHECK_FALSE(g.resume_running);
+    clock->stop(t0 + std::chrono::seconds(51));
+    g.resume_running = Side::Silver;
+    g.resume(clock, false, t0);
+    CHECK_FALSE(clock->running());
 }
 
 }  // namespace tf::server
