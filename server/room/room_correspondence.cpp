@@ -75,6 +75,7 @@ void Room::notify_turn() {
     const auto by = move_deadline();
     const auto body =
         notices::your_turn(code_, rec_.seats[idx(~s)], by ? epoch_ms(*by, SteadyClock::now()) : 0);
+    // Once the change is stored: a player told to move finds the game as the notification says.
     later([this, id = seat->id, body] { env_.notify(id, "your_turn", body); });
 }
 

@@ -8,7 +8,6 @@
 #include "server/base/metrics.h"
 #include "server/room/directory.h"
 #include "server/room/room.h"
-#include "server/store/record_codec.h"
 
 namespace tf::server {
 
