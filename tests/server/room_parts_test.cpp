@@ -319,11 +319,20 @@ TEST_CASE("room parts: a rated game's end is rated once it began and has a resul
 
 namespace tf::server {
 
-TEST_CASE("room parts: the next deadline is the earliest that can act in the room's state") {
+namespace {
+
+// A grace period of 10 s, then an award period of 20 s.
+RoomLimits grace_10_award_20() {
     Config cfg;
     cfg.grace_seconds = 10;
     cfg.award_seconds = 20;
-    const auto l = RoomLimits::from(cfg);
+    return RoomLimits::from(cfg);
+}
+
+}  // namespace
+
+TEST_CASE("room parts: the next deadline is the earliest that can act in the room's state") {
+    const auto l = grace_10_award_20();
     const TimePoint t0 = SteadyClock::now();
     using std::chrono::seconds;
     RoomDeadlines d;
@@ -355,10 +364,7 @@ TEST_CASE("room parts: the next deadline is the earliest that can act in the roo
 }
 
 TEST_CASE("room parts: a seat gone starts its absence with its moments, and one back ends it") {
-    Config cfg;
-    cfg.grace_seconds = 10;
-    cfg.award_seconds = 20;
-    const auto l = RoomLimits::from(cfg);
+    const auto l = grace_10_award_20();
     const TimePoint t0 = SteadyClock::now();
     using std::chrono::seconds;
     RoomDeadlines d;
