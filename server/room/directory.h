@@ -68,7 +68,7 @@ class RoomDirectory {
     // At start: rebuilds the unfinished games this process owns; false when the store cannot
     // be read (the server must not start).
     virtual bool recover() = 0;
-    // Games paused by a store failure (Room::suspend), for the history API.
+    // Games paused by a store failure (RoomRecovery::suspend), for the history API.
     virtual void set_suspended(const std::string& code, bool suspended) = 0;
     virtual bool is_suspended(const std::string& code) = 0;
     virtual std::size_t size() = 0;

@@ -1,7 +1,7 @@
 // A room's game as its journal records it: the seats, the status, the rules state with the
 // setups and turns that built it, the versions, each seat's preferences, the offers standing
 // between the players and a stalling judgement. Every journaled event changes it in one place,
-// apply(): a room applies the events it emits (Room::record) and replays the journal with the
+// apply(): a room applies the events it emits (RoomCore::record) and replays the journal with the
 // same function after a restart, a store fault or to expand a summary, so live play and replay
 // cannot disagree. It knows nothing of connections, timers, clocks or the store: the room
 // (room.h) does. Unit tests: tests/server/game_record_test.cpp.
@@ -50,7 +50,7 @@ struct RoomParams {
     static std::optional<RoomParams> of_row(const StoredGame& row, std::string& error);
 };
 
-// A finished game kept as a summary (room_summary.cpp): what the record answers without the
+// A finished game kept as a summary (RoomRecovery::compact): what the record answers without the
 // rules state, which the journal rebuilds.
 struct RoomSummary {
     bool active = false;
@@ -150,7 +150,7 @@ class GameRecord {
     StoredGame row(const std::string& code, const RoomParams& params) const;
 
     // A finished game's rules state, setups and turns go; result() and started() answer from
-    // the summary (room_summary.cpp).
+    // the summary (RoomRecovery::compact).
     void compact();
     // The whole record again, from `full` (the same game replayed).
     void expand(GameRecord&& full);

@@ -10,6 +10,9 @@
 // answer in 40 ms blurs with the player's own move): a setup 0.8 s, a turn 0.35 s + 0.1 s per
 // level, less when the bot's clock runs low (at most a sixtieth of its time left), times
 // --bot-pace (0: at once). The search's own time counts toward it; the bot's clock runs.
+//
+// The stalling judge (PROTOCOL.md "Stalling", RoomTime's limit) searches the same way: the
+// position of a player sitting past the limit is judged once, on the worker pool.
 #include <spdlog/spdlog.h>
 
 #include "common/engine_builtin.h"
@@ -41,46 +44,46 @@ RoomBot::Move RoomBot::search(const engine::GameLines& lines, const Game& g, int
 
 void Room::maybe_bot() {
     auto side = bot_.side();
-    if (!side || bot_.busy || rec_.status != Status::Playing || ops_.busy() || rec_.game->over() ||
-        rec_.game->to_move() != *side || !rec_.seats[idx(*side)])
+    if (!side || bot_.busy || c_.rec.status != Status::Playing || c_.ops.busy() ||
+        c_.rec.game->over() || c_.rec.game->to_move() != *side || !c_.rec.seats[idx(*side)])
         return;
     bot_.busy = true;
     const int level = bot_.level();
     const std::uint64_t seed =
-        std::hash<std::string>{}(code_) ^ std::uint64_t(rec_.version) * 0x9e3779b97f4a7c15ULL;
-    const std::int64_t at = rec_.state_version;
+        std::hash<std::string>{}(c_.code) ^ std::uint64_t(c_.rec.version) * 0x9e3779b97f4a7c15ULL;
+    const std::int64_t at = c_.rec.state_version;
     const auto now = SteadyClock::now();
     std::optional<SteadyClock::duration> left;
-    if (clock_ && clock_->running() == side) left = clock_->left(*side, now);
-    const TimePoint show_at = now + bot_.moment(*rec_.game, left, env_.cfg.bot_pace);
-    engine::GameLines lines{params_.variant, {rec_.setups[0], rec_.setups[1]}, rec_.turns};
+    if (c_.clock && c_.clock->running() == side) left = c_.clock->left(*side, now);
+    const TimePoint show_at = now + bot_.moment(*c_.rec.game, left, c_.env.cfg.bot_pace);
+    engine::GameLines lines{c_.params.variant, {c_.rec.setups[0], c_.rec.setups[1]}, c_.rec.turns};
     engine::GoLimits limits;
-    if (clock_ && params_.time_control)
+    if (c_.clock && c_.params.time_control)
         for (Side s : {Side::Silver, Side::Bronze}) {
             using std::chrono::milliseconds;
-            const auto ms = std::chrono::duration_cast<milliseconds>(clock_->left(s, now));
+            const auto ms = std::chrono::duration_cast<milliseconds>(c_.clock->left(s, now));
             limits.time[idx(s)] = std::max<std::int64_t>(0, ms.count());
             limits.inc[idx(s)] =
-                params_.time_control->correspondence() ? 0 : params_.time_control->increment_ms;
+                c_.params.time_control->correspondence() ? 0 : c_.params.time_control->increment_ms;
         }
-    auto think = [self = shared_from_this(), g = *rec_.game, lines = std::move(lines), level, seed,
-                  limits, at, side = *side, show_at] {
+    auto think = [self = shared_from_this(), g = *c_.rec.game, lines = std::move(lines), level,
+                  seed, limits, at, side = *side, show_at] {
         auto play = [self, move = RoomBot::search(lines, g, level, seed, limits), at, side] {
             Room& r = *self;
             r.bot_.busy = false;
             if (auto* error = std::get_if<std::string>(&move))
-                return spdlog::error("room {}: the bot found no move: {}", r.code_, *error);
+                return spdlog::error("room {}: the bot found no move: {}", r.c_.code, *error);
             // The position moved on while it thought (a setup from the human, who may set up
             // at the same time): think again about the new one, or the game would wait forever.
-            if (r.rec_.state_version != at || r.rec_.status != Status::Playing)
+            if (r.c_.rec.state_version != at || r.c_.rec.status != Status::Playing)
                 return r.maybe_bot();
-            const Player bot = *r.rec_.seats[idx(side)];
+            const Player bot = *r.c_.rec.seats[idx(side)];
             if (auto* s = std::get_if<Setup>(&move))
-                r.setup_now(bot, {}, proto::SetupMsg{r.code_, *s, at, std::nullopt});
+                r.setup_now(bot, {}, proto::SetupMsg{r.c_.code, *s, at, std::nullopt});
             else
-                r.turn_now(
-                    bot, {},
-                    proto::TurnMsg{r.code_, std::get<Turn>(move), at, std::nullopt, std::nullopt});
+                r.turn_now(bot, {},
+                           proto::TurnMsg{r.c_.code, std::get<Turn>(move), at, std::nullopt,
+                                          std::nullopt});
         };
         self->on_strand([self, play = std::move(play), show_at]() mutable {
             if (SteadyClock::now() >= show_at) return play();
@@ -91,10 +94,36 @@ void Room::maybe_bot() {
             });
         });
     };
-    if (env_.offload)
-        env_.offload(std::move(think));
+    if (c_.env.offload)
+        c_.env.offload(std::move(think));
     else
-        boost::asio::post(ex_, std::move(think));
+        boost::asio::post(c_.ex, std::move(think));
+}
+
+void Room::judge_stall() {
+    c_.due.stall.reset();
+    const Side side = c_.rec.game->to_move();
+    const std::int64_t at = c_.rec.state_version;
+    auto think = [self = shared_from_this(), g = *c_.rec.game, side, at] {
+        self->on_strand([self, side, at, score = stall_judgement(g)] {
+            Room& r = *self;
+            if (!score || r.c_.rec.state_version != at || r.c_.rec.status != Status::Playing ||
+                r.c_.rec.game->to_move() != side || r.c_.rec.stalling)
+                return;
+            if (*score > -kStallLostScore) {
+                spdlog::info("room {}: {} sits past the stalling limit, not lost (score {})",
+                             r.c_.code, side_name(side), *score);
+                return;
+            }
+            spdlog::info("room {}: {} is stalling in a lost position (score {})", r.c_.code,
+                         side_name(side), *score);
+            r.c_.record(proto::StallingEv{side});
+        });
+    };
+    if (c_.env.offload)
+        c_.env.offload(std::move(think));
+    else
+        boost::asio::post(c_.ex, std::move(think));
 }
 
 }  // namespace tf::server

@@ -36,7 +36,7 @@ namespace tf::server {
 // names, server/base/config.h) and the game's time control.
 struct RoomLimits {
     SteadyClock::duration grace, award, start_timeout, retention, open_away, open_cancel;
-    // A player sitting on a move this long in a lost position is stalling (room_stalling.cpp):
+    // A player sitting on a move this long in a lost position is stalling (room_time.cpp):
     // --stall-seconds when set, else three times a turn's share of the time (the initial time
     // over 40 turns, plus the increment), at least a minute; 3 minutes untimed.
     SteadyClock::duration stall;
@@ -78,8 +78,7 @@ class RoomChat {
 };
 
 // What stands between the players: a draw offer, a takeback request, a rematch offer, and what
-// each side has asked since its last turn (once a turn each: room_endings.cpp,
-// room_takeback.cpp).
+// each side has asked since its last turn (once a turn each: room_play.cpp).
 struct RoomOffers {
     std::optional<Side> draw;                 // the side whose draw offer stands
     std::optional<Side> takeback;             // the side whose takeback request stands
@@ -97,7 +96,7 @@ struct RoomOffers {
 
 // A rated game's category and each seat's rating as it began (from the process's book, or read
 // from the store for a game restored at start), and the changes once the store applied them
-// with the game's end (room_endings.cpp).
+// with the game's end (RoomCore::rated).
 struct SeatRatings {
     std::optional<std::string> category;  // a rated game's only
     std::optional<proto::RatingView> seat[2];
@@ -118,8 +117,8 @@ struct SeatRatings {
                                  std::int64_t at_ms) const;
 };
 
-// The moments a room waits for (room_timers.cpp, room_stalling.cpp, room_live.cpp): each one
-// passed is acted on by Room::check_deadlines, and Room::schedule arms the room's timer for the
+// The moments a room waits for (room_time.cpp, room_core.cpp): each one
+// passed is acted on by RoomTime::check_deadlines, and Room::schedule arms the room's timer for the
 // earliest that can act in the game's status.
 struct RoomDeadlines {
     std::optional<TimePoint> start;          // the setups and silver's first turn, until then
@@ -154,7 +153,7 @@ struct RoomDeadlines {
     // An open game's creator came (`here`) or went at `now`: its absence starts or ends. True
     // when it came back to a game taken off the lobby for it (listed again then).
     bool creator_presence(bool here, TimePoint now);
-    // The earliest moment that can act in the room's state (Room::check_deadlines acts on
+    // The earliest moment that can act in the room's state (RoomTime::check_deadlines acts on
     // each); nullopt when none can. An away seat's award acts only when its opponent is there
     // or the game is untimed (both away in an untimed game: aborted).
     std::optional<TimePoint> next(const RoomLimits& l, const View& v) const;
@@ -198,7 +197,7 @@ class EventHistory {
     std::size_t limit_;
 };
 
-// A room after a store fault (room_faults.cpp; docs/ARCHITECTURE.md "Failures").
+// A room after a store fault (room_recovery.h; docs/ARCHITECTURE.md "Failures").
 struct Suspension {
     bool lost = false;    // the game's creation failed: it exists nowhere
     bool fenced = false;  // another node owns the game now (lost too): "moved" to all
@@ -211,9 +210,9 @@ struct Suspension {
     std::optional<TimePoint> since;      // suspended then
     std::optional<TimePoint> retry_at;   // the next recovery attempt
     SteadyClock::duration backoff{};     // before the one after it
-    // A failed commit whose fate the store has not told yet (Room::suspend): a write reported
-    // failed may have been saved (the connection died during COMMIT, fsync failed after the
-    // write). Saved, its messages go out as a success's would; not saved, its requester gets
+    // A failed commit whose fate the store has not told yet (RoomRecovery::suspend): a write
+    // reported failed may have been saved (the connection died during COMMIT, fsync failed after
+    // the write). Saved, its messages go out as a success's would; not saved, its requester gets
     // store_failed; unreadable, in_doubt (watch again once the game resumes).
     struct Doubt {
         std::vector<RoomOps::Out> out;             // the operation's messages, held
@@ -222,9 +221,9 @@ struct Suspension {
     };
     std::optional<Doubt> doubt;
 
-    // The saved state was read back (Room::reloaded): the clock stands until the resumption.
-    // The time from its last saved reading to the failure was the mover's (charged); from the
-    // failure to the resumption it is nobody's.
+    // The saved state was read back (RoomRecovery::reloaded): the clock stands until the
+    // resumption. The time from its last saved reading to the failure was the mover's (charged);
+    // from the failure to the resumption it is nobody's.
     void pause(std::optional<Clock>& clock, TimePoint now);
     // The store is healthy again: the paused mover's time runs again from `now` (`playing`: the
     // game still is).

@@ -276,7 +276,7 @@ class Store {
                                   Executor ex, Then<OpenGameCounts> then);
     // True when a committed game can be read back (read_game) as it was written; false for a
     // store that keeps nothing (NullStore, --store memory). A finished game is kept in memory as
-    // a summary only when its state can be read back (server/room/room_summary.cpp).
+    // a summary only when its state can be read back (server/room/room_recovery.h).
     virtual bool keeps_games() { return true; }
 
     // Queues writes; `done` runs on the store's thread once they are durable or have failed.

@@ -1,4 +1,4 @@
-// A finished game kept as a summary (issue 21, server/room/room_summary.cpp): once its end is
+// A finished game kept as a summary (issue 21, server/room/room_recovery.h): once its end is
 // stored the room drops its state, and late watchers are answered from the store exactly as before
 // — a spectator's snapshot, a player's catch-up at or behind the final version — a failed read
 // answers store_failed, and a rematch still starts a new game.

@@ -45,7 +45,9 @@ struct Fake : Participant {
     }
 };
 
-struct Fixture {
+// What a room lives among: the process's services over the null store (or one given), three
+// players with their connections, and a mirror of the game for the tests' moves.
+struct RoomWorld {
     boost::asio::io_context ioc;  // first in, last out: the rooms hold timers on it
     Config cfg;
     NullStore null_store;
@@ -59,13 +61,18 @@ struct Fixture {
     Player ann{"p-ann", "ann"}, bob{"p-bob", "bob"}, cat{"p-cat", "cat"};
     std::shared_ptr<Fake> a = std::make_shared<Fake>(), b = std::make_shared<Fake>(),
                           c = std::make_shared<Fake>();
-    std::shared_ptr<Room> room;
     Game mirror{Variant{}};
     Rng rng{5};
 
+    explicit RoomWorld(Store* st) : store(st ? *st : null_store) {}
+};
+
+struct Fixture : RoomWorld {
+    std::shared_ptr<Room> room;
+
     explicit Fixture(int live_interval_ms = 1000, Store* st = nullptr,
                      std::optional<proto::TimeControl> tc = std::nullopt)
-        : store(st ? *st : null_store) {
+        : RoomWorld(st) {
         cfg.live_interval_ms = live_interval_ms;  // also the `spectators` event's interval
         RoomParams params{Variant{}, tc, true, Side::Silver, false, std::nullopt};
         listings.configure(100, std::chrono::milliseconds(live_interval_ms));

@@ -1,4 +1,4 @@
-// A finished game kept as a summary (server/room/room_summary.cpp), over the in-memory store under
+// A finished game kept as a summary (server/room/room_recovery.h), over the in-memory store under
 // the fault decorator: once the end is committed the state goes; a late watcher gets it back
 // from the store, in order with what it sends next; a failed read answers store_failed and
 // changes nothing; writes after the end still carry the result and the turns played; and a
