@@ -77,22 +77,30 @@ def main():
         # The bot against itself on the small board, a weak level against a stronger one: their
         # games are full of the mistakes puzzles punish (`trunkfield puzzles generate
         # --selfplay` finds about one puzzle per two such games). Both wait in the same quick
-        # match pool and are paired with each other.
-        bots = [subprocess.Popen([CLI, "bot", "--server", f"127.0.0.1:{tcp}", "--level", str(lv),
-                                  "--size", "7", "--games", str(GAMES), "--seed", str(seed)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-                for lv, seed in ((2, 11), (4, 12))]
-        for b in bots:
-            out, _ = b.communicate(timeout=600)
-            check(b.returncode == 0, f"trunkfield bot played its games ({out[-400:]})")
-        finished = get(http, "/api/games?status=over&limit=100")["games"]
-        long_enough = [g for g in finished if g["turns"] >= 16]
-        check(len(long_enough) >= GAMES // 2, f"finished public games to mine ({len(finished)} over)")
-        codes = {g["code"]: g for g in long_enough}
+        # match pool and are paired with each other. The bots' moves depend on the time their
+        # searches get, so a batch of games may hold no puzzle at all (it happened once in CI:
+        # nine games, none): up to three batches more are played until one is found.
+        codes = {}
+        for batch in range(4):
+            bots = [subprocess.Popen([CLI, "bot", "--server", f"127.0.0.1:{tcp}", "--level",
+                                      str(lv), "--size", "7", "--games", str(GAMES), "--seed",
+                                      str(seed + 100 * batch)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                    for lv, seed in ((2, 11), (4, 12))]
+            for b in bots:
+                out, _ = b.communicate(timeout=600)
+                check(b.returncode == 0, f"trunkfield bot played its games ({out[-400:]})")
+            finished = get(http, "/api/games?status=over&limit=100")["games"]
+            long_enough = [g for g in finished if g["turns"] >= 16]
+            check(len(long_enough) >= (batch + 1) * GAMES // 2,
+                  f"finished public games to mine ({len(finished)} over)")
+            codes = {g["code"]: g for g in long_enough}
 
-        deadline = time.time() + 600
-        while time.time() < deadline and len(mined_codes(log_path)) < len(codes):
-            time.sleep(1)
+            deadline = time.time() + 600
+            while time.time() < deadline and len(mined_codes(log_path)) < len(codes):
+                time.sleep(1)
+            if any(int(n) > 0 for _, n in mined_codes(log_path)):
+                break
         puzzle = None
         try:
             p = get(http, "/api/puzzles/next")
