@@ -64,7 +64,14 @@ void SocialService::notify_once(const std::string& player_id, const std::string&
                                 nlohmann::json fields) {
     auto job = [this, player_id, kind, fields = std::move(fields)](SocialDb& db) {
         const auto code = fields.value("game", "");
-        if (!db.told(player_id, kind, code)) tell(db, player_id, kind, fields);
+        const auto kept = db.told(player_id, kind, code);
+        if (!kept) {
+            tell(db, player_id, kind, fields);
+        } else if (!kept->read_ms) {
+            // Kept by a node that may have died before sending it (a director taking over
+            // tells again): sent again, the same notification (its id), while it is unread.
+            deliver_(player_id, proto::to_text(proto::Notification{notice_json(*kept)}));
+        }
         return true;
     };
     thread_.run<bool>(job, boost::asio::system_executor(), {}, false);

@@ -41,7 +41,9 @@ class SocialService {
     // that cannot keep it: delivered all the same (with "id" 0) and logged.
     void notify(const std::string& player_id, const std::string& kind, nlohmann::json fields);
     // As notify, unless the player was told of `kind` about the same game (fields "game")
-    // already: a tournament's pairing told again by a director that took over.
+    // already: a tournament's pairing told again by a director that took over. A notification
+    // kept already is sent again while unread (the same id): the node that kept it may have
+    // died before sending it.
     void notify_once(const std::string& player_id, const std::string& kind, nlohmann::json fields);
 
     // The blocks between the two changed (on the social thread, after the write).

@@ -41,13 +41,14 @@ StoredNotice SocialDb::add(StoredNotice n) {
     });
 }
 
-bool SocialDb::told(const std::string& player_id, const std::string& kind,
-                    const std::string& code) {
-    return !db_->exec(
-                   "SELECT 1 FROM notifications WHERE player_id = $1 AND kind = $2 AND body LIKE "
-                   "$3 LIMIT 1",
-                   {player_id, kind, "%\"game\":\"" + code + "\"%"})
-                .empty();
+std::optional<StoredNotice> SocialDb::told(const std::string& player_id, const std::string& kind,
+                                           const std::string& code) {
+    auto rows = db_->exec(std::string("SELECT ") + kColumns +
+                              " FROM notifications WHERE player_id = $1 AND kind = $2 AND body "
+                              "LIKE $3 ORDER BY id LIMIT 1",
+                          {player_id, kind, "%\"game\":\"" + code + "\"%"});
+    if (rows.empty()) return std::nullopt;
+    return notice_of(rows[0]);
 }
 
 std::vector<StoredNotice> SocialDb::list(const std::string& player_id, int limit,

@@ -69,8 +69,9 @@ class SocialDb {
 
     // Keeps `n` (its id and read_ms are the store's) and answers it as kept.
     StoredNotice add(StoredNotice n);
-    // Whether the player was given a notification of `kind` about the game `code` already.
-    bool told(const std::string& player_id, const std::string& kind, const std::string& code);
+    // The notification of `kind` about the game `code` the player was given already, if any.
+    std::optional<StoredNotice> told(const std::string& player_id, const std::string& kind,
+                                     const std::string& code);
     // The player's newest first, at most `limit`, only ids below `before` (0: from the newest).
     std::vector<StoredNotice> list(const std::string& player_id, int limit, std::int64_t before);
     int unread(const std::string& player_id);
