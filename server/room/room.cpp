@@ -17,7 +17,7 @@ Room::Room(Executor ex, std::string code, RoomParams params, Player creator, Roo
       time_(c_),
       recovery_(c_, time_),
       play_(c_, time_),
-      bot_(c_.ex, c_.params.bot_level, c_.params.creator_side) {
+      bot_(c_.ex, c_.params.bot_level) {
     c_.schedule = [this] { schedule(); };
 }
 

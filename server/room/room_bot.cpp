@@ -43,7 +43,7 @@ RoomBot::Move RoomBot::search(const engine::GameLines& lines, const Game& g, int
 }
 
 void Room::maybe_bot() {
-    auto side = bot_.side();
+    auto side = c_.bot_side();
     if (!side || bot_.busy || c_.rec.status != Status::Playing || c_.ops.busy() ||
         c_.rec.game->over() || c_.rec.game->to_move() != *side || !c_.rec.seats[idx(*side)])
         return;

@@ -240,16 +240,15 @@ struct Suspension {
                                       const std::string& code) const;
 };
 
-// The server's computer opponent (room_bot.cpp) in the seat opposite the creator: whether a
-// search runs for its move, the human-like moment it takes over one, the search itself (run off
-// the room's strand), and the timer that shows the move at its moment.
+// The server's computer opponent (room_bot.cpp) in the seat opposite the creator
+// (RoomCore::bot_side): whether a search runs for its move, the human-like moment it takes over
+// one, the search itself (run off the room's strand), and the timer that shows the move at its
+// moment.
 class RoomBot {
   public:
     using Move = std::variant<Setup, Turn, std::string>;  // a setup, a turn, or why there is none
-    RoomBot(const RoomExecutor& ex, std::optional<int> level, Side creator_side)
-        : timer(ex), level_(level), side_(level ? std::optional(~creator_side) : std::nullopt) {}
+    RoomBot(const RoomExecutor& ex, std::optional<int> level) : timer(ex), level_(level) {}
 
-    std::optional<Side> side() const { return side_; }
     int level() const { return level_.value_or(0); }
     // How long the bot takes over a move in `g` at least, as a person would: a setup 0.8 s, a
     // turn 0.35 s + 0.1 s per level, at most a sixtieth of `left` (its time, when its clock
@@ -268,7 +267,6 @@ class RoomBot {
 
   private:
     std::optional<int> level_;
-    std::optional<Side> side_;
 };
 
 }  // namespace tf::server

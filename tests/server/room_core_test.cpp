@@ -65,6 +65,7 @@ TEST_CASE("room core: a fenced room sends the requester elsewhere, a lost one re
 
 TEST_CASE("room core: a seat is present while it has a connection, the computer always") {
     Parts p;
+    CHECK_FALSE(p.core->bot_side());        // no computer in this game
     CHECK(p.core->present(Side::Silver));   // ann watches
     CHECK(!p.core->present(Side::Bronze));  // nobody sits there
     p.core->watchers.remove(p.a.get());

@@ -219,10 +219,7 @@ namespace tf::server {
 TEST_CASE("room parts: the computer takes a person's moment over a move, less when short of time") {
     boost::asio::io_context io;
     RoomExecutor ex = boost::asio::make_strand(io);
-    RoomBot none(ex, std::nullopt, Side::Silver);
-    CHECK_FALSE(none.side());
-    RoomBot bot(ex, 3, Side::Silver);
-    REQUIRE(bot.side() == Side::Bronze);
+    RoomBot bot(ex, 3);  // its seat is the core's to say (room_core_test.cpp)
     using std::chrono::milliseconds;
     Game g{Variant{}};
     CHECK(bot.moment(g, std::nullopt, 1.0) == milliseconds(800));  // a setup
